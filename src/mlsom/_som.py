@@ -1,0 +1,477 @@
+"""SOM-Stream-ML: the estimator (Python layer over the compiled core)."""
+
+import inspect
+import threading
+import warnings
+
+import numpy as np
+
+from . import _core
+from ._grid import grid_distances, grid_positions, initial_radius
+from ._validation import (
+    check_features,
+    check_float,
+    check_int,
+    check_labels,
+    check_option,
+    effective_n_threads,
+)
+from .exceptions import ConvergenceWarning, NotFittedError
+
+__all__ = ["SOMStreamClassifier"]
+
+
+class _ReadWriteLock:
+    """Many readers (``predict``) or one writer (``fit``, ``predict_stream``) at a time."""
+
+    def __init__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writer = False
+
+    def acquire_read(self):
+        with self._cond:
+            while self._writer:
+                self._cond.wait()
+            self._readers += 1
+
+    def release_read(self):
+        with self._cond:
+            self._readers -= 1
+            if self._readers == 0:
+                self._cond.notify_all()
+
+    def acquire_write(self):
+        with self._cond:
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._writer = True
+
+    def release_write(self):
+        with self._cond:
+            self._writer = False
+            self._cond.notify_all()
+
+
+class SOMStreamClassifier:
+    """Multi-label stream classifier with one self-organizing map per label (SOM-Stream-ML).
+
+    Trained once on a small labelled set, it then classifies an unlabelled, possibly drifting
+    stream one instance at a time and adapts itself from its own predictions: labels never need to
+    arrive ("infinitely delayed labels").
+
+    Offline (``fit``): one hexagonal ``grid_size`` x ``grid_size`` batch SOM per label, trained on
+    the instances of that label; neurons with fewer than ``min_neuron_size`` instances are dropped;
+    label counts ``T``, probabilities ``P`` and the label cardinality ``z`` are recorded.
+
+    Online (``predict_stream``): for each instance, the labels are ranked by repeated k-nearest-
+    neuron votes over the pooled neurons; the first is predicted, the next ``ceil(z) - 1`` are
+    accepted by a Bayes rule against per-neuron thresholds; then the best-matching neuron of every
+    predicted label moves towards the instance, and ``z``, ``T``, ``P`` and the neurons' average
+    outputs are updated.
+
+    Parameters
+    ----------
+    grid_size : int, default=5
+        Side d of every map (d x d neurons). The paper picks d per stream from 1 to 10.
+    learning_rate : float, default=0.05
+        Online learning rate eta of the winning neurons, in (0, 1].
+    n_epochs : int, default=100
+        Batch epochs over which the neighbourhood radius shrinks linearly to zero.
+    max_epochs : int, default=1000
+        Cap on the total number of batch epochs, the winner-only epochs that run after the
+        schedule until no assignment changes included. Must be >= ``n_epochs``.
+    min_neuron_size : int, default=4
+        Neurons with fewer mapped training instances are discarded (the most populated neuron of a
+        map is always kept).
+    neighborhood : {"bubble", "gaussian"}, default="bubble"
+        Neighbourhood function of the batch training. "bubble" averages the instances mapped within
+        the radius, as the paper describes; "gaussian" weights them by exp(-g^2 / 2r^2).
+    averout_distance : {"euclidean", "sqeuclidean"}, default="euclidean"
+        Distance inside the neuron output exp(-distance), offline and online.
+    zero_cooccurrence : {"reject", "skip"}, default="reject"
+        What a zero conditional probability P[d, c] does to the score of candidate label c:
+        "reject" multiplies it in (labels never seen together are never predicted together, as the
+        paper's Algorithm 1); "skip" leaves the factor out, like the threshold does.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the choice of the initial neurons.
+    n_jobs : int or None, default=None
+        Threads for batch training and ``predict`` (None: all cores; -1 all, -2 all but one).
+        ``predict_stream`` is sequential by nature. Results never depend on it.
+
+    Attributes
+    ----------
+    weights_ : list of (m_j, n_features) ndarray or None
+        Weight vectors of the kept neurons of each label's map; None for a label absent from the
+        training set.
+    neuron_counts_ : list of (m_j,) int64 ndarray or None
+        n_b, the number of instances mapped to each kept neuron (training, then the stream).
+    averout_ : list of (m_j,) ndarray or None
+        averOut_b, the average output exp(-distance) of each kept neuron.
+    log_averout_ : list of (m_j,) ndarray or None
+        Its logarithm, which the model keeps (averOut underflows for distances above ~745).
+    grid_positions_ : list of (m_j, 2) int64 ndarray or None
+        (row, column) of each kept neuron on its map.
+    T_ : (n_labels, n_labels) int64 ndarray
+        Label counts (diagonal) and co-occurrence counts.
+    P_ : (n_labels, n_labels) ndarray
+        P[j, j] = T[j, j] / N, P[j, k] = T[j, k] / T[k, k] (0 where T[k, k] = 0).
+    n_seen_ : int
+        N, the instances seen (training set, then stream).
+    cardinality_ : float
+        z, the label cardinality of the training set and of the predictions since.
+    k_nn_ : int
+        Neighbours of the winner-class vote: the size of the smallest map, made odd.
+    n_features_in_, n_labels_ : int
+    n_iter_ : list of int or None
+        Batch epochs run for each map.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mlsom import SOMStreamClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> centers = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    >>> labels = rng.integers(0, 3, size=400)
+    >>> X = centers[labels] + rng.normal(size=(400, 2))
+    >>> Y = np.eye(3, dtype=np.uint8)[labels]
+    >>> model = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:100], Y[:100])
+    >>> Y_hat = model.predict_stream(X[100:])
+    >>> Y_hat.shape
+    (300, 3)
+    >>> bool((Y_hat.argmax(axis=1) == labels[100:]).mean() > 0.8)
+    True
+    """
+
+    def __init__(
+        self,
+        grid_size=5,
+        *,
+        learning_rate=0.05,
+        n_epochs=100,
+        max_epochs=1000,
+        min_neuron_size=4,
+        neighborhood="bubble",
+        averout_distance="euclidean",
+        zero_cooccurrence="reject",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.grid_size = grid_size
+        self.learning_rate = learning_rate
+        self.n_epochs = n_epochs
+        self.max_epochs = max_epochs
+        self.min_neuron_size = min_neuron_size
+        self.neighborhood = neighborhood
+        self.averout_distance = averout_distance
+        self.zero_cooccurrence = zero_cooccurrence
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self._lock = _ReadWriteLock()
+
+    # ------------------------------------------------------------------ scikit-learn conventions
+
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(p for p in sig.parameters if p != "self")
+
+    def get_params(self, deep=True):
+        """Constructor parameters as a dict (scikit-learn convention)."""
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set constructor parameters; they take effect at the next ``fit``."""
+        valid = self._get_param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; valid: {valid}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self):
+        defaults = {
+            name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
+        }
+        args = [
+            f"{name}={getattr(self, name)!r}"
+            for name in self._get_param_names()
+            if getattr(self, name) is not defaults[name] and getattr(self, name) != defaults[name]
+        ]
+        return f"{type(self).__name__}({', '.join(args)})"
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = _ReadWriteLock()
+
+    def _validate_params(self):
+        d = check_int("grid_size", self.grid_size, low=1, high=1000)
+        eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
+        n_epochs = check_int("n_epochs", self.n_epochs, low=1)
+        max_epochs = check_int("max_epochs", self.max_epochs, low=1)
+        if max_epochs < n_epochs:
+            raise ValueError(
+                f"max_epochs must be >= n_epochs, got max_epochs={max_epochs}, n_epochs={n_epochs}"
+            )
+        check_int("min_neuron_size", self.min_neuron_size, low=1)
+        check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
+        check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
+        check_option("zero_cooccurrence", self.zero_cooccurrence, {"reject", "skip"})
+        effective_n_threads(self.n_jobs)
+        return d, eta, n_epochs, max_epochs
+
+    # ------------------------------------------------------------------ offline phase
+
+    def fit(self, X, Y):
+        """Offline phase: train one map per label on a labelled set and record label statistics.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training instances (converted to float64).
+        Y : array-like of shape (n_samples, n_labels)
+            Their label sets as a 0/1 matrix. A label with no positive gets no map and is never
+            predicted; rows with no label count in N and z only.
+
+        Returns
+        -------
+        self
+        """
+        d, _, n_epochs, max_epochs = self._validate_params()
+        X = check_features("X", X)
+        Y = check_labels("Y", Y, X.shape[0])
+        n, A = X.shape
+        L = Y.shape[1]
+        n_threads = effective_n_threads(self.n_jobs)
+        rng = np.random.default_rng(self.random_state)
+        M0 = d * d
+        G = grid_distances(d)
+        r0 = initial_radius(d)
+        positions = grid_positions(d)
+        squared = self.averout_distance == "sqeuclidean"
+        Yi = Y.astype(np.int64)
+        T = np.ascontiguousarray(Yi.T @ Yi)
+
+        cols, ncls, counts, log_averout, pos, n_iter = [], [], [], [], [], []
+        offsets = np.zeros(L + 1, dtype=np.int64)
+        not_converged = []
+        for j in range(L):
+            if T[j, j] == 0:
+                n_iter.append(None)
+                offsets[j + 1] = offsets[j]
+                continue
+            Xj = np.ascontiguousarray(X[Y[:, j] == 1])
+            nj = Xj.shape[0]
+            # [D] initial neurons: d*d distinct random rows, with replacement when too few
+            init = rng.choice(nj, size=M0, replace=nj < M0)
+            Wt = np.ascontiguousarray(Xj[init].T)
+            bmu = np.empty(nj, dtype=np.int64)
+            bmu_d2 = np.empty(nj, dtype=np.float64)
+            epochs, converged = _core.train_map(
+                Xj, Wt, G, r0, n_epochs, max_epochs, self.neighborhood == "gaussian",
+                bmu, bmu_d2, n_threads,
+            )
+            if not converged:
+                not_converged.append(j)
+            n_iter.append(int(epochs))
+            cnt = np.bincount(bmu, minlength=M0)
+            keep = cnt >= self.min_neuron_size
+            if not keep.any():  # [D] never leave a map empty
+                keep[np.argmax(cnt)] = True
+            dist = bmu_d2 if squared else np.sqrt(bmu_d2)
+            # log averOut_b = log(mean over X_b of exp(-dist)), computed as a log-mean-exp
+            top = np.full(M0, -np.inf)
+            np.maximum.at(top, bmu, -dist)
+            s = np.bincount(bmu, weights=np.exp(-dist - top[bmu]), minlength=M0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                la = top + np.log(s) - np.log(cnt)
+            kept = np.flatnonzero(keep)
+            cols.append(Wt[:, kept])
+            ncls.append(np.full(kept.size, j, dtype=np.int32))
+            counts.append(cnt[kept].astype(np.int64))
+            log_averout.append(la[kept])
+            pos.append(positions[kept])
+            offsets[j + 1] = offsets[j] + kept.size
+        if not_converged:
+            warnings.warn(
+                f"the maps of labels {not_converged} did not settle within max_epochs="
+                f"{max_epochs} epochs; their assignments were still changing",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        sizes = np.diff(offsets)
+        k = int(sizes[sizes > 0].min())
+        if k % 2 == 0:
+            k -= 1
+        state = {
+            "Wt": np.ascontiguousarray(np.concatenate(cols, axis=1)),
+            "ncls": np.ascontiguousarray(np.concatenate(ncls)),
+            "offsets": offsets,
+            "counts": np.ascontiguousarray(np.concatenate(counts)),
+            "log_averout": np.ascontiguousarray(np.concatenate(log_averout)),
+            "positions": np.concatenate(pos),
+            "T": T,
+            "NS": np.array([n, int(Yi.sum())], dtype=np.int64),
+            "k_nn": max(1, k),
+            "n_iter": n_iter,
+            "n_features": A,
+            "n_labels": L,
+            "squared": squared,
+            "skip_zero": self.zero_cooccurrence == "skip",
+            "learning_rate": float(self.learning_rate),
+        }
+        self._lock.acquire_write()
+        try:
+            self._state = state
+        finally:
+            self._lock.release_write()
+        return self
+
+    # ------------------------------------------------------------------ online phase
+
+    def _fitted_state(self):
+        state = getattr(self, "_state", None)
+        if state is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first"
+            )
+        return state
+
+    def predict_stream(self, X):
+        """Online phase: classify the rows of X in order, adapting the model after each one.
+
+        Calling it on consecutive chunks of a stream gives the same predictions and the same final
+        model as one call on the whole stream. No label is needed, ever.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The next instances of the stream, in arrival order.
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, n_labels), dtype uint8
+            The predicted label sets, 0/1.
+        """
+        st = self._fitted_state()
+        X = check_features("X", X, n_features=st["n_features"], allow_empty=True)
+        Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
+        if X.shape[0] == 0:
+            return Y
+        self._lock.acquire_write()
+        try:
+            _core.stream(
+                X, st["Wt"], st["ncls"], st["offsets"], st["counts"], st["log_averout"],
+                st["T"], st["NS"], st["k_nn"], st["learning_rate"], st["squared"],
+                st["skip_zero"], Y,
+            )
+        finally:
+            self._lock.release_write()
+        return Y
+
+    def predict(self, X):
+        """Frozen scoring: classify each row independently from the current model, without adapting.
+
+        Each row gets the prediction ``predict_stream`` would give it as the next instance of the
+        stream. The work is spread over ``n_jobs`` threads with the GIL released; several Python
+        threads may call it at once.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, n_labels), dtype uint8
+        """
+        st = self._fitted_state()
+        X = check_features("X", X, n_features=st["n_features"], allow_empty=True)
+        Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
+        if X.shape[0] == 0:
+            return Y
+        n_threads = effective_n_threads(self.n_jobs)
+        self._lock.acquire_read()
+        try:
+            N, S = (int(v) for v in st["NS"])
+            _core.predict(
+                X, st["Wt"], st["ncls"], st["offsets"], st["log_averout"], st["T"], N, S,
+                st["k_nn"], st["squared"], st["skip_zero"], Y, n_threads,
+            )
+        finally:
+            self._lock.release_read()
+        return Y
+
+    # ------------------------------------------------------------------ fitted attributes
+
+    def _per_label(self, fn):
+        st = self._fitted_state()
+        off = st["offsets"]
+        out = []
+        for j in range(st["n_labels"]):
+            lo, hi = int(off[j]), int(off[j + 1])
+            out.append(fn(st, lo, hi) if hi > lo else None)
+        return out
+
+    @property
+    def weights_(self):
+        return self._per_label(lambda st, lo, hi: st["Wt"][:, lo:hi].T.copy())
+
+    @property
+    def neuron_counts_(self):
+        return self._per_label(lambda st, lo, hi: st["counts"][lo:hi].copy())
+
+    @property
+    def log_averout_(self):
+        return self._per_label(lambda st, lo, hi: st["log_averout"][lo:hi].copy())
+
+    @property
+    def averout_(self):
+        return self._per_label(lambda st, lo, hi: np.exp(st["log_averout"][lo:hi]))
+
+    @property
+    def grid_positions_(self):
+        return self._per_label(lambda st, lo, hi: st["positions"][lo:hi].copy())
+
+    @property
+    def T_(self):
+        return self._fitted_state()["T"].copy()
+
+    @property
+    def P_(self):
+        st = self._fitted_state()
+        T = st["T"].astype(np.float64)
+        diag = np.diag(T).copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            P = np.where(diag[None, :] > 0, T / diag[None, :], 0.0)
+        np.fill_diagonal(P, diag / float(st["NS"][0]))
+        return P
+
+    @property
+    def n_seen_(self):
+        return int(self._fitted_state()["NS"][0])
+
+    @property
+    def cardinality_(self):
+        N, S = self._fitted_state()["NS"]
+        return float(S) / float(N)
+
+    @property
+    def k_nn_(self):
+        return int(self._fitted_state()["k_nn"])
+
+    @property
+    def n_features_in_(self):
+        return int(self._fitted_state()["n_features"])
+
+    @property
+    def n_labels_(self):
+        return int(self._fitted_state()["n_labels"])
+
+    @property
+    def n_iter_(self):
+        return list(self._fitted_state()["n_iter"])

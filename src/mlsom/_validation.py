@@ -1,0 +1,135 @@
+"""Input validation shared by the estimators: every check names the argument and the value."""
+
+import numbers
+import os
+
+import numpy as np
+
+# Squared Euclidean distances of float64 vectors overflow near 1e154; refuse values that could get
+# there instead of returning infinite distances and arbitrary neighbours.
+MAX_ABS_VALUE = 1e100
+
+
+def _describe(value):
+    r = repr(value)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def check_int(name, value, *, low=None, high=None):
+    """Return ``value`` as int; TypeError unless it is an integer, ValueError outside [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_describe(value)} ({type(value).__name__})")
+    value = int(value)
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def check_float(name, value, *, low=None, high=None, low_open=False):
+    """Return ``value`` as float; TypeError unless real, ValueError if outside the interval."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(value)} ({type(value).__name__})")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def check_option(name, value, options):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {sorted(options)}, got {_describe(value)}")
+    return value
+
+
+def _to_dense(name, X):
+    if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
+        raise TypeError(
+            f"{name} is a sparse matrix ({type(X).__name__}); mlsom needs dense arrays: "
+            f"pass {name}.toarray()"
+        )
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and other objects numpy cannot read
+        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
+    return arr
+
+
+def check_features(name, X, *, n_features=None, allow_empty=False):
+    """Validate a feature matrix and return it as a C-contiguous float64 array.
+
+    Rules: 2-D; numeric or boolean; finite; |value| <= 1e100; n_features columns when given.
+    """
+    arr = _to_dense(name, X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}")
+    if arr.ndim != 2:
+        hint = " (for one instance use x.reshape(1, -1))" if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}{hint}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no feature column: shape {arr.shape}")
+    if arr.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"{name} has no row: shape {arr.shape}")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}"
+        )
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if arr.size:
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise ValueError(
+                f"{name} contains NaN or infinity (first at row {i}, column {j}: {arr[i, j]})"
+            )
+        big = np.abs(arr) > MAX_ABS_VALUE
+        if big.any():
+            i, j = np.argwhere(big)[0]
+            raise ValueError(
+                f"{name} has a value too large for Euclidean distances in float64 (row {i}, "
+                f"column {j}: {arr[i, j]:g}; the limit is {MAX_ABS_VALUE:g}); scale the features"
+            )
+    return arr
+
+
+def check_labels(name, Y, n_samples):
+    """Validate a 0/1 label matrix of n_samples rows; return it as a C-contiguous uint8 array."""
+    arr = _to_dense(name, Y)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold 0/1 values, got an array of dtype {arr.dtype}")
+    if arr.ndim != 2:
+        hint = " (for a single label use y.reshape(-1, 1))" if arr.ndim == 1 else ""
+        raise ValueError(f"{name} must be 2-D (n_samples, n_labels), got shape {arr.shape}{hint}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} rows but X has {n_samples}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no label column: shape {arr.shape}")
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, column {j}")
+    arr = np.ascontiguousarray(arr, dtype=np.uint8)
+    if not arr.any():
+        raise ValueError(
+            f"{name} has no positive label: at least one label must occur in the training set"
+        )
+    return arr
+
+
+def effective_n_threads(n_jobs):
+    """Resolve n_jobs as scikit-learn does: None -> all cores, -1 -> all, -2 -> all but one, ..."""
+    n_cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    n_cpus = max(1, n_cpus or 1)
+    if n_jobs is None:
+        return n_cpus
+    n_jobs = check_int("n_jobs", n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    if n_jobs < 0:
+        return max(1, n_cpus + 1 + n_jobs)
+    return n_jobs
