@@ -20,6 +20,12 @@ cdef extern from "_kernels.h" nogil:
     ctypedef void (*mlsom_sqdist_fn)(const double *x, const double *Wt, Py_ssize_t A,
                                      Py_ssize_t M, double *out) noexcept nogil
     mlsom_sqdist_fn mlsom_sqdist_t
+    ctypedef void (*mlsom_accumulate_fn)(const double *X, Py_ssize_t n, Py_ssize_t A,
+                                         const int64_t *bmu, const Py_ssize_t *nb_start,
+                                         const Py_ssize_t *nb_unit, const double *nb_h,
+                                         int unit_weights, Py_ssize_t M, double *acc,
+                                         Py_ssize_t a0, Py_ssize_t a1) noexcept nogil
+    mlsom_accumulate_fn mlsom_accumulate
     int mlsom_simd_level
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
@@ -116,6 +122,10 @@ cdef int _assign_rows(const double[:, ::1] X, const double *Wt, Py_ssize_t M,
     return failed
 
 
+cdef enum:
+    FBLOCK = 32   # features per parallel block of the batch update
+
+
 def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G, double r0,
               Py_ssize_t n_epochs, Py_ssize_t max_epochs, bint gaussian,
               int64_t[::1] bmu, double[::1] bmu_d2, int n_threads):
@@ -142,14 +152,19 @@ def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G,
     cdef int failed = 0
     if X.shape[0] == 0:
         raise ValueError("train_map needs at least one row")
-    sums_arr = np.zeros((M, A), dtype=np.float64)
-    cnt_arr = np.zeros(M, dtype=np.float64)
+    cdef Py_ssize_t t, blk, n_blocks = (A + FBLOCK - 1) // FBLOCK
+    den_arr = np.zeros(M, dtype=np.float64)
     new_arr = np.zeros((M, A), dtype=np.float64)
     bmu_new_arr = np.empty(n, dtype=np.int64)
-    cdef double[:, ::1] sums = sums_arr
-    cdef double[::1] cnt = cnt_arr
+    nb_start_arr = np.zeros(M + 1, dtype=np.intp)
+    nb_unit_arr = np.zeros(M * M, dtype=np.intp)
+    nb_h_arr = np.zeros(M * M, dtype=np.float64)
+    cdef double[::1] den_ = den_arr
     cdef double[:, ::1] neww = new_arr
     cdef int64_t[::1] bmu_new = bmu_new_arr
+    cdef Py_ssize_t[::1] nb_start = nb_start_arr
+    cdef Py_ssize_t[::1] nb_unit = nb_unit_arr
+    cdef double[::1] nb_h = nb_h_arr
     with nogil:
         failed = _assign_rows(X, &Wt[0, 0], M, bmu, bmu_d2, n_threads)
         for e in range(max_epochs):
@@ -160,45 +175,44 @@ def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G,
             else:
                 r = 0.0
             winner_only = r < 1.0
-            # per-unit sums of the rows mapped to it, rows in order
-            for u in range(M):
-                cnt[u] = 0.0
-                for a in range(A):
-                    sums[u, a] = 0.0
-            for i in range(n):
-                b = bmu[i]
-                cnt[b] += 1.0
-                for a in range(A):
-                    sums[b, a] += X[i, a]
-            for u in range(M):
+            # Neighbour lists of this epoch: the rows of BMU v go to the units u with h(u, v) > 0.
+            t = 0
+            for v in range(M):
+                nb_start[v] = t
                 if winner_only:
-                    den = cnt[u]
-                    if den > 0.0:
-                        for a in range(A):
-                            neww[u, a] = sums[u, a] / den
-                    else:
-                        for a in range(A):
-                            neww[u, a] = Wt[a, u]
+                    nb_unit[t] = v
+                    nb_h[t] = 1.0
+                    t += 1
                     continue
-                den = 0.0
-                for a in range(A):
-                    neww[u, a] = 0.0
-                for v in range(M):
-                    if cnt[v] == 0.0:
-                        continue
+                for u in range(M):
                     if gaussian:
                         h = exp(-(G[u, v] * G[u, v]) / (2.0 * r * r))
                     elif G[u, v] <= r:
                         h = 1.0
                     else:
                         h = 0.0
-                    if h == 0.0:
-                        continue
-                    den = den + h * cnt[v]
-                    for a in range(A):
-                        neww[u, a] = neww[u, a] + h * sums[v, a]
-                if den > 0.0:
-                    inv = den
+                    if h > 0.0:
+                        nb_unit[t] = u
+                        nb_h[t] = h
+                        t += 1
+            nb_start[M] = t
+            # Every unit's new weight is sum_i h(u, bmu_i) x_i / sum_i h(u, bmu_i), both sums over
+            # the rows in row order. The result depends only on the rows (and weights) a unit
+            # takes, never on how they are grouped: units that take the same rows get bit-identical
+            # weights, so their ties are exact and go to the first index, as in exact arithmetic.
+            for u in range(M):
+                den_[u] = 0.0
+            for i in range(n):
+                v = bmu[i]
+                for t in range(nb_start[v], nb_start[v + 1]):
+                    den_[nb_unit[t]] = den_[nb_unit[t]] + nb_h[t]
+            for blk in prange(n_blocks, schedule="static", num_threads=n_threads):
+                mlsom_accumulate(&X[0, 0], n, A, &bmu[0], &nb_start[0], &nb_unit[0], &nb_h[0],
+                                 not gaussian, M, &neww[0, 0], blk * FBLOCK,
+                                 min(A, (blk + 1) * FBLOCK))
+            for u in range(M):
+                if den_[u] > 0.0:
+                    inv = den_[u]
                     for a in range(A):
                         neww[u, a] = neww[u, a] / inv
                 else:

@@ -1,5 +1,6 @@
 /*
- * Squared Euclidean distances from one instance to many neurons, with SIMD paths chosen at run time.
+ * The two hot loops of mlsom, with SIMD paths chosen at run time: squared Euclidean distances from
+ * one instance to many neurons, and the row sums of the batch SOM update.
  *
  * The neurons are stored transposed (feature-major): Wt[i * M + j] is feature i of neuron j. The
  * innermost loop then runs over neurons, so every lane of a vector register accumulates the distance
@@ -16,6 +17,7 @@
 #define MLSOM_KERNELS_H
 
 #include <Python.h>
+#include <stdint.h>
 
 #if defined(_MSC_VER)
 #define MLSOM_RESTRICT __restrict
@@ -50,6 +52,41 @@
         }                                                                                \
     }
 
+/* Batch SOM update, one block of features [a0, a1):
+ * acc[u*A + a] = sum over rows i in order of h(u, bmu[i]) * X[i*A + a], where the units u taking
+ * the rows of BMU v, with their weights h, are nb_unit/nb_h[nb_start[v] .. nb_start[v+1]).
+ * unit_weights != 0 means every h is 1 (bubble), and the product is skipped (it is exact anyway). */
+#define MLSOM_ACCUMULATE_BODY                                                            \
+    {                                                                                    \
+        Py_ssize_t i, t, u, a;                                                           \
+        for (u = 0; u < M; u++)                                                          \
+            for (a = a0; a < a1; a++) acc[u * A + a] = 0.0;                              \
+        for (i = 0; i < n; i++) {                                                        \
+            const double *MLSOM_RESTRICT x = X + i * A;                                  \
+            const Py_ssize_t v = (Py_ssize_t)bmu[i];                                     \
+            for (t = nb_start[v]; t < nb_start[v + 1]; t++) {                            \
+                double *MLSOM_RESTRICT row = acc + nb_unit[t] * A;                       \
+                const double h = nb_h[t];                                                \
+                if (unit_weights) {                                                      \
+                    for (a = a0; a < a1; a++) row[a] = row[a] + x[a];                    \
+                } else {                                                                 \
+                    for (a = a0; a < a1; a++) row[a] = row[a] + h * x[a];                \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+    }
+
+#define MLSOM_ACCUMULATE_ARGS                                                            \
+    (const double *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,      \
+     const Py_ssize_t *nb_start, const Py_ssize_t *nb_unit, const double *nb_h,           \
+     int unit_weights, Py_ssize_t M, double *MLSOM_RESTRICT acc, Py_ssize_t a0,           \
+     Py_ssize_t a1)
+
+typedef void (*mlsom_accumulate_fn) MLSOM_ACCUMULATE_ARGS;
+
+static void mlsom_accumulate_base MLSOM_ACCUMULATE_ARGS
+MLSOM_ACCUMULATE_BODY
+
 typedef void (*mlsom_sqdist_fn)(const double *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT Wt,
                                 Py_ssize_t A, Py_ssize_t M, double *MLSOM_RESTRICT out);
 
@@ -69,6 +106,14 @@ __attribute__((target("avx512f")))
 static void mlsom_sqdist_t_avx512(const double *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT Wt,
                                   Py_ssize_t A, Py_ssize_t M, double *MLSOM_RESTRICT out)
 MLSOM_SQDIST_T_BODY
+
+__attribute__((target("avx2")))
+static void mlsom_accumulate_avx2 MLSOM_ACCUMULATE_ARGS
+MLSOM_ACCUMULATE_BODY
+
+__attribute__((target("avx512f")))
+static void mlsom_accumulate_avx512 MLSOM_ACCUMULATE_ARGS
+MLSOM_ACCUMULATE_BODY
 #endif
 
 /* 0 = baseline, 1 = AVX2, 2 = AVX-512F */
@@ -84,6 +129,7 @@ static int mlsom_simd_max_level(void)
 
 static int mlsom_simd_level = 0;
 static mlsom_sqdist_fn mlsom_sqdist_t = mlsom_sqdist_t_base;
+static mlsom_accumulate_fn mlsom_accumulate = mlsom_accumulate_base;
 
 /* Select a path; a level above what the processor supports is lowered. Returns the level used. */
 static int mlsom_set_simd_level(int level)
@@ -92,9 +138,16 @@ static int mlsom_set_simd_level(int level)
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
     mlsom_sqdist_t = mlsom_sqdist_t_base;
+    mlsom_accumulate = mlsom_accumulate_base;
 #ifdef MLSOM_X86_DISPATCH
-    if (level == 1) mlsom_sqdist_t = mlsom_sqdist_t_avx2;
-    if (level == 2) mlsom_sqdist_t = mlsom_sqdist_t_avx512;
+    if (level == 1) {
+        mlsom_sqdist_t = mlsom_sqdist_t_avx2;
+        mlsom_accumulate = mlsom_accumulate_avx2;
+    }
+    if (level == 2) {
+        mlsom_sqdist_t = mlsom_sqdist_t_avx512;
+        mlsom_accumulate = mlsom_accumulate_avx512;
+    }
 #endif
     return level;
 }
