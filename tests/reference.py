@@ -1,0 +1,280 @@
+"""Plain-NumPy reference implementation of SOM-Stream-ML, for testing only.
+
+Written from the method description (``docs/method.md``) and the package's documented
+conventions, not from the Cython core. It favours being obviously correct over being fast:
+loops where they are clearer, no log-space bookkeeping except in the decision rule (the tests
+scale their data so that exp(-distance) never underflows).
+
+State is a plain dict:
+    maps   : list (one entry per label) of None or a dict with
+             weights (m, A), counts (m,), averout (m,), pos (m, 2) = (row, col), n_iter
+    T      : (L, L) int64 label (co-)occurrence counts
+    N, S   : instances seen, total number of labels seen (training, then predicted)
+    k_nn   : neighbours of the winner-class vote
+    L, squared, skip : number of labels, averout_distance == "sqeuclidean",
+             zero_cooccurrence == "skip"
+    min_gap, equal_mean_ties : diagnostics of the choices made (see tie_gap, equal_mean_ties)
+"""
+
+import copy
+import math
+
+import numpy as np
+
+
+# ---------------------------------------------------------------------------- offline phase
+
+
+def hex_grid(d):
+    """(row, col) of unit u = r*d + c and the exact d²×d² hexagonal grid distances."""
+    r = np.repeat(np.arange(d), d)
+    c = np.tile(np.arange(d), d)
+    c2 = 2 * c + r % 2  # twice the x coordinate: integer, so distances are exact
+    G = np.sqrt(((c2[:, None] - c2[None, :]) ** 2 + 3 * (r[:, None] - r[None, :]) ** 2) / 4.0)
+    return np.column_stack([r, c]).astype(np.int64), G
+
+
+def sq_dists(X, M):
+    """(n, m) squared Euclidean distances, computed row by row as sum((x - m)**2)."""
+    return ((X[:, None, :] - M[None, :, :]) ** 2).sum(axis=2)
+
+
+def assign(X, M):
+    """BMU (first index of the minimum) of every row and its squared distance."""
+    D = sq_dists(X, M)
+    bmu = D.argmin(axis=1)
+    return bmu, D[np.arange(len(X)), bmu]
+
+
+def tie_gap(D, bmu, M):
+    """Smallest relative gap between a row's BMU distance and its distance to any unit whose
+    weights differ from the BMU's. A gap of ~1e-16 is a tie in exact arithmetic that only
+    rounding breaks, so no two implementations need agree on it; the tests avoid such data.
+    (Exact ties between bit-identical weights follow the first-index rule and are tested.)"""
+    best = D[np.arange(len(D)), bmu]
+    identical = (M[None, :, :] == M[bmu][:, None, :]).all(axis=2)
+    other = np.where(identical, np.inf, D).min(axis=1)
+    with np.errstate(invalid="ignore"):  # inf - inf where every unit equals the BMU
+        rel = np.where(np.isinf(other), np.inf, (other - best) / np.maximum(other, 1e-300))
+    return float(rel.min())
+
+
+def equal_mean_ties(D, n_avg):
+    """Rows whose minimum distance is attained by several units (necessarily with identical
+    weights) at least one of which is a mean of 2 or more rows. Such a tie is exact only if
+    equal means are computed bit-identically; a diagnostic for the tests, no effect here."""
+    tied = D == D.min(axis=1, keepdims=True)
+    return int(((tied.sum(axis=1) > 1) & (tied * (n_avg >= 2)).any(axis=1)).sum())
+
+
+def train_map(Xj, M, G, n_epochs, max_epochs, neighborhood):
+    """Batch SOM. Returns (weights, final assignment, its squared distances, epochs, tie gap,
+    equal-mean ties)."""
+    r0 = np.quantile(G, 2.0 / 3.0)
+    M = M.copy()
+    n_avg = np.ones(len(M))  # rows averaged into each unit's weight (1: a copy of a row)
+    bmu, _ = assign(Xj, M)
+    gap = tie_gap(sq_dists(Xj, M), bmu, M)
+    mean_ties = 0
+    epochs = 0
+    for e in range(max_epochs):
+        radius = r0 * (n_epochs - e) / n_epochs if e < n_epochs else 0.0
+        winner_only = radius < 1.0
+        if winner_only:
+            H = np.eye(len(M))
+        elif neighborhood == "bubble":
+            H = (G <= radius).astype(float)
+        else:  # gaussian
+            H = np.exp(-(G**2) / (2.0 * radius**2))
+        for u in range(len(M)):
+            w = H[u, bmu]  # weight of every row in the new mean of unit u
+            rows = w > 0
+            if rows.any():
+                # the same rows with the same weights always give a bit-identical mean
+                M[u] = (w[rows, None] * Xj[rows]).sum(axis=0) / w[rows].sum()
+                n_avg[u] = rows.sum()
+        new_bmu, _ = assign(Xj, M)
+        D = sq_dists(Xj, M)
+        gap = min(gap, tie_gap(D, new_bmu, M))
+        mean_ties += equal_mean_ties(D, n_avg)
+        epochs += 1
+        unchanged = np.array_equal(new_bmu, bmu)
+        bmu = new_bmu
+        if winner_only and unchanged:
+            break
+    bmu, d2 = assign(Xj, M)
+    return M, bmu, d2, epochs, gap, mean_ties
+
+
+def ref_fit(X, Y, d, *, n_epochs=100, max_epochs=1000, min_neuron_size=4,
+            neighborhood="bubble", averout_distance="euclidean",
+            zero_cooccurrence="reject", random_state=None):
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y).astype(np.int64)
+    n, L = Y.shape
+    squared = averout_distance == "sqeuclidean"
+    T = Y.T @ Y
+    pos, G = hex_grid(d)
+    rng = np.random.default_rng(random_state)
+    maps = [None] * L
+    min_gap, mean_ties = np.inf, 0
+    for j in range(L):
+        if T[j, j] == 0:
+            continue
+        Xj = X[Y[:, j] == 1]
+        init = rng.choice(len(Xj), size=d * d, replace=len(Xj) < d * d)
+        M, bmu, d2, n_iter, gap, ties = train_map(Xj, Xj[init], G, n_epochs, max_epochs,
+                                                  neighborhood)
+        min_gap = min(min_gap, gap)
+        mean_ties += ties
+        counts = np.bincount(bmu, minlength=d * d)
+        keep = np.flatnonzero(counts >= min_neuron_size)
+        if keep.size == 0:
+            keep = np.array([np.argmax(counts)])  # first unit with the largest count
+        dist = d2 if squared else np.sqrt(d2)
+        averout = np.array([np.mean(np.exp(-dist[bmu == b])) for b in keep])
+        maps[j] = dict(weights=M[keep].copy(), counts=counts[keep].astype(np.int64),
+                       averout=averout, pos=pos[keep].copy(), n_iter=n_iter)
+    sizes = [len(m["counts"]) for m in maps if m is not None]
+    k_nn = min(sizes)
+    if k_nn % 2 == 0:
+        k_nn -= 1
+    k_nn = max(k_nn, 1)
+    return dict(maps=maps, T=T, N=n, S=int(np.trace(T)), k_nn=k_nn, L=L,
+                squared=squared, skip=zero_cooccurrence == "skip", min_gap=min_gap,
+                equal_mean_ties=mean_ties)
+
+
+def prob(T, N):
+    """P[j, j] = T[j, j] / N; P[j, k] = T[j, k] / T[k, k] (0 when T[k, k] == 0)."""
+    L = T.shape[0]
+    P = np.zeros((L, L))
+    for j in range(L):
+        for k in range(L):
+            if j == k:
+                P[j, j] = T[j, j] / N
+            elif T[k, k] > 0:
+                P[j, k] = T[j, k] / T[k, k]
+    return P
+
+
+# ---------------------------------------------------------------------------- online phase
+
+
+def rank_labels(owners, d2, k_nn, n_rank):
+    """Repeated k-nearest-neuron vote.
+
+    owners[i] = label of pooled neuron i (global order), d2[i] its squared distance to x.
+    """
+    order = np.argsort(d2, kind="stable")  # by (distance, global index)
+    pool = [owners[i] for i in order]  # labels of the pool, nearest first
+    ranking = []
+    while len(ranking) < n_rank and pool:
+        taken = pool[:k_nn]
+        votes = {lab: taken.count(lab) for lab in taken}
+        best = max(votes.values())
+        # tie: the tied label whose nearest taken neuron comes first in the order
+        winner = next(lab for lab in taken if votes[lab] == best)
+        ranking.append(winner)
+        pool = [lab for lab in pool if lab != winner]
+    return ranking
+
+
+def classify(state, x):
+    """Prediction for x from state (no update).
+
+    Returns (Ŷ as a list, BMU of every map as a dict, tie gap): the gap is the smallest
+    relative margin of any discrete choice made (BMU, neuron order between labels, accept/reject),
+    see tie_gap.
+    """
+    L, T, N, S = state["L"], state["T"], state["N"], state["S"]
+    n_rank = min(-(-S // N), L)  # ceil(S / N), exact
+    owners, weights, bmu, bmu_d2 = [], [], {}, {}
+    gap = np.inf
+    for j, m in enumerate(state["maps"]):
+        if m is None:
+            continue
+        dj = ((m["weights"] - x) ** 2).sum(axis=1)
+        bmu[j] = int(np.argmin(dj))
+        bmu_d2[j] = dj[bmu[j]]
+        gap = min(gap, tie_gap(dj[None, :], [bmu[j]], m["weights"]))
+        owners += [j] * len(dj)
+        weights.append(m["weights"])
+    W = np.concatenate(weights)
+    d2 = ((W - x) ** 2).sum(axis=1)
+    ranking = rank_labels(owners, d2, state["k_nn"], n_rank)
+
+    # neighbours in the order that belong to different labels and are not identical neurons
+    o = np.argsort(d2, kind="stable")
+    a, b = o[:-1], o[1:]
+    matters = (np.array(owners)[a] != np.array(owners)[b]) & (W[a] != W[b]).any(axis=1)
+    if matters.any():
+        gap = min(gap, np.min(((d2[b] - d2[a]) / np.maximum(d2[b], 1e-300))[matters]))
+
+    P = prob(T, N)
+
+    def log(v):
+        return math.log(v) if v > 0 else -math.inf
+
+    Y_hat = [ranking[0]]
+    for c in ranking[1:]:
+        dist_c = bmu_d2[c] if state["squared"] else math.sqrt(bmu_d2[c])
+        score = log(P[c, c]) - dist_c
+        for d in Y_hat:
+            if state["skip"] and P[d, c] == 0:
+                continue
+            score += log(P[d, c])
+        threshold = log(P[c, c]) + log(state["maps"][c]["averout"][bmu[c]])
+        for k in range(L):
+            if k != c and P[k, c] > 0:
+                threshold += log(P[k, c])
+        if math.isfinite(score) and math.isfinite(threshold):
+            gap = min(gap, abs(score - threshold) / (1.0 + abs(threshold)))
+        if score >= threshold:
+            Y_hat.append(c)
+    return Y_hat, bmu, gap
+
+
+def ref_stream(state, X, eta=0.05):
+    """Classify the rows of X in order, adapting a copy of state. Returns (Y_hat, new state).
+
+    The new state's min_gap also covers the choices made in the stream.
+    """
+    state = copy.deepcopy(state)
+    X = np.asarray(X, dtype=np.float64)
+    out = np.zeros((len(X), state["L"]), dtype=np.uint8)
+    for i, x in enumerate(X):
+        Y_hat, bmu, gap = classify(state, x)
+        state["min_gap"] = min(state["min_gap"], gap)
+        out[i, Y_hat] = 1
+        maps = state["maps"]
+        for c in Y_hat:  # (1) move the BMU of every predicted label
+            m = maps[c]["weights"][bmu[c]]
+            m += eta * (x - m)
+        state["N"] += 1  # (2) counters
+        state["S"] += len(Y_hat)
+        for c in Y_hat:  # (3) running mean of the output, after the move
+            b = bmu[c]
+            d2 = float(((x - maps[c]["weights"][b]) ** 2).sum())
+            dist = d2 if state["squared"] else math.sqrt(d2)
+            n_b = maps[c]["counts"][b]
+            maps[c]["averout"][b] = (n_b * maps[c]["averout"][b] + math.exp(-dist)) / (n_b + 1)
+            maps[c]["counts"][b] += 1
+        for j in Y_hat:  # (4) co-occurrence counts (P is recomputed from T and N on use)
+            for k in Y_hat:
+                state["T"][j, k] += 1
+    return out, state
+
+
+def ref_predict(state, X):
+    """Frozen prediction: each row as the next instance of the stream, no update.
+
+    Returns (Y_hat, smallest tie gap over the rows)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.zeros((len(X), state["L"]), dtype=np.uint8)
+    gap = np.inf
+    for i, x in enumerate(X):
+        Y_hat, _, g = classify(state, x)
+        out[i, Y_hat] = 1
+        gap = min(gap, g)
+    return out, gap
