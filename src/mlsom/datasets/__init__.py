@@ -1,0 +1,54 @@
+"""Data sets: the paper's streams, their generators, ARFF reading and the protocol's preprocessing.
+
+* :func:`load` / :func:`list_streams` -- the twelve streams of the paper's Table 1 by name.
+* :func:`moa_spherical`, :func:`read_multilabel` and the base generators -- synthetic streams.
+* :func:`load_arff`, :func:`iter_arff` -- Mulan and MEKA ARFF files (dense or sparse, compressed).
+* :func:`filter_labels`, :func:`drop_unlabelled`, :func:`balanced_initial_split`,
+  :func:`prefix_split`, :func:`minmax_scale` -- the protocol's preprocessing.
+"""
+
+from ._arff import ArffChunkIterator, ArffError, MultilabelDataset, iter_arff, load_arff
+from ._generators import (
+    HyperplaneGenerator,
+    RandomRBFGenerator,
+    RandomTreeGenerator,
+    WaveformGenerator,
+    moa_spherical,
+    read_multilabel,
+)
+from ._preprocess import (
+    InitialSplit,
+    balanced_initial_set,
+    balanced_initial_split,
+    drop_unlabelled,
+    filter_labels,
+    minmax_scale,
+    prefix_split,
+)
+from ._registry import TABLE1, StreamDataset, TableEntry, list_streams, load
+
+__all__ = [
+    "TABLE1",
+    "HyperplaneGenerator",
+    "RandomRBFGenerator",
+    "RandomTreeGenerator",
+    "StreamDataset",
+    "TableEntry",
+    "WaveformGenerator",
+    "list_streams",
+    "load",
+    "moa_spherical",
+    "read_multilabel",
+    "ArffChunkIterator",
+    "ArffError",
+    "InitialSplit",
+    "MultilabelDataset",
+    "balanced_initial_set",
+    "balanced_initial_split",
+    "drop_unlabelled",
+    "filter_labels",
+    "iter_arff",
+    "load_arff",
+    "minmax_scale",
+    "prefix_split",
+]
