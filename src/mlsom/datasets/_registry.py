@@ -1,0 +1,504 @@
+"""The twelve streams of the paper's Table 1, by name: ``load(name)`` and ``list_streams()``.
+
+Synthetic streams are generated (:mod:`mlsom.datasets._generators`) with the table's size, number
+of attributes and labels, and with the table's label cardinality z as the target of the first 10 %
+(the labelled set D_tr); the first 10 % is the training set, the rest the stream
+(``docs/protocol.md`` 3.3). Real streams are read from ARFF files in a folder given by ``data_home`` or
+the environment variable ``MLSOM_DATA``; their labels are filtered, unlabelled rows dropped, and
+the label-balanced 10 % training set chosen (``docs/protocol.md`` 3.4).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int
+from ._generators import SeedLike, moa_spherical, read_multilabel
+
+__all__ = ["StreamDataset", "TableEntry", "TABLE1", "list_streams", "load"]
+
+DATA_ENV = "MLSOM_DATA"
+TRAIN_FRACTION = 0.1
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """One row of the paper's Table 1.
+
+    Attributes
+    ----------
+    name : str
+        The name as printed in the paper.
+    instances, attributes, labels : int
+        |DS|, |A| and |Y|.
+    cardinality : float
+        z, the label cardinality of the initial labelled set.
+    sd : int or None
+        Displacement period of the MOA spherical streams (instances per 0.01 of cluster travel).
+    kind : str
+        "read" (Read et al.'s generator), "spherical" (MOA RBF), or "real".
+    """
+
+    name: str
+    instances: int
+    attributes: int
+    labels: int
+    cardinality: float
+    sd: int | None
+    kind: str
+
+
+TABLE1: tuple[TableEntry, ...] = (
+    TableEntry("Mult-Non-Spher-WF", 100_000, 21, 7, 2.37, None, "read"),
+    TableEntry("Mult-Non-Spher-RT", 99_586, 30, 8, 2.54, None, "read"),
+    TableEntry("Mult-Non-Spher-HP", 94_417, 10, 5, 1.68, None, "read"),
+    TableEntry("Mult-Spher-RB", 99_911, 80, 22, 2.24, None, "read"),
+    TableEntry("MOA-Spher-2C-2A", 96_907, 2, 2, 1.06, 1_000, "spherical"),
+    TableEntry("MOA-Spher-5C-2A", 95_529, 2, 5, 1.54, 1_500, "spherical"),
+    TableEntry("MOA-Spher-5C-3A", 94_667, 3, 5, 1.37, 1_500, "spherical"),
+    TableEntry("MOA-Spher-3C-2A", 93_345, 2, 3, 1.76, 2_000, "spherical"),
+    TableEntry("Mediamill", 41_442, 120, 15, 3.78, None, "real"),
+    TableEntry("Nus-wide", 162_598, 128, 7, 1.71, None, "real"),
+    TableEntry("Scene", 1_642, 294, 4, 1.07, None, "real"),
+    TableEntry("Yeast", 2_364, 103, 9, 4.15, None, "real"),
+)
+
+_BY_KEY = {e.name.lower(): e for e in TABLE1}
+
+_READ_BASE = {
+    "Mult-Non-Spher-WF": "waveform",
+    "Mult-Non-Spher-RT": "random_tree",
+    "Mult-Non-Spher-HP": "hyperplane",
+    "Mult-Spher-RB": "rbf",
+}
+
+_DESCRIPTIONS = {
+    "Mult-Non-Spher-WF": "Read et al.'s meta multi-label generator over a two-class Waveform "
+    "stream; four sub-streams, 10/10/30 % of p(y_k|y_j) redrawn in the 2nd/3rd/4th.",
+    "Mult-Non-Spher-RT": "Read et al.'s meta multi-label generator over a RandomTree stream; "
+    "four sub-streams with the paper's label-dependence drift.",
+    "Mult-Non-Spher-HP": "Read et al.'s meta multi-label generator over a Hyperplane stream "
+    "(5 % label noise); four sub-streams with the paper's label-dependence drift.",
+    "Mult-Spher-RB": "Read et al.'s meta multi-label generator over a RandomRBF stream "
+    "(50 centroids); four sub-streams with the paper's label-dependence drift.",
+    "MOA-Spher-2C-2A": "Two spherical clusters in 2-D, counter-rotating about the centre so that "
+    "they move close and away from each other; an instance has every label whose sphere holds it.",
+    "MOA-Spher-5C-2A": "Five moving spherical clusters in 2-D (MOA RandomRBFGeneratorEvents "
+    "style); overlaps are multi-label instances.",
+    "MOA-Spher-5C-3A": "Five moving spherical clusters in 3-D; overlaps are multi-label instances.",
+    "MOA-Spher-3C-2A": "Three moving spherical clusters in 2-D; overlaps are multi-label "
+    "instances.",
+    "Mediamill": "Mulan's Mediamill video data (120 features); labels with < 5 % positives "
+    "removed, unlabelled rows dropped.",
+    "Nus-wide": "Mulan's NUS-WIDE images, cVLAD+ features (128); labels with < 5 % positives "
+    "removed, unlabelled rows dropped.",
+    "Scene": "Mulan's Scene images (294 features), labels Beach, Sunset, Field, Mountain; "
+    "unlabelled rows dropped.",
+    "Yeast": "Mulan's Yeast genes (103 features); labels with < 5 % positives removed.",
+}
+
+
+@dataclass(frozen=True)
+class _RealSpec:
+    # alternatives, in order of preference: each a tuple of ARFF files concatenated in order
+    files: tuple[tuple[str, ...], ...]
+    xml: str | None  # Mulan label file; None: MEKA format (labels in the relation name)
+    folders: tuple[str, ...]  # sub-folders of data_home searched after data_home itself
+    keep: tuple[str, ...] | None = None  # explicit label subset (else the 5 % rule)
+    split: str = "balanced"  # "balanced" 10 %, or "file": first file is D_tr, the rest the stream
+
+
+_NUS = "nus-wide-full-cVLADplus"
+_REAL: dict[str, _RealSpec] = {
+    "Yeast": _RealSpec(
+        # Mulan's full yeast.arff is its test part followed by its train part
+        files=(("yeast.arff",), ("yeast-test.arff", "yeast-train.arff")),
+        xml="yeast.xml",
+        folders=("yeast",),
+    ),
+    "Scene": _RealSpec(
+        files=(("scene.arff",), ("scene-train.arff", "scene-test.arff")),
+        xml="scene.xml",
+        folders=("scene",),
+        keep=("Beach", "Sunset", "Field", "Mountain"),
+    ),
+    "Mediamill": _RealSpec(
+        files=(("mediamill.arff",), ("mediamill-train.arff", "mediamill-test.arff")),
+        xml="mediamill.xml",
+        folders=("mediamill",),
+    ),
+    "Nus-wide": _RealSpec(
+        files=((f"{_NUS}.arff",), (f"{_NUS}-train.arff", f"{_NUS}-test.arff")),
+        xml=f"{_NUS}.xml",
+        folders=("nus-wide", "nuswide", "nuswide-cVLADplus"),
+    ),
+    "MOA-Spher-2C-2A": _RealSpec(
+        files=(("4CRE-V2-train.arff", "4CRE-V2-test.arff"),),
+        xml=None,
+        folders=("minas-br",),
+        keep=("class2", "class3"),
+        split="file",
+    ),
+}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class StreamDataset:
+    """A stream of Table 1, split into the initial labelled set and the (unlabelled) stream.
+
+    Attributes
+    ----------
+    name : str
+        Table 1 name.
+    X_train : ndarray of shape (n_train, n_features), float64
+    Y_train : ndarray of shape (n_train, n_labels), uint8
+        The initial labelled set D_tr.
+    X_stream : ndarray of shape (n_stream, n_features), float64
+    Y_stream : ndarray of shape (n_stream, n_labels), uint8
+        The test stream, in order (its labels are for evaluation only).
+    label_names : tuple of str
+    description : str
+    table : TableEntry
+        The paper's values: ``table.instances``, ``table.attributes``, ``table.labels``,
+        ``table.cardinality`` (and ``table.sd``).
+    info : dict
+        How it was made: generator metadata (drift points, calibrated radius or z, ...) or the
+        files read and the preprocessing record.
+    """
+
+    name: str
+    X_train: np.ndarray
+    Y_train: np.ndarray
+    X_stream: np.ndarray
+    Y_stream: np.ndarray
+    label_names: tuple[str, ...]
+    description: str
+    table: TableEntry
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_instances(self) -> int:
+        """Measured |DS|: training plus stream instances."""
+        return int(self.X_train.shape[0] + self.X_stream.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X_train.shape[1])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.Y_train.shape[1])
+
+    @property
+    def train_cardinality(self) -> float:
+        """Measured z: mean number of labels per instance of the labelled set D_tr."""
+        return float(self.Y_train.sum(axis=1).mean()) if len(self.Y_train) else float("nan")
+
+    @property
+    def cardinality(self) -> float:
+        """Mean number of labels per instance over the whole stream (D_tr and test stream)."""
+        total = self.Y_train.sum() + self.Y_stream.sum()
+        return float(total / self.n_instances) if self.n_instances else float("nan")
+
+    def __repr__(self) -> str:
+        return (
+            f"StreamDataset(name={self.name!r}, n_train={len(self.X_train)}, "
+            f"n_stream={len(self.X_stream)}, n_features={self.n_features}, "
+            f"n_labels={self.n_labels}, train_cardinality={self.train_cardinality:.3f})"
+        )
+
+
+def list_streams() -> list[str]:
+    """Names of the twelve streams of the paper's Table 1, in the table's order.
+
+    Examples
+    --------
+    >>> from mlsom.datasets._registry import list_streams
+    >>> list_streams()[:2]
+    ['Mult-Non-Spher-WF', 'Mult-Non-Spher-RT']
+    >>> len(list_streams())
+    12
+    """
+    return [e.name for e in TABLE1]
+
+
+def _entry(name: str) -> TableEntry:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {name!r}")
+    try:
+        return _BY_KEY[name.strip().lower()]
+    except KeyError:
+        raise ValueError(
+            f"unknown stream {name!r}; valid names (case-insensitive): {', '.join(list_streams())}"
+        ) from None
+
+
+def _prefix_split(X, Y):
+    from ._preprocess import prefix_split
+
+    return prefix_split(X, Y, TRAIN_FRACTION)
+
+
+def load(
+    name: str,
+    *,
+    data_home: str | os.PathLike | None = None,
+    random_state: SeedLike = 0,
+    n_instances: int | None = None,
+    source: str | None = None,
+    keep_labels: Sequence[str] | None = None,
+    min_label_freq: float | None = None,
+) -> StreamDataset:
+    """Load a stream of the paper's Table 1 by name.
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`list_streams` (case-insensitive), e.g. ``"Mult-Non-Spher-HP"``.
+    data_home : str or path, optional
+        Folder of the real data files (the folder itself, then a sub-folder named after the data
+        set, e.g. ``minas-br/``, are searched; ``.gz``/``.bz2``/``.xz`` copies are accepted).
+        Default: the environment variable ``MLSOM_DATA``. Not used by synthetic streams.
+    random_state : int, SeedSequence, Generator or None, default=0
+        Seed of a synthetic stream (real streams are deterministic).
+    n_instances : int, optional
+        Synthetic streams only: generate this many instances (>= 1000, so that the 10 % prefix
+        can hit the two-decimal z of the table) instead of the table's |DS|; the cardinality
+        target and the 10 % rule stay.
+    source : {"file", "generator"}, optional
+        For "MOA-Spher-2C-2A" only: "file" (default) reads the paper's real stream
+        (``4CRE-V2-train.arff`` / ``-test.arff`` of MINAS-BR, novel labels class0/class1 removed,
+        then the test rows left without a label; D_tr = the file's training part, 14,600 rows,
+        15 % of the stream); "generator" makes it with :func:`moa_spherical` (rotating preset)
+        and the 10 % prefix rule.
+    keep_labels : sequence of str, optional
+        Real streams: keep exactly these labels (case-insensitive names), overriding the default
+        selection (Scene: Beach, Sunset, Field, Mountain; MOA-Spher-2C-2A: class2, class3; the
+        others: labels with at least ``min_label_freq`` positives).
+    min_label_freq : float, optional
+        Real streams: the frequency rule's threshold (default 0.05).
+
+    Returns
+    -------
+    StreamDataset
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the valid ones) or an option that does not apply.
+    FileNotFoundError
+        For a real stream whose files are not found; the message names the files expected.
+
+    Examples
+    --------
+    >>> from mlsom.datasets._registry import load
+    >>> ds = load("MOA-Spher-5C-2A", n_instances=10_000)
+    >>> ds.X_train.shape, ds.X_stream.shape
+    ((1000, 2), (9000, 2))
+    >>> ds.table.cardinality, bool(abs(ds.train_cardinality - 1.54) <= 0.01)
+    (1.54, True)
+    """
+    entry = _entry(name)
+    if source is not None and entry.name != "MOA-Spher-2C-2A":
+        raise ValueError(f"source= applies only to MOA-Spher-2C-2A, not to {entry.name}")
+    if source is None:
+        source = "file" if entry.kind == "real" or entry.name == "MOA-Spher-2C-2A" else "generator"
+    if source not in ("file", "generator"):
+        raise ValueError(f"source must be 'file' or 'generator', got {source!r}")
+    if source == "generator":
+        if keep_labels is not None or min_label_freq is not None:
+            raise ValueError("keep_labels= and min_label_freq= apply to real streams only")
+        return _load_synthetic(entry, random_state, n_instances)
+    if n_instances is not None:
+        raise ValueError(f"n_instances= applies to synthetic streams only, not to {entry.name}")
+    return _load_real(entry, data_home, keep_labels, min_label_freq)
+
+
+def _load_synthetic(entry: TableEntry, random_state: SeedLike, n_instances: int | None):
+    n = entry.instances if n_instances is None else check_int("n_instances", n_instances, low=1000)
+    z = entry.cardinality
+    if entry.kind == "read":
+        X, Y, info = read_multilabel(
+            _READ_BASE[entry.name],
+            entry.labels,
+            entry.attributes,
+            z,
+            n,
+            seed=random_state,
+            target_cardinality=z,
+            calib_fraction=TRAIN_FRACTION,
+        )
+    else:
+        X, Y, info = moa_spherical(
+            entry.labels,
+            entry.attributes,
+            n,
+            entry.sd,
+            random_state,
+            target_cardinality=z,
+            calib_fraction=TRAIN_FRACTION,
+            rotate=entry.name == "MOA-Spher-2C-2A",
+        )
+    split = _prefix_split(X, Y)
+    description = _DESCRIPTIONS[entry.name]
+    if entry.name == "MOA-Spher-2C-2A":
+        description += " (generated preset; the paper's stream is source='file')"
+    return StreamDataset(
+        name=entry.name,
+        X_train=split.X_train,
+        Y_train=split.Y_train,
+        X_stream=split.X_stream,
+        Y_stream=split.Y_stream,
+        label_names=tuple(f"class{j}" for j in range(entry.labels)),
+        description=description,
+        table=entry,
+        info={"source": "generator", "generator": info, "split": "prefix", **split.info},
+    )
+
+
+# ----------------------------------------------------------------------------------- real data
+
+
+def _data_home(data_home) -> Path | None:
+    if data_home is None:
+        env = os.environ.get(DATA_ENV)
+        return Path(env).expanduser() if env else None
+    return Path(data_home).expanduser()
+
+
+def _find(folder: Path | None, spec: _RealSpec, entry: TableEntry):
+    """The first complete alternative of ARFF files (and the XML), or FileNotFoundError."""
+    alternatives = " or ".join(" + ".join(files) for files in spec.files)
+    needed = alternatives + (f", with {spec.xml}" if spec.xml else "")
+    hint = (
+        f"pass data_home= or set the environment variable {DATA_ENV} to the folder holding "
+        f"them (a .gz, .bz2 or .xz copy of an ARFF file is accepted; sub-folders searched: "
+        f"{', '.join(spec.folders)})"
+    )
+    if folder is None:
+        raise FileNotFoundError(
+            f"{entry.name} is a real data set and needs the file(s) {needed}; no data folder "
+            f"given: {hint}"
+        )
+    dirs = [folder] + [folder / sub for sub in spec.folders]
+
+    def locate(fname):
+        for d in dirs:
+            for suffix in ("", ".gz", ".bz2", ".xz"):
+                p = d / (fname + suffix)
+                if p.is_file():
+                    return p
+        return None
+
+    for files in spec.files:
+        paths = [locate(f) for f in files]
+        if all(p is not None for p in paths):
+            xml = None
+            if spec.xml is not None:
+                xml = locate(spec.xml)
+                if xml is None:
+                    continue
+            return paths, xml
+    raise FileNotFoundError(
+        f"{entry.name}: expected file(s) {needed} not found in {folder}; {hint}"
+    )
+
+
+def _resolve_names(wanted: Sequence[str], names: Sequence[str], what: str) -> list[str]:
+    by_lower = {n.lower(): n for n in names}
+    out = []
+    for w in wanted:
+        if w.lower() not in by_lower:
+            raise ValueError(f"{what}: unknown label {w!r}; the labels are {list(names)}")
+        out.append(by_lower[w.lower()])
+    return out
+
+
+def _read_all(paths, xml):
+    from ._arff import load_arff
+
+    parts = [load_arff(p, xml=xml) for p in paths]
+    names = parts[0].label_names
+    for p in parts[1:]:
+        if p.label_names != names:
+            raise ValueError(
+                f"{p.source} has labels {p.label_names}, but {parts[0].source} has {names}"
+            )
+    return parts, names
+
+
+def _load_real(entry, data_home, keep_labels, min_label_freq):
+    from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels
+
+    spec = _REAL[entry.name]
+    paths, xml = _find(_data_home(data_home), spec, entry)
+    parts, names = _read_all(paths, xml)
+
+    keep = keep_labels if keep_labels is not None else spec.keep
+    if keep is not None and min_label_freq is not None:
+        raise ValueError("give either keep_labels= or min_label_freq=, not both")
+    keep = None if keep is None else _resolve_names(list(keep), names, entry.name)
+    Y_all = np.concatenate([p.Y for p in parts])
+
+    def select(Y):
+        # the frequency rule is evaluated on the whole data set, then applied to each part
+        if keep is not None:
+            return filter_labels(Y, names, keep=keep)
+        _, kept_names, kept = filter_labels(
+            Y_all, names, min_frequency=0.05 if min_label_freq is None else min_label_freq
+        )
+        return Y[:, kept], kept_names, kept
+
+    info: dict[str, Any] = {
+        "source": "file",
+        "files": [str(p) for p in paths],
+        "xml": None if xml is None else str(xml),
+        "labels_in_file": names,
+    }
+    if spec.split == "file":
+        # the file's own split: first file = D_tr, the others the stream, in order
+        Xs, Ys = [], []
+        for p in parts:
+            Yp, kept_names, _ = select(p.Y)
+            Xp, Yp, _ = drop_unlabelled(p.X, Yp)
+            Xs.append(Xp)
+            Ys.append(Yp)
+        X_train, Y_train = Xs[0], Ys[0]
+        X_stream = np.concatenate(Xs[1:])
+        Y_stream = np.concatenate(Ys[1:])
+        info.update(
+            split="file",
+            n_train=len(X_train),
+            dropped_unlabelled=int(
+                sum(p.n_instances for p in parts) - len(X_train) - len(X_stream)
+            ),
+        )
+    else:
+        X = np.concatenate([p.X for p in parts])
+        Y, kept_names, _ = select(Y_all)
+        X, Y, kept_rows = drop_unlabelled(X, Y)
+        split = balanced_initial_split(X, Y, TRAIN_FRACTION)
+        X_train, Y_train, X_stream, Y_stream = split[:4]
+        info.update(
+            split="balanced",
+            dropped_unlabelled=int(len(Y_all) - len(kept_rows)),
+            train_indices=split.train_indices,
+            **split.info,
+        )
+    return StreamDataset(
+        name=entry.name,
+        X_train=np.ascontiguousarray(X_train, dtype=np.float64),
+        Y_train=np.ascontiguousarray(Y_train, dtype=np.uint8),
+        X_stream=np.ascontiguousarray(X_stream, dtype=np.float64),
+        Y_stream=np.ascontiguousarray(Y_stream, dtype=np.uint8),
+        label_names=tuple(kept_names),
+        description=_DESCRIPTIONS[entry.name],
+        table=entry,
+        info=info,
+    )
