@@ -143,6 +143,9 @@ class SOMStreamClassifier:
     True
     """
 
+    #: interface of the evaluation protocol (docs/methods.md): unsupervised online
+    kind = "online"
+
     def __init__(
         self,
         grid_size=5,
