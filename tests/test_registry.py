@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from mlsom.datasets._registry import TABLE1, StreamDataset, list_streams, load
+from mlsom.datasets import TABLE1, StreamDataset, list_streams, load
 
 PAPER_NAMES = [
     "Mult-Non-Spher-WF",

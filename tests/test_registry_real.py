@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mlsom.datasets._registry import load
+from mlsom.datasets import load
 
 DATA = Path(__file__).parent / "data"
 

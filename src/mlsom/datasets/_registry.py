@@ -219,7 +219,7 @@ def list_streams() -> list[str]:
 
     Examples
     --------
-    >>> from mlsom.datasets._registry import list_streams
+    >>> from mlsom.datasets import list_streams
     >>> list_streams()[:2]
     ['Mult-Non-Spher-WF', 'Mult-Non-Spher-RT']
     >>> len(list_streams())
@@ -297,7 +297,7 @@ def load(
 
     Examples
     --------
-    >>> from mlsom.datasets._registry import load
+    >>> from mlsom.datasets import load
     >>> ds = load("MOA-Spher-5C-2A", n_instances=10_000)
     >>> ds.X_train.shape, ds.X_stream.shape
     ((1000, 2), (9000, 2))
