@@ -432,3 +432,56 @@ def test_openmp_status_is_what_the_build_promised():
     if expected is None:
         pytest.skip("MLSOM_EXPECT_OPENMP not set: nothing promised for this build")
     assert _core.openmp_enabled() == (expected == "1")
+
+
+# ---------------------------------------------------------------------------- model files
+
+
+def test_save_and_load_round_trip(tmp_path, data):
+    X, Y = data
+    m = SOMStreamClassifier(grid_size=3, random_state=0, neighborhood="gaussian").fit(X[:200], Y[:200])
+    m.predict_stream(X[200:300])
+    path = tmp_path / "model.npz"
+    m.save(path)
+    back = SOMStreamClassifier.load(path)
+    assert back.get_params() == m.get_params()
+    for attr in ("T_", "P_", "n_seen_", "cardinality_", "k_nn_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(back, attr), getattr(m, attr))
+    for a, b in zip(back.weights_, m.weights_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    np.testing.assert_array_equal(back.predict_stream(X[300:]), m.predict_stream(X[300:]))
+
+
+def test_load_refuses_damaged_files(tmp_path, data):
+    X, Y = data
+    m = SOMStreamClassifier(grid_size=2, random_state=0).fit(X[:200], Y[:200])
+    path = tmp_path / "model.npz"
+    m.save(path)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    cases = {
+        "offsets": lambda a: a["offsets"] + np.arange(len(a["offsets"])),
+        "T": lambda a: -a["T"],
+        "ncls": lambda a: a["ncls"][::-1].copy(),
+        "Wt": lambda a: a["Wt"][:, :-1].copy(),
+        "counts": lambda a: a["counts"] * 0,
+    }
+    for key, damage in cases.items():
+        broken = dict(arrays)
+        broken[key] = damage(arrays)
+        bad_path = tmp_path / f"bad-{key}.npz"
+        np.savez(bad_path, **broken)
+        with pytest.raises(ValueError, match="inconsistent model file"):
+            SOMStreamClassifier.load(bad_path)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file at all")
+    with pytest.raises(ValueError, match="cannot be read as an mlsom model file"):
+        SOMStreamClassifier.load(tmp_path / "junk.npz")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(ValueError, match="not an mlsom model file"):
+        SOMStreamClassifier.load(tmp_path / "other.npz")
+
+
+def test_save_before_fit():
+    with pytest.raises(NotFittedError):
+        SOMStreamClassifier().save("never-written.npz")

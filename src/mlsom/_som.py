@@ -1,8 +1,10 @@
 """SOM-Stream-ML: the estimator (Python layer over the compiled core)."""
 
 import inspect
+import json
 import threading
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -478,3 +480,141 @@ class SOMStreamClassifier:
     @property
     def n_iter_(self):
         return list(self._fitted_state()["n_iter"])
+
+    # ------------------------------------------------------------------ model files
+
+    def save(self, path):
+        """Write the fitted model to ``path`` as a NumPy ``.npz`` file (no pickle inside).
+
+        The file holds the parameters (as JSON) and the live state; :meth:`load` reads it back
+        and checks every array before use, so a damaged or hostile file raises a clear error
+        instead of executing code or crashing.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination; numpy appends ``.npz`` when the name has no such suffix.
+        """
+        st = self._fitted_state()
+        self._lock.acquire_read()
+        try:
+            meta = {
+                "format": _FILE_FORMAT,
+                "mlsom_version": _version(),
+                "params": _json_params(self.get_params()),
+                "n_iter": st["n_iter"],
+                "k_nn": int(st["k_nn"]),
+            }
+            arrays = {k: np.array(st[k]) for k in _STATE_ARRAYS}
+            np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+        finally:
+            self._lock.release_read()
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by :meth:`save`, validating it completely.
+
+        Raises
+        ------
+        ValueError
+            If the file is not an mlsom model file, has another format version, or holds
+            inconsistent arrays; the message says what is wrong.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                files = set(f.files) if hasattr(f, "files") else set()
+                meta = json.loads(str(f["meta"])) if "meta" in files else None
+                arrays = {k: f[k] for k in _STATE_ARRAYS if k in files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{path!r} cannot be read as an mlsom model file: {exc}") from None
+        missing = {"meta", *_STATE_ARRAYS} - files
+        if missing:
+            raise ValueError(f"{path!r} is not an mlsom model file: missing {sorted(missing)}")
+        if not isinstance(meta, dict) or meta.get("format") != _FILE_FORMAT:
+            raise ValueError(
+                f"{path!r}: unsupported model file format {meta.get('format')!r} "
+                f"(this mlsom reads format {_FILE_FORMAT})"
+            )
+        model = cls(**meta["params"])
+        model._validate_params()
+        state = _check_state(arrays, meta, path)
+        state.update(
+            squared=model.averout_distance == "sqeuclidean",
+            skip_zero=model.zero_cooccurrence == "skip",
+            learning_rate=float(model.learning_rate),
+        )
+        model._state = state
+        return model
+
+
+_FILE_FORMAT = 1
+_STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
+
+
+def _version():
+    from ._version import __version__
+
+    return __version__
+
+
+def _json_params(params):
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, np.integer):
+            value = int(value)
+        if key == "random_state" and not (value is None or isinstance(value, int)):
+            value = None  # a Generator cannot be stored; it only mattered for fit
+        json.dumps(value)
+        out[key] = value
+    return out
+
+
+def _check_state(a, meta, path):
+    """Check a loaded state completely: the compiled kernels trust it."""
+
+    def bad(what):
+        raise ValueError(f"{path!r}: inconsistent model file: {what}")
+
+    expected = {"Wt": (np.float64, 2), "ncls": (np.int32, 1), "offsets": (np.int64, 1),
+                "counts": (np.int64, 1), "log_averout": (np.float64, 1),
+                "positions": (np.int64, 2), "T": (np.int64, 2), "NS": (np.int64, 1)}
+    for key, (dtype, ndim) in expected.items():
+        if a[key].dtype != dtype or a[key].ndim != ndim:
+            bad(f"{key} has dtype {a[key].dtype} and {a[key].ndim} dimensions, "
+                f"expected {np.dtype(dtype)} with {ndim}")
+    Wt, ncls, offsets, T = a["Wt"], a["ncls"], a["offsets"], a["T"]
+    A, M = Wt.shape
+    L = T.shape[0]
+    if A < 1 or M < 1 or L < 1 or T.shape != (L, L):
+        bad(f"shapes Wt {Wt.shape}, T {T.shape}")
+    if offsets.shape != (L + 1,) or offsets[0] != 0 or offsets[-1] != M or np.any(np.diff(offsets) < 0):
+        bad(f"offsets {offsets.tolist()} do not partition {M} neurons into {L} labels")
+    sizes = np.diff(offsets)
+    if not np.array_equal(ncls, np.repeat(np.arange(L, dtype=np.int32), sizes)):
+        bad("neuron labels do not match the offsets")
+    if a["counts"].shape != (M,) or a["log_averout"].shape != (M,) or a["positions"].shape != (M, 2):
+        bad("per-neuron arrays do not have one entry per neuron")
+    if np.any(a["counts"] < 1) or not np.all(np.isfinite(Wt)) or np.any(np.isnan(a["log_averout"])):
+        bad("counts below 1 or non-finite weights")
+    if np.any(a["log_averout"] > 0):
+        bad("averOut above 1")
+    if np.any(T < 0) or not np.array_equal(T, T.T) or np.any(T > np.diag(T)[None, :]):
+        bad("label counts T are not a valid co-occurrence matrix")
+    if np.any((sizes > 0) != (np.diag(T) > 0)):
+        bad("labels with a map and labels with positive counts differ")
+    NS = a["NS"]
+    if NS.shape != (2,) or NS[0] < 1 or NS[1] < 1:
+        bad(f"N, S = {NS.tolist()}")
+    k = meta.get("k_nn")
+    if not isinstance(k, int) or k < 1 or k > sizes[sizes > 0].min():
+        bad(f"k_nn {k!r}")
+    n_iter = meta.get("n_iter")
+    if not isinstance(n_iter, list) or len(n_iter) != L:
+        bad("n_iter")
+    return {
+        **{key: np.ascontiguousarray(a[key]) for key in _STATE_ARRAYS},
+        "k_nn": k,
+        "n_iter": n_iter,
+        "n_features": int(A),
+        "n_labels": int(L),
+    }
