@@ -1,0 +1,414 @@
+"""Protocol runners: evaluate multi-label stream methods on a test stream, window by window.
+
+:func:`evaluate` runs one method, :func:`evaluate_many` several methods in one pass over the same
+stream. Both dispatch on the method's ``kind`` (``docs/methods.md``):
+
+* ``"online"``: ``fit(X_train, Y_train)`` once, then ``predict_stream(X_chunk)`` for each chunk of
+  the test stream, in order. The method is only ever given feature chunks: the runner keeps the
+  test labels to itself and uses them only to count (the protocol of infinitely delayed labels).
+* ``"batch"``: ``fit(X_train, Y_train)`` once, then ``predict(X_chunk)``; nothing else is called,
+  so the model is never updated after ``fit``.
+* ``"incremental"``: ``fit(X_train, Y_train)`` once, then ``predict_learn(X_chunk, Y_chunk)``,
+  which for each row in order predicts it and then learns its true labels (test-then-train). The
+  runner hands over the labels of a chunk together with its features, so predicting a row before
+  learning its labels is the method's contract; the runner never gives a chunk's labels before all
+  earlier rows have been predicted.
+
+The test stream is consumed in chunks of at most ``chunk_size`` rows (default 1,000), so a method
+never receives the whole stream at once and memory stays bounded. Each method gets its own copy of
+every chunk (it may modify it without affecting the evaluation or the other methods). The
+predictions are reduced to counts on the fly (:mod:`mlsom.evaluation`): per window, the per-label
+confusion counts and the histogram of per-instance (|Y ∩ Ŷ|, |Y|, |Ŷ|) triples, from which every
+measure can be recomputed under every 0/0 convention; the predictions themselves are kept, packed,
+only with ``keep_predictions=True``.
+
+Streams can be given as
+
+* a :class:`mlsom.datasets.StreamDataset` (or any object with ``X_train``, ``Y_train``,
+  ``X_stream`` and ``Y_stream``; its ``name`` and ``label_names`` are recorded);
+* a pair ``(X_stream, Y_stream)`` of 2-D numpy arrays, with ``X_train`` and ``Y_train`` given;
+* an iterable of ``(X_chunk, Y_chunk)`` pairs of any sizes, with ``X_train`` and ``Y_train`` given,
+  for streams bigger than memory (read from disk, generated on the fly). Windows are then placed
+  either from the announced number of test rows ``n_test`` (the same windows as for arrays; the
+  runner checks that the stream has exactly that many rows) or, without ``n_test``, as windows of a
+  fixed ``window_size`` rows, the last one ending with the stream (possibly shorter).
+
+Windows: ``n_windows`` (default 50) windows, window w = rows ⌊w·n/W⌋ to ⌊(w+1)·n/W⌋ - 1 of the test
+stream (:func:`mlsom.evaluation.window_edges`), or windows of ``window_size`` rows. Windows and
+chunks are independent: predictions of a chunk that straddles a window boundary are split.
+
+Timing: ``fit_seconds`` is the time spent in ``fit``, ``stream_seconds`` the time spent in the
+method's calls on the test stream (evaluation overhead excluded), ``instances_per_second`` their
+ratio to the test rows.
+"""
+
+import numbers
+import time
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from .evaluation import (
+    StreamEvaluation,
+    _check_count,
+    _check_zero_division,
+    _fixed_edges,
+    _WindowAccumulator,
+    window_edges,
+)
+
+__all__ = ["KINDS", "evaluate", "evaluate_many"]
+
+#: The method interfaces of the protocol and the call each one gets on the test stream.
+KINDS = {"online": "predict_stream", "batch": "predict", "incremental": "predict_learn"}
+
+
+# ------------------------------------------------------------------------------------ streams
+
+
+def _as_features(X, what):
+    if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
+        X = X.toarray()
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array, got shape {X.shape}")
+    return X
+
+
+def _as_labels(Y, what, n_labels=None):
+    if hasattr(Y, "toarray") and not isinstance(Y, np.ndarray):
+        Y = Y.toarray()
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D 0/1 array, got shape {Y.shape}")
+    if n_labels is not None and Y.shape[1] != n_labels:
+        raise ValueError(f"{what} has {Y.shape[1]} labels, the training set has {n_labels}")
+    if Y.dtype != bool and not ((Y == 0) | (Y == 1)).all():
+        raise ValueError(f"{what} must hold only 0 and 1")
+    return Y
+
+
+def _is_array_pair(stream):
+    return (isinstance(stream, (tuple, list)) and len(stream) == 2
+            and all(isinstance(a, np.ndarray) and a.ndim == 2 for a in stream))
+
+
+class _Source:
+    """The training set and the test stream in chunks of at most ``chunk_size`` rows."""
+
+    def __init__(self, stream, X_train, Y_train, n_test, chunk_size):
+        self.chunk_size = chunk_size
+        self.name = ""
+        self.label_names = None
+        self.stream_info = {}
+        self._arrays = None
+        self._iterable = None
+        if all(hasattr(stream, a) for a in ("X_train", "Y_train", "X_stream", "Y_stream")):
+            if X_train is not None or Y_train is not None:
+                raise ValueError("the stream carries its training set: do not pass X_train/Y_train")
+            X_train, Y_train = stream.X_train, stream.Y_train
+            self.name = str(getattr(stream, "name", "") or "")
+            names = getattr(stream, "label_names", None)
+            self.label_names = None if names is None else tuple(str(n) for n in names)
+            info = getattr(stream, "info", None) or {}
+            self.stream_info = {k: v for k, v in info.items()
+                                if isinstance(v, (str, bool, numbers.Number))}
+            self._arrays = (stream.X_stream, stream.Y_stream)
+        elif _is_array_pair(stream):
+            self._arrays = tuple(stream)
+        elif isinstance(stream, Iterable):
+            self._iterable = stream
+        else:
+            raise TypeError(
+                "stream must be a StreamDataset, a pair (X_stream, Y_stream) of 2-D arrays or an "
+                f"iterable of (X_chunk, Y_chunk) pairs, got {type(stream).__name__}"
+            )
+        if X_train is None or Y_train is None:
+            raise ValueError("X_train and Y_train are needed with this kind of stream")
+        self.X_train = _as_features(X_train, "X_train")
+        self.Y_train = _as_labels(Y_train, "Y_train")
+        if len(self.X_train) != len(self.Y_train):
+            raise ValueError(
+                f"X_train has {len(self.X_train)} rows, Y_train {len(self.Y_train)}"
+            )
+        self.n_labels = self.Y_train.shape[1]
+        if self._arrays is not None:
+            X, Y = (_as_features(self._arrays[0], "X_stream"),
+                    _as_labels(self._arrays[1], "Y_stream", self.n_labels))
+            if len(X) != len(Y):
+                raise ValueError(f"X_stream has {len(X)} rows, Y_stream {len(Y)}")
+            if n_test is not None and n_test != len(X):
+                raise ValueError(f"n_test={n_test}, but the test stream has {len(X)} rows")
+            self._arrays = (X, Y)
+            n_test = len(X)
+        self.n_test = n_test
+
+    def chunks(self):
+        """Yield (X_chunk, Y_chunk as bool) pairs of at most ``chunk_size`` rows, in order."""
+        size = self.chunk_size
+        if self._arrays is not None:
+            X, Y = self._arrays
+            for lo in range(0, len(X), size):
+                yield X[lo:lo + size], Y[lo:lo + size].astype(bool)
+            return
+        for k, pair in enumerate(self._iterable):
+            try:
+                Xc, Yc = pair
+            except (TypeError, ValueError):
+                raise TypeError(f"stream item {k} is not an (X_chunk, Y_chunk) pair") from None
+            Xc = _as_features(Xc, f"X of stream chunk {k}")
+            Yc = _as_labels(Yc, f"Y of stream chunk {k}", self.n_labels)
+            if len(Xc) != len(Yc):
+                raise ValueError(f"stream chunk {k}: X has {len(Xc)} rows, Y {len(Yc)}")
+            for lo in range(0, len(Xc), size):
+                yield Xc[lo:lo + size], Yc[lo:lo + size].astype(bool)
+
+
+# ------------------------------------------------------------------------------------ methods
+
+
+def _method_params(method):
+    get_params = getattr(method, "get_params", None)
+    if get_params is None:
+        return {}
+    params = get_params()
+    return dict(params) if isinstance(params, Mapping) else {}
+
+
+class _Runner:
+    """One method under evaluation: its calls, timing and window counts."""
+
+    def __init__(self, name, method, kind, n_labels, *, edges, window_size, keep_predictions):
+        if kind is None:
+            kind = getattr(method, "kind", None)
+        if kind not in KINDS:
+            raise ValueError(
+                f"method {name!r}: kind must be one of {sorted(KINDS)}, got {kind!r} (set the "
+                "class attribute 'kind' or pass kind=...)"
+            )
+        for attr in ("fit", KINDS[kind]):
+            if not callable(getattr(method, attr, None)):
+                raise TypeError(f"method {name!r} of kind {kind!r} has no method {attr}()")
+        self.name, self.method, self.kind = name, method, kind
+        self.n_labels = n_labels
+        self.fit_seconds = 0.0
+        self.stream_seconds = 0.0
+        self.acc = _WindowAccumulator(n_labels, edges=edges, window_size=window_size,
+                                      keep_predictions=keep_predictions)
+
+    def fit(self, X_train, Y_train):
+        X, Y = np.array(X_train, dtype=np.float64), np.array(Y_train, dtype=np.uint8)
+        t = time.perf_counter()
+        self.method.fit(X, Y)
+        self.fit_seconds = time.perf_counter() - t
+
+    def step(self, X_chunk, Y_chunk):
+        """Give the method the next chunk and count its predictions against ``Y_chunk``."""
+        X = np.array(X_chunk, dtype=np.float64)  # the method's own copy
+        if self.kind == "incremental":
+            Y_given = Y_chunk.astype(np.uint8)  # a copy: the method may not alter the truth
+            t = time.perf_counter()
+            Y_hat = self.method.predict_learn(X, Y_given)
+        elif self.kind == "online":  # never a test label
+            t = time.perf_counter()
+            Y_hat = self.method.predict_stream(X)
+        else:  # batch: never a test label, never an update
+            t = time.perf_counter()
+            Y_hat = self.method.predict(X)
+        self.stream_seconds += time.perf_counter() - t
+        self.acc.add(Y_chunk, self._check_prediction(Y_hat, len(X)))
+
+    def _check_prediction(self, Y_hat, n):
+        what = f"{self.name}.{KINDS[self.kind]}()"
+        if hasattr(Y_hat, "toarray") and not isinstance(Y_hat, np.ndarray):
+            Y_hat = Y_hat.toarray()
+        Y_hat = np.asarray(Y_hat)
+        if Y_hat.shape != (n, self.n_labels):
+            raise ValueError(f"{what} returned shape {Y_hat.shape}, expected {(n, self.n_labels)}")
+        if Y_hat.dtype != bool and not ((Y_hat == 0) | (Y_hat == 1)).all():
+            raise ValueError(f"{what} returned values other than 0 and 1")
+        return Y_hat.astype(bool)
+
+
+# ------------------------------------------------------------------------------------ runners
+
+
+def evaluate(method, stream, *, n_windows=50, window_size=None, chunk_size=1000, X_train=None,
+             Y_train=None, n_test=None, kind=None, name=None, stream_name=None, seed=None,
+             zero_division=1, keep_predictions=False):
+    """Evaluate one method on a test stream with the protocol of its kind.
+
+    The method is fitted on the training set and then run over the test stream in chunks; it is
+    modified in place (fitted, and updated by online and incremental methods).
+
+    Parameters
+    ----------
+    method : object
+        A method with a ``kind`` of :data:`KINDS` and the calls of that kind
+        (``docs/methods.md``); ``get_params()`` is recorded when present.
+    stream : StreamDataset, (X_stream, Y_stream) or iterable of (X_chunk, Y_chunk)
+        The stream (see the module documentation).
+    n_windows : int, default=50
+        Number of evaluation windows over the test stream.
+    window_size : int, optional
+        Windows of this many rows instead (the last one ends with the stream and may be shorter);
+        overrides ``n_windows``. Needed for an iterable stream without ``n_test``.
+    chunk_size : int, default=1000
+        Most rows given to the method at once. Results do not depend on it for methods that
+        follow the protocol.
+    X_train : array-like of shape (n_train, n_features), optional
+    Y_train : array-like of shape (n_train, n_labels), optional
+        The labelled training set, for streams that do not carry it.
+    n_test : int, optional
+        Rows of an iterable test stream, to place ``n_windows`` windows over it.
+    kind : {"online", "batch", "incremental"}, optional
+        Run the method under this protocol instead of its own ``kind`` (for example an online
+        method frozen after ``fit``: ``kind="batch"``).
+    name : str, optional
+        Name of the method in the result (default: its class name).
+    stream_name : str, optional
+        Name of the stream in the result (default: the stream's ``name``).
+    seed : int, optional
+        Seed recorded for the run (default: the method's ``random_state`` when it is an integer).
+    zero_division : {1, 0, "exclude", "mulan"}, default=1
+        The 0/0 convention recorded in the result; any other can be asked for later.
+    keep_predictions : bool, default=False
+        Keep the predictions, bit-packed, in the result.
+
+    Returns
+    -------
+    StreamEvaluation
+
+    Examples
+    --------
+    >>> from mlsom import SOMStreamClassifier
+    >>> from mlsom.datasets import load
+    >>> ds = load("MOA-Spher-5C-2A", n_instances=2000)
+    >>> res = evaluate(SOMStreamClassifier(grid_size=3, random_state=0), ds, n_windows=10)
+    >>> res.curve("macro_f1").shape
+    (10,)
+    """
+    name = name or type(method).__name__
+    return evaluate_many(
+        {name: method}, stream, n_windows=n_windows, window_size=window_size,
+        chunk_size=chunk_size, X_train=X_train, Y_train=Y_train, n_test=n_test,
+        kinds=None if kind is None else {name: kind}, stream_name=stream_name,
+        seeds=None if seed is None else {name: seed}, zero_division=zero_division,
+        keep_predictions=keep_predictions,
+    )[name]
+
+
+def evaluate_many(methods, stream, *, n_windows=50, window_size=None, chunk_size=1000,
+                  X_train=None, Y_train=None, n_test=None, kinds=None, stream_name=None,
+                  seeds=None, zero_division=1, keep_predictions=False):
+    """Evaluate several methods on one test stream, in a single pass over it.
+
+    All methods are fitted first; then every chunk of the stream is given to each method in turn,
+    so an iterable stream is read once. Each method gets its own copy of every chunk, and each is
+    timed separately.
+
+    Parameters
+    ----------
+    methods : mapping of str to method, or sequence of methods
+        The methods, by name (a sequence is named by class names, with ``-2``, ``-3``, ...
+        appended to repeated names). The same object may not appear twice.
+    stream : StreamDataset, (X_stream, Y_stream) or iterable of (X_chunk, Y_chunk)
+        The stream (see the module documentation).
+    n_windows, window_size, chunk_size, n_test : int, optional
+        As in :func:`evaluate`.
+    X_train, Y_train : array-like, optional
+        As in :func:`evaluate`.
+    stream_name, zero_division, keep_predictions : optional
+        As in :func:`evaluate`.
+    kinds : mapping of str to str, optional
+        Protocol to use for some methods instead of their ``kind``, by name.
+    seeds : mapping of str to int, optional
+        Seed recorded for some methods, by name (default: their ``random_state`` when it is an
+        integer).
+
+    Returns
+    -------
+    results : dict of str to StreamEvaluation
+        In the order of ``methods``.
+    """
+    chunk_size = _check_count("chunk_size", chunk_size, low=1)
+    zero_division = _check_zero_division(zero_division)
+    if n_test is not None:
+        n_test = _check_count("n_test", n_test, low=1)
+    methods = _named_methods(methods)
+    kinds = dict(kinds or {})
+    seeds = dict(seeds or {})
+    for what, mapping in (("kinds", kinds), ("seeds", seeds)):
+        unknown = set(mapping) - set(methods)
+        if unknown:
+            raise ValueError(f"{what} names unknown methods: {sorted(unknown)}")
+
+    source = _Source(stream, X_train, Y_train, n_test, chunk_size)
+    n_test = source.n_test
+    if window_size is not None:
+        window_size = _check_count("window_size", window_size, low=1)
+        edges = None if n_test is None else _fixed_edges(n_test, window_size)
+    elif n_test is None:
+        raise ValueError(
+            "an iterable stream needs n_test (to place n_windows windows) or window_size"
+        )
+    else:
+        edges = window_edges(n_test, n_windows)
+
+    runners = [
+        _Runner(name, method, kinds.get(name), source.n_labels, edges=edges,
+                window_size=window_size, keep_predictions=keep_predictions)
+        for name, method in methods.items()
+    ]
+    for runner in runners:
+        runner.fit(source.X_train, source.Y_train)
+    for X_chunk, Y_chunk in source.chunks():
+        for runner in runners:
+            runner.step(X_chunk, Y_chunk)
+
+    windows = ({"n_windows": int(n_windows)} if window_size is None
+               else {"window_size": int(window_size)})
+    results = {}
+    for runner in runners:
+        edges_r, counts, ex, packed = runner.acc.finish()
+        params = _method_params(runner.method)
+        seed = seeds.get(runner.name)
+        if seed is None:
+            rs = params.get("random_state")
+            if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
+                seed = int(rs)
+        results[runner.name] = StreamEvaluation(
+            edges_r, counts, ex,
+            method=runner.name,
+            kind=runner.kind,
+            params=params,
+            stream=stream_name if stream_name is not None else source.name,
+            seed=seed,
+            zero_division=zero_division,
+            label_names=source.label_names,
+            n_train=len(source.X_train),
+            fit_seconds=runner.fit_seconds,
+            stream_seconds=runner.stream_seconds,
+            chunk_size=chunk_size,
+            info={"class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
+                  "windows": windows, "stream_info": source.stream_info},
+            predictions=packed,
+        )
+    return results
+
+
+def _named_methods(methods):
+    if isinstance(methods, Mapping):
+        named = {str(k): v for k, v in methods.items()}
+    else:
+        named, seen = {}, {}
+        for m in methods:
+            base = type(m).__name__
+            seen[base] = seen.get(base, 0) + 1
+            named[base if seen[base] == 1 else f"{base}-{seen[base]}"] = m
+    if not named:
+        raise ValueError("no method to evaluate")
+    ids = [id(m) for m in named.values()]
+    if len(set(ids)) != len(ids):
+        raise ValueError("the same method object appears twice; pass separate instances")
+    return named
