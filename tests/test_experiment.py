@@ -1,0 +1,121 @@
+"""The experiment runner: design, caching and resuming, parallel back ends, reports, CLI."""
+
+import csv
+import json
+
+import pytest
+
+from mlsom._cli import main
+from mlsom.experiment import PROFILES, Run, make_method, plan, run_experiment
+
+SMALL = dict(streams=["MOA-Spher-5C-2A", "MOA-Spher-3C-2A"], methods=["mlsom", "MINAS-BR", "BR-J48"],
+             grid_sizes=[2, 3], seeds=[0, 1], n_instances=1500, n_windows=10, plots=False,
+             progress=False)
+
+
+def test_plan_counts_runs():
+    runs = plan("quick", streams=["MOA-Spher-5C-2A"], methods=["mlsom", "MINAS-BR", "BR-J48"],
+                grid_sizes=[2, 4, 6], seeds=[0, 1, 2])
+    by = {}
+    for r in runs:
+        by.setdefault(r.method, []).append(r)
+    assert len(by["mlsom"]) == 9  # d x seeds
+    assert len(by["MINAS-BR"]) == 3  # seeds
+    assert len(by["BR-J48"]) == 1  # deterministic: one run
+    assert len({r.key for r in runs}) == len(runs)
+    paper = plan("paper", streams=["MOA-Spher-5C-2A"], methods=["mlsom"])
+    assert len(paper) == 100 and PROFILES["paper"]["grid_sizes"] == list(range(1, 11))
+
+
+def test_unknown_names_are_refused():
+    with pytest.raises(ValueError, match="unknown method 'SVM-42'"):
+        plan("quick", methods=["SVM-42"])
+    with pytest.raises(ValueError, match="unknown profile 'huge'"):
+        plan("huge")
+    with pytest.raises(ValueError, match="grid_size applies to mlsom only"):
+        make_method("BR-J48", grid_size=3)
+
+
+def _rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_experiment_writes_reports_and_resumes(tmp_path):
+    out = tmp_path / "exp"
+    s1 = run_experiment("quick", out, **SMALL)
+    n = 2 * (4 + 2 + 1)
+    assert s1["n_runs"] == n and s1["n_run_now"] == n and s1["n_cached"] == 0
+    rows = _rows(out / "results.csv")
+    assert len(rows) == n
+    assert {r["zero_division"] for r in rows} == {"1"}
+    assert {r["mlsom_version"] for r in rows} == {s1["mlsom_version"]}
+    assert len(_rows(out / "curves.csv")) == n * 10
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["zero_division"] == 1 and summary["profile"] == "quick"
+    for stream, best in summary["best_grid_size"].items():
+        assert best["optimistic"] is True and best["grid_size"] in (2, 3)
+        values = summary["mean_macro_f1"][stream]
+        assert best["macro_f1"] == max(values["mlsom-d2"], values["mlsom-d3"])
+    assert "statistics" in summary and len(summary["statistics"]["methods"]) == 3
+    # every run file carries its parameters, seed, version and convention
+    run_file = json.loads(next((out / "runs").glob("*MINAS-BR*s1*.json")).read_text())
+    assert run_file["run"]["seed"] == 1 and run_file["params"]["random_state"] == 1
+    assert run_file["run"]["zero_division"] == 1 and run_file["version"] == s1["mlsom_version"]
+    # resume: nothing is run again, the reports are the same
+    s2 = run_experiment("quick", out, **SMALL)
+    assert s2["n_run_now"] == 0 and s2["n_cached"] == n
+    assert s2["mean_macro_f1"] == s1["mean_macro_f1"]
+    # a lost run is recomputed, identically
+    victim = next((out / "runs").glob("*mlsom-d3__s0*.json"))
+    before = json.loads(victim.read_text())
+    victim.unlink()
+    s3 = run_experiment("quick", out, **SMALL)
+    assert s3["n_run_now"] == 1
+    after = json.loads(victim.read_text())
+    assert after["label_counts"] == before["label_counts"]
+
+
+def test_parallel_back_ends_give_the_serial_results(tmp_path):
+    small = dict(SMALL, streams=["MOA-Spher-5C-2A"], methods=["mlsom", "BR-J48"], seeds=[0])
+    serial = run_experiment("quick", tmp_path / "serial", **small)
+    joblib = run_experiment("quick", tmp_path / "joblib", n_jobs=2, **small)
+    assert joblib["mean_macro_f1"] == serial["mean_macro_f1"]
+    dask = run_experiment("quick", tmp_path / "dask", n_jobs=2, scheduler="local", **small)
+    assert dask["mean_macro_f1"] == serial["mean_macro_f1"]
+
+
+def test_plots_are_written(tmp_path):
+    small = dict(SMALL, methods=["mlsom", "BR-J48", "MINAS-BR"], seeds=[0], plots=True)
+    s = run_experiment("quick", tmp_path, **small)
+    names = sorted(p.rsplit("/", 1)[-1] for p in s["plots"])
+    assert names == ["cd.png", "curves-MOA-Spher-3C-2A.png", "curves-MOA-Spher-5C-2A.png",
+                     "nemenyi.png"]
+    for p in s["plots"]:
+        assert open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_run_and_experiment(tmp_path, capsys):
+    out_json = tmp_path / "run.json"
+    main(["run", "--stream", "MOA-Spher-5C-2A", "--method", "mlsom", "--grid-size", "3",
+          "--n-instances", "1500", "--windows", "10", "--param", "learning_rate=0.1",
+          "--out", str(out_json)])
+    text = capsys.readouterr().out
+    assert "mlsom-d3 on MOA-Spher-5C-2A (seed 0)" in text and "macro_f1" in text
+    result = json.loads(out_json.read_text())
+    assert result["params"]["learning_rate"] == 0.1 and result["params"]["grid_size"] == 3
+    main(["experiment", "--out", str(tmp_path / "e"), "--streams", "MOA-Spher-5C-2A",
+          "MOA-Spher-3C-2A", "--methods", "mlsom", "BR-J48", "--grid-sizes", "2", "--seeds", "0",
+          "--n-instances", "1500", "--windows", "10", "--no-plots", "--no-progress"])
+    text = capsys.readouterr().out
+    assert "4 runs (0 found finished, 4 run now)" in text
+    assert "best d = 2 (optimistic" in text and "estimated time of --profile paper" in text
+
+
+def test_run_key_depends_on_everything():
+    a = Run("S", "mlsom", 3, 0, 1000)
+    assert a.key != Run("S", "mlsom", 3, 1, 1000).key
+    assert a.key != Run("S", "mlsom", 4, 0, 1000).key
+    assert a.key != Run("S", "mlsom", 3, 0, 2000).key
+    assert a.key != Run("S", "mlsom", 3, 0, 1000, {"learning_rate": 0.1}).key
+    assert a.key == Run("S", "mlsom", 3, 0, 1000).key
