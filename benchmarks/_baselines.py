@@ -12,7 +12,7 @@ import numpy as np
 
 
 class NumpyOnline:
-    """Start from a fitted SOMStreamClassifier's state; classify and adapt one instance at a time."""
+    """From a fitted SOMStreamClassifier's state, classify and adapt one instance at a time."""
 
     def __init__(self, model):
         st = model._state

@@ -67,10 +67,12 @@ def main() -> None:
         write_arff(plain, n, a, q)
         with open(plain, "rb") as src, gzip.open(plain + ".gz", "wb", compresslevel=6) as dst:
             shutil.copyfileobj(src, dst)
-        print(f"generated {n} x ({a} features + {q} labels): "
-              f"{os.path.getsize(plain) / 1e6:.1f} MB plain, "
-              f"{os.path.getsize(plain + '.gz') / 1e6:.1f} MB gzip "
-              f"({time.perf_counter() - t:.1f} s)")
+        print(
+            f"generated {n} x ({a} features + {q} labels): "
+            f"{os.path.getsize(plain) / 1e6:.1f} MB plain, "
+            f"{os.path.getsize(plain + '.gz') / 1e6:.1f} MB gzip "
+            f"({time.perf_counter() - t:.1f} s)"
+        )
         # the same data with a comment line every 1,000 rows: every block takes the careful
         # per-line path instead of the bulk numpy.loadtxt path
         careful = os.path.join(tmp, "bench-comments.arff")
@@ -87,8 +89,7 @@ def main() -> None:
         for label, path in (("plain", plain), ("gzip ", plain + ".gz")):
             s = best_of(lambda path=path: load_arff(path), args.repeat)
             print(f"load_arff {label}: {s:6.3f} s  ({n / s:,.0f} rows/s)")
-            s = best_of(lambda path=path: sum(x.shape[0] for x, _ in iter_arff(path)),
-                        args.repeat)
+            s = best_of(lambda path=path: sum(x.shape[0] for x, _ in iter_arff(path)), args.repeat)
             print(f"iter_arff {label}: {s:6.3f} s  ({n / s:,.0f} rows/s, chunks of 10000)")
         # slow paths, on 10,000 rows: every value quoted; sparse rows with 20 of 114 entries
         m = 10_000
@@ -116,8 +117,10 @@ def main() -> None:
         c = load_arff(careful)
         assert np.array_equal(c.X, d.X) and np.array_equal(c.Y, d.Y)
         s = best_of(lambda: load_arff(careful), args.repeat)
-        print(f"load_arff plain, per-line path (comment every 1000 rows): {s:6.3f} s  "
-              f"({n / s:,.0f} rows/s)")
+        print(
+            f"load_arff plain, per-line path (comment every 1000 rows): {s:6.3f} s  "
+            f"({n / s:,.0f} rows/s)"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -58,13 +58,17 @@ def main():
 
     ds = load("MOA-Spher-2C-2A", data_home=args.data_home)
     n_total = ds.n_instances
-    print(f"{ds.name}: {len(ds.X_train)} training + {len(ds.X_stream)} stream instances, "
-          f"{ds.n_features} features, {ds.n_labels} labels, z = {ds.train_cardinality:.3f}")
+    print(
+        f"{ds.name}: {len(ds.X_train)} training + {len(ds.X_stream)} stream instances, "
+        f"{ds.n_features} features, {ds.n_labels} labels, z = {ds.train_cardinality:.3f}"
+    )
 
     trivial = np.zeros_like(ds.Y_stream)
     trivial[:, ds.Y_train.sum(0).argmax()] = 1
-    print(f"always the most frequent label: mean cumulative macro F "
-          f"{cumulative_curve(ds.Y_stream, trivial).mean():.4f}")
+    print(
+        f"always the most frequent label: mean cumulative macro F "
+        f"{cumulative_curve(ds.Y_stream, trivial).mean():.4f}"
+    )
 
     for params in (dict(), dict(theta=100, omega=100)):
         name = ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
@@ -83,24 +87,39 @@ def main():
             Y_hat, unknown = model.predict_stream(ds.X_stream, return_unknown=True)
             curves.append(cumulative_curve(ds.Y_stream, Y_hat))
             curves_known.append(cumulative_curve(ds.Y_stream, Y_hat, keep=~unknown))
-            info.append((model.n_unknown_, model.n_novelty_detections_, model.n_extensions_,
-                         model.n_novelty_patterns_, model.n_forgotten_))
+            info.append(
+                (
+                    model.n_unknown_,
+                    model.n_novelty_detections_,
+                    model.n_extensions_,
+                    model.n_novelty_patterns_,
+                    model.n_forgotten_,
+                )
+            )
         curve = np.mean(curves, axis=0)
         per_seed = np.mean(curves, axis=1)
         info = np.mean(info, axis=0)
         print(f"\nMINAS-BR ({name})")
-        print(f"  throughput  : {n_total / best:10,.0f} instances/s end to end "
-              f"(fit {fit_s:.2f} s + stream {stream_s:.2f} s for {n_total} instances; "
-              f"best of {args.repeats})")
-        print(f"  macro F     : {curve.mean():.4f} mean cumulative over {N_WINDOWS} windows, "
-              f"{args.seeds} seeds (per seed {per_seed.min():.4f}-{per_seed.max():.4f}); "
-              f"final {curve[-1]:.4f}")
-        print(f"  unknown out : {np.mean(curves_known, axis=0).mean():.4f} "
-              f"(MINAS-BR convention: unknown instances left out)")
+        print(
+            f"  throughput  : {n_total / best:10,.0f} instances/s end to end "
+            f"(fit {fit_s:.2f} s + stream {stream_s:.2f} s for {n_total} instances; "
+            f"best of {args.repeats})"
+        )
+        print(
+            f"  macro F     : {curve.mean():.4f} mean cumulative over {N_WINDOWS} windows, "
+            f"{args.seeds} seeds (per seed {per_seed.min():.4f}-{per_seed.max():.4f}); "
+            f"final {curve[-1]:.4f}"
+        )
+        print(
+            f"  unknown out : {np.mean(curves_known, axis=0).mean():.4f} "
+            f"(MINAS-BR convention: unknown instances left out)"
+        )
         print("  curve       : " + " ".join(f"{v:.3f}" for v in curve[::5]) + " (every 5th)")
-        print(f"  per run     : {info[0]:.0f} unknown, {info[1]:.1f} detections, "
-              f"{info[2]:.1f} extensions, {info[3]:.1f} novelty patterns, "
-              f"{info[4]:.0f} micro-clusters forgotten")
+        print(
+            f"  per run     : {info[0]:.0f} unknown, {info[1]:.1f} detections, "
+            f"{info[2]:.1f} extensions, {info[3]:.1f} novelty patterns, "
+            f"{info[4]:.0f} micro-clusters forgotten"
+        )
 
 
 if __name__ == "__main__":

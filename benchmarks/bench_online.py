@@ -47,8 +47,10 @@ def main():
     model = mlsom.SOMStreamClassifier(grid_size=args.grid_size, random_state=0, n_jobs=1)
     model.fit(Xtr, Ytr)
     sizes = [w.shape[0] for w in model.weights_]
-    print(f"mlsom {mlsom.__version__}; simd {mlsom._core.simd_info()[0]}; "
-          f"L=7 A=128 d={args.grid_size}: {sum(sizes)} neurons {sizes}, k_nn={model.k_nn_}")
+    print(
+        f"mlsom {mlsom.__version__}; simd {mlsom._core.simd_info()[0]}; "
+        f"L=7 A=128 d={args.grid_size}: {sum(sizes)} neurons {sizes}, k_nn={model.k_nn_}"
+    )
 
     best = float("inf")
     for _ in range(args.repeats):
@@ -57,8 +59,11 @@ def main():
         out = m.predict_stream(Xs)
         best = min(best, time.perf_counter() - t)
     ours = len(Xs) / best
-    print(f"predict_stream : {ours:12,.0f} instances/s  ({len(Xs)} instances, best of {args.repeats}; "
-          f"mean |Y| = {out.sum(1).mean():.2f})")
+    print(
+        f"predict_stream : {ours:12,.0f} instances/s  ({len(Xs)} instances, "
+        f"best of {args.repeats}; "
+        f"mean |Y| = {out.sum(1).mean():.2f})"
+    )
 
     nb = NumpyOnline(copy.deepcopy(model))
     Xn = Xs[: args.n_numpy]
@@ -66,15 +71,20 @@ def main():
     out_np = nb.run(Xn)
     base = len(Xn) / (time.perf_counter() - t)
     same = np.array_equal(out_np, out[: len(Xn)])
-    print(f"NumPy loop     : {base:12,.0f} instances/s  ({len(Xn)} instances; same predictions: {same})")
+    print(
+        f"NumPy loop     : {base:12,.0f} instances/s  ({len(Xn)} instances; "
+        f"same predictions: {same})"
+    )
     print(f"ratio          : {ours / base:12.1f} x")
 
     m = copy.deepcopy(model)
     m.set_params(n_jobs=None)
     t = time.perf_counter()
     m.predict(Xs)
-    print(f"predict (frozen, n_jobs=None -> {os.cpu_count()} threads): "
-          f"{len(Xs) / (time.perf_counter() - t):12,.0f} instances/s")
+    print(
+        f"predict (frozen, n_jobs=None -> {os.cpu_count()} threads): "
+        f"{len(Xs) / (time.perf_counter() - t):12,.0f} instances/s"
+    )
     if not same:
         sys.exit("the NumPy baseline and mlsom disagree")
 

@@ -39,20 +39,29 @@ def blas_info():
     except ImportError:
         return "threadpoolctl not installed"
     return "; ".join(
-        f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} x{i.get('num_threads')}"
-        for i in threadpool_info() if i.get("user_api") == "blas"
+        f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} "
+        f"x{i.get('num_threads')}"
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
     )
 
 
 def main():
     rng = np.random.default_rng(0)
-    d, M = args.grid_size, args.grid_size ** 2
-    X = np.ascontiguousarray(rng.normal(size=(args.n, args.features)) + rng.integers(0, 5, (args.n, 1)))
+    d, M = args.grid_size, args.grid_size**2
+    X = np.ascontiguousarray(
+        rng.normal(size=(args.n, args.features)) + rng.integers(0, 5, (args.n, 1))
+    )
     init = rng.choice(args.n, size=M, replace=False)
     G, r0 = grid_distances(d), initial_radius(d)
-    print(f"mlsom {mlsom.__version__}; simd {_core.simd_info()[0]}; openmp {_core.openmp_enabled()}; "
-          f"BLAS: {blas_info()}")
-    print(f"{args.n} x {args.features} data, {d} x {d} map, {args.epochs} epochs, {args.threads} thread(s)")
+    print(
+        f"mlsom {mlsom.__version__}; simd {_core.simd_info()[0]}; openmp {_core.openmp_enabled()}; "
+        f"BLAS: {blas_info()}"
+    )
+    print(
+        f"{args.n} x {args.features} data, {d} x {d} map, {args.epochs} epochs, "
+        f"{args.threads} thread(s)"
+    )
 
     t_ours, t_np = float("inf"), float("inf")
     for _ in range(args.repeats):
@@ -61,26 +70,40 @@ def main():
         bd2 = np.empty(args.n)
         t = time.perf_counter()
         # max_epochs = n_epochs: exactly the scheduled epochs (unless the last ones converge)
-        epochs, _ = _core.train_map(X, Wt, G, r0, args.epochs, args.epochs, False, bmu, bd2,
-                                    args.threads)
+        epochs, _ = _core.train_map(
+            X, Wt, G, r0, args.epochs, args.epochs, False, bmu, bd2, args.threads
+        )
         t_ours = min(t_ours, time.perf_counter() - t)
         t = time.perf_counter()
         W_np, bmu_np = numpy_batch_som(X, X[init], epochs)
         t_np = min(t_np, time.perf_counter() - t)
     agree = np.mean(bmu == bmu_np)
     wdiff = np.abs(Wt.T - W_np).max()
-    print(f"mlsom train_map : {t_ours * 1e3:8.1f} ms  ({epochs} epochs, {t_ours / epochs * 1e3:.1f} ms/epoch)")
-    print(f"NumPy + BLAS    : {t_np * 1e3:8.1f} ms  (same epochs; assignments agree on {agree:.4%}, "
-          f"max |W diff| {wdiff:.1e})")
+    print(
+        f"mlsom train_map : {t_ours * 1e3:8.1f} ms  ({epochs} epochs, "
+        f"{t_ours / epochs * 1e3:.1f} ms/epoch)"
+    )
+    print(
+        f"NumPy + BLAS    : {t_np * 1e3:8.1f} ms  (same epochs; assignments agree on {agree:.4%}, "
+        f"max |W diff| {wdiff:.1e})"
+    )
     print(f"ratio mlsom/NumPy time: {t_ours / t_np:.2f}  (target <= 2)")
 
     # the public path: fit() of one label (includes mapping, discards and averOut)
     Y = np.ones((args.n, 1), dtype=np.uint8)
-    model = mlsom.SOMStreamClassifier(grid_size=d, n_epochs=args.epochs, max_epochs=args.epochs,
-                                      random_state=0, n_jobs=args.threads)
+    model = mlsom.SOMStreamClassifier(
+        grid_size=d,
+        n_epochs=args.epochs,
+        max_epochs=args.epochs,
+        random_state=0,
+        n_jobs=args.threads,
+    )
     t = time.perf_counter()
     model.fit(X, Y)
-    print(f"SOMStreamClassifier.fit: {(time.perf_counter() - t) * 1e3:.1f} ms ({model.n_iter_[0]} epochs)")
+    print(
+        f"SOMStreamClassifier.fit: {(time.perf_counter() - t) * 1e3:.1f} ms "
+        f"({model.n_iter_[0]} epochs)"
+    )
 
 
 if __name__ == "__main__":

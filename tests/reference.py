@@ -21,7 +21,6 @@ import math
 
 import numpy as np
 
-
 # ---------------------------------------------------------------------------- offline phase
 
 
@@ -106,9 +105,19 @@ def train_map(Xj, M, G, n_epochs, max_epochs, neighborhood):
     return M, bmu, d2, epochs, gap, mean_ties
 
 
-def ref_fit(X, Y, d, *, n_epochs=100, max_epochs=1000, min_neuron_size=4,
-            neighborhood="bubble", averout_distance="euclidean",
-            zero_cooccurrence="reject", random_state=None):
+def ref_fit(
+    X,
+    Y,
+    d,
+    *,
+    n_epochs=100,
+    max_epochs=1000,
+    min_neuron_size=4,
+    neighborhood="bubble",
+    averout_distance="euclidean",
+    zero_cooccurrence="reject",
+    random_state=None,
+):
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y).astype(np.int64)
     n, L = Y.shape
@@ -123,8 +132,9 @@ def ref_fit(X, Y, d, *, n_epochs=100, max_epochs=1000, min_neuron_size=4,
             continue
         Xj = X[Y[:, j] == 1]
         init = rng.choice(len(Xj), size=d * d, replace=len(Xj) < d * d)
-        M, bmu, d2, n_iter, gap, ties = train_map(Xj, Xj[init], G, n_epochs, max_epochs,
-                                                  neighborhood)
+        M, bmu, d2, n_iter, gap, ties = train_map(
+            Xj, Xj[init], G, n_epochs, max_epochs, neighborhood
+        )
         min_gap = min(min_gap, gap)
         mean_ties += ties
         counts = np.bincount(bmu, minlength=d * d)
@@ -133,16 +143,30 @@ def ref_fit(X, Y, d, *, n_epochs=100, max_epochs=1000, min_neuron_size=4,
             keep = np.array([np.argmax(counts)])  # first unit with the largest count
         dist = d2 if squared else np.sqrt(d2)
         averout = np.array([np.mean(np.exp(-dist[bmu == b])) for b in keep])
-        maps[j] = dict(weights=M[keep].copy(), counts=counts[keep].astype(np.int64),
-                       averout=averout, pos=pos[keep].copy(), n_iter=n_iter)
+        maps[j] = dict(
+            weights=M[keep].copy(),
+            counts=counts[keep].astype(np.int64),
+            averout=averout,
+            pos=pos[keep].copy(),
+            n_iter=n_iter,
+        )
     sizes = [len(m["counts"]) for m in maps if m is not None]
     k_nn = min(sizes)
     if k_nn % 2 == 0:
         k_nn -= 1
     k_nn = max(k_nn, 1)
-    return dict(maps=maps, T=T, N=n, S=int(np.trace(T)), k_nn=k_nn, L=L,
-                squared=squared, skip=zero_cooccurrence == "skip", min_gap=min_gap,
-                equal_mean_ties=mean_ties)
+    return dict(
+        maps=maps,
+        T=T,
+        N=n,
+        S=int(np.trace(T)),
+        k_nn=k_nn,
+        L=L,
+        squared=squared,
+        skip=zero_cooccurrence == "skip",
+        min_gap=min_gap,
+        equal_mean_ties=mean_ties,
+    )
 
 
 def prob(T, N):

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import mlsom
-from mlsom import ConvergenceWarning, NotFittedError, SOMStreamClassifier
-from mlsom import _core
+from mlsom import ConvergenceWarning, NotFittedError, SOMStreamClassifier, _core
 
 
 def make_stream(n=600, A=6, L=4, seed=0):
@@ -43,8 +42,16 @@ def fitted(data):
     [
         (lambda X: X[:, :, None], ValueError, r"X must be 2-D .* got shape \(200, 6, 1\)"),
         (lambda X: X[0], ValueError, r"X must be 2-D .*reshape\(1, -1\)"),
-        (lambda X: np.where(np.arange(6) == 2, np.nan, X), ValueError, r"NaN or infinity .*row 0, column 2"),
-        (lambda X: np.where(np.arange(6) == 5, np.inf, X), ValueError, r"NaN or infinity .*column 5: inf"),
+        (
+            lambda X: np.where(np.arange(6) == 2, np.nan, X),
+            ValueError,
+            r"NaN or infinity .*row 0, column 2",
+        ),
+        (
+            lambda X: np.where(np.arange(6) == 5, np.inf, X),
+            ValueError,
+            r"NaN or infinity .*column 5: inf",
+        ),
         (lambda X: X.astype(str), TypeError, r"X must hold real numbers"),
         (lambda X: X + 1j, TypeError, r"X must hold real numbers"),
         (lambda X: X[:, :0], ValueError, r"X has no feature column"),
@@ -77,6 +84,7 @@ def test_fit_rejects_bad_Y(data, bad, exc, match):
 
 def test_sparse_input_is_refused_with_a_hint(data):
     import scipy.sparse as sparse
+
     X, Y = data
     with pytest.raises(TypeError, match=r"X is a sparse matrix .*X.toarray\(\)"):
         SOMStreamClassifier(grid_size=2).fit(sparse.csr_matrix(X[:50]), Y[:50])
@@ -94,7 +102,11 @@ def test_sparse_input_is_refused_with_a_hint(data):
         ({"n_epochs": 0}, ValueError, r"n_epochs must be >= 1, got 0"),
         ({"n_epochs": 10, "max_epochs": 5}, ValueError, r"max_epochs must be >= n_epochs"),
         ({"min_neuron_size": 0}, ValueError, r"min_neuron_size must be >= 1, got 0"),
-        ({"neighborhood": "mexican-hat"}, ValueError, r"neighborhood must be one of .*'mexican-hat'"),
+        (
+            {"neighborhood": "mexican-hat"},
+            ValueError,
+            r"neighborhood must be one of .*'mexican-hat'",
+        ),
         ({"averout_distance": "manhattan"}, ValueError, r"averout_distance must be one of"),
         ({"zero_cooccurrence": "ignore"}, ValueError, r"zero_cooccurrence must be one of"),
         ({"n_jobs": 0}, ValueError, r"n_jobs must be a non-zero integer or None, got 0"),
@@ -169,7 +181,10 @@ def test_get_set_params_and_repr():
     assert model.grid_size == 2 and model.neighborhood == "gaussian"
     with pytest.raises(ValueError, match="invalid parameter 'grid'"):
         model.set_params(grid=3)
-    assert repr(model) == "SOMStreamClassifier(grid_size=2, learning_rate=0.1, neighborhood='gaussian')"
+    assert (
+        repr(model)
+        == "SOMStreamClassifier(grid_size=2, learning_rate=0.1, neighborhood='gaussian')"
+    )
 
 
 def test_defaults_are_the_papers():
@@ -293,8 +308,9 @@ def test_chunks_equal_one_call(data):
     a = SOMStreamClassifier(grid_size=3, random_state=2).fit(X[:200], Y[:200])
     b = copy.deepcopy(a)
     whole = a.predict_stream(X[200:])
-    parts = np.vstack([b.predict_stream(X[200:201]), b.predict_stream(X[201:377]),
-                       b.predict_stream(X[377:])])
+    parts = np.vstack(
+        [b.predict_stream(X[200:201]), b.predict_stream(X[201:377]), b.predict_stream(X[377:])]
+    )
     np.testing.assert_array_equal(whole, parts)
     assert pickle.dumps(a) == pickle.dumps(b)
 
@@ -380,7 +396,9 @@ def test_predict_stream_and_predict_from_threads_stay_consistent(data):
         except Exception as exc:  # pragma: no cover
             errors.append(exc)
 
-    threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader) for _ in range(3)]
+    threads = [threading.Thread(target=writer)] + [
+        threading.Thread(target=reader) for _ in range(3)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -439,7 +457,9 @@ def test_openmp_status_is_what_the_build_promised():
 
 def test_save_and_load_round_trip(tmp_path, data):
     X, Y = data
-    m = SOMStreamClassifier(grid_size=3, random_state=0, neighborhood="gaussian").fit(X[:200], Y[:200])
+    m = SOMStreamClassifier(grid_size=3, random_state=0, neighborhood="gaussian").fit(
+        X[:200], Y[:200]
+    )
     m.predict_stream(X[200:300])
     path = tmp_path / "model.npz"
     m.save(path)

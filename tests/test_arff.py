@@ -44,7 +44,11 @@ def raises_at(line: int, match: str | None = None):
 YEAST_LABELS = tuple(f"Class{i}" for i in range(1, 15))
 SCENE_LABELS = ("Beach", "Sunset", "FallFoliage", "Field", "Mountain", "Urban")
 EMOTIONS_LABELS = (
-    "amazed-suprised", "happy-pleased", "relaxing-calm", "quiet-still", "sad-lonely",
+    "amazed-suprised",
+    "happy-pleased",
+    "relaxing-calm",
+    "quiet-still",
+    "sad-lonely",
     "angry-aggresive",
 )
 
@@ -274,7 +278,7 @@ def test_xml_label_with_escaped_quote(tmp_path):
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<labels xmlns="http://mulan.sourceforge.net/labels">\n'
         '<label name="say &quot;hi&quot;"></label>\n'
-        "<label name=\"Swainson's Thrush\"></label>\n"
+        '<label name="Swainson\'s Thrush"></label>\n'
         "</labels>\n"
     )
     d = load_arff(path)
@@ -338,9 +342,7 @@ def test_sparse_row_details(tmp_path):
 """
     d = load_arff(write(tmp_path, text), labels=["y"], nominal="onehot", missing="zero")
     # omitted values are 0, i.e. the first declared value of a nominal attribute (Weka)
-    np.testing.assert_array_equal(
-        d.X, [[0, 1, 0, 0], [2, 1, 0, -1.5], [0, 0, 1, 0], [0, 1, 0, 0]]
-    )
+    np.testing.assert_array_equal(d.X, [[0, 1, 0, 0], [2, 1, 0, -1.5], [0, 0, 1, 0], [0, 1, 0, 0]])
     # y is declared {1,0}: an omitted y is its first value, "1"
     np.testing.assert_array_equal(d.Y, [[1], [1], [0], [1]])
 
@@ -353,8 +355,10 @@ def test_whitespace_only_and_comment_lines_in_fast_path(tmp_path):
 
 
 def test_empty_data_section(tmp_path):
-    d = load_arff(write(tmp_path, "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n"),
-                  labels=["y"])
+    d = load_arff(
+        write(tmp_path, "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n"),
+        labels=["y"],
+    )
     assert d.X.shape == (0, 1) and d.Y.shape == (0, 1)
 
 
@@ -378,9 +382,7 @@ def test_nominal_feature_onehot(tmp_path):
     path = write(tmp_path, NOMINAL)
     d = load_arff(path, labels=["y"], nominal="onehot")
     assert d.feature_names == ("size", "color=red", "color=dark blue", "color=x,y")
-    np.testing.assert_array_equal(
-        d.X, [[1, 1, 0, 0], [2, 0, 1, 0], [3, 0, 0, 1], [4, 1, 0, 0]]
-    )
+    np.testing.assert_array_equal(d.X, [[1, 1, 0, 0], [2, 0, 1, 0], [3, 0, 0, 1], [4, 1, 0, 0]])
     np.testing.assert_array_equal(d.Y.ravel(), [1, 0, 1, 0])
 
 
@@ -496,7 +498,7 @@ BASE = """\
         ("1,2,0,1\n{0 1, 2}\n", 8, "not 'index value'"),
         ("1,'2,0,1\n", 7, "unterminated ' quote"),
         ("1,'2'3,0,1\n", 7, "text after the closing quote"),
-        ("1,\"2\\\",0,1\n", 7, "unterminated \" quote"),
+        ('1,"2\\",0,1\n', 7, 'unterminated " quote'),
         ("1,2,0,1,{0.5}\n", 7, "instance weights"),
         ("1,2,0,1\n% c\n1,2,0,1\n1,2,0,3\n", 10, "label 'y2' has the value 3"),
         ("1,2,0,1\n?,2,0,1\n", 8, "missing value.*'a'"),
@@ -530,10 +532,16 @@ def test_malformed_rows(tmp_path, data_text, line, match):
         ("@relation t\n@attribute {0,1}\n@data\n", 2, "missing name"),
         ("@relation t\n@attribute a numeric\n@attribute y {0,1\n@data\n", 3, "closing"),
         ("@relation t\n@attribute a numeric\n@attribute y {}\n@data\n", 3, "empty value list"),
-        ("@relation t\n@attribute a numeric\n@attribute y {yes,no}\n@data\n", 3,
-         "label attribute 'y' must be nominal"),
-        ("@relation t\n@attribute a numeric\n@attribute y string\n@data\n", 3,
-         "label attribute 'y' has type string"),
+        (
+            "@relation t\n@attribute a numeric\n@attribute y {yes,no}\n@data\n",
+            3,
+            "label attribute 'y' must be nominal",
+        ),
+        (
+            "@relation t\n@attribute a numeric\n@attribute y string\n@data\n",
+            3,
+            "label attribute 'y' has type string",
+        ),
         ("@relation t\n@attribute 'a numeric\n@data\n", 2, "unterminated"),
         ("@relation t\n@data\n", 2, "@data before any @attribute"),
         ("@attribute a numeric\n@attribute y {0,1}\n@data\n", 3, "no @relation"),
@@ -548,11 +556,16 @@ def test_malformed_headers(tmp_path, header, line, match):
 def test_error_line_numbers_beyond_the_first_block(tmp_path):
     """Line numbers stay right across the blocks of the bulk parser (20,000 lines each)."""
     rng = np.random.default_rng(0)
-    rows = [f"{v:.5f},{int(y)}" for v, y in zip(rng.random(45_000), rng.random(45_000) < 0.5,
-                                                strict=True)]
+    rows = [
+        f"{v:.5f},{int(y)}"
+        for v, y in zip(rng.random(45_000), rng.random(45_000) < 0.5, strict=True)
+    ]
     header = "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n"
-    for k, bad, match in [(23_456, "0.5,7", "value 7"), (41_000, "0.5,1,1", "found 3"),
-                          (30_001, "x,1", "'x'")]:
+    for k, bad, match in [
+        (23_456, "0.5,7", "value 7"),
+        (41_000, "0.5,1,1", "found 3"),
+        (30_001, "x,1", "'x'"),
+    ]:
         r = list(rows)
         r[k] = bad
         path = write(tmp_path, header + "\n".join(r) + "\n")
@@ -573,8 +586,11 @@ def test_xml_label_absent_from_header(tmp_path):
         '<label name="Y2"></label>\n'
         "</labels>\n"
     )
-    with pytest.raises(ArffError, match=rf"^{re.escape(str(xml))}, line 4: label 'Y2' is not an "
-                                        rf"attribute of {re.escape(str(path))}"):
+    with pytest.raises(
+        ArffError,
+        match=rf"^{re.escape(str(xml))}, line 4: label 'Y2' is not an "
+        rf"attribute of {re.escape(str(path))}",
+    ):
         load_arff(path)
     xml.write_text("<labels><label name='y1'></labels>\n")
     with pytest.raises(ArffError, match=r"t\.xml, line 1: invalid XML"):
@@ -683,8 +699,10 @@ def test_iter_equals_load_with_sparse_comments_missing_mean(tmp_path):
 
 def test_iter_is_lazy_and_header_errors_are_eager(tmp_path):
     rows = "\n".join(f"{k},{k % 2}" for k in range(100))
-    path = write(tmp_path, "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n"
-                 + rows + "\n5,9\n")
+    path = write(
+        tmp_path,
+        "@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n" + rows + "\n5,9\n",
+    )
     it = iter_arff(path, 10, labels=["y"])
     X, Y = next(it)  # the error on the last line is not reached yet
     np.testing.assert_array_equal(X.ravel(), np.arange(10))

@@ -114,9 +114,13 @@ def test_lower_bound_never_sees_test_labels_nor_learns_after_fit(name, easy, mon
     def refuse(*args, **kwargs):
         raise AssertionError("a base learner was trained during predict")
 
-    for cls in (sklearn.tree.DecisionTreeClassifier, sklearn.svm.SVC,
-                sklearn.neighbors.KNeighborsClassifier, sklearn.neighbors.NearestNeighbors,
-                sklearn.preprocessing.MinMaxScaler):
+    for cls in (
+        sklearn.tree.DecisionTreeClassifier,
+        sklearn.svm.SVC,
+        sklearn.neighbors.KNeighborsClassifier,
+        sklearn.neighbors.NearestNeighbors,
+        sklearn.preprocessing.MinMaxScaler,
+    ):
         monkeypatch.setattr(cls, "fit", refuse)
     monkeypatch.setattr(type(model), "fit", refuse)
 
@@ -253,13 +257,13 @@ def test_linear_svm_predicts_as_scikit_learns_svc(n_classes):
 
 
 def test_pruned_sets_transformation_by_hand():
-    Y = np.array([[1, 1, 1]] + [[1, 1, 0]] * 4 + [[1, 0, 0]] * 5 + [[0, 1, 1]] * 4
-                 + [[0, 0, 1]] * 2)
+    Y = np.array(
+        [[1, 1, 1]] + [[1, 1, 0]] * 4 + [[1, 0, 0]] * 5 + [[0, 1, 1]] * 4 + [[0, 0, 1]] * 2
+    )
     rows, Y_new = _pruned_sets_data(Y, p=3, strategy="A", b=2)
     # {1,1,1} (once) is replaced by its two largest frequent subsets; {0,0,1} has none: dropped
     got = sorted((int(r), tuple(y)) for r, y in zip(rows, Y_new.tolist(), strict=True))
-    expect = sorted([(0, (1, 1, 0)), (0, (0, 1, 1))]
-                    + [(i, tuple(Y[i])) for i in range(1, 14)])
+    expect = sorted([(0, (1, 1, 0)), (0, (0, 1, 1))] + [(i, tuple(Y[i])) for i in range(1, 14)])
     assert got == expect
     rows, Y_new = _pruned_sets_data(Y, p=3, strategy="A", b=1)
     # a tie (same size, same count) goes to the label set first in numpy.unique's sorted order
@@ -307,8 +311,9 @@ def test_homer_builds_a_hierarchy_and_descends_it():
     rng = np.random.default_rng(1)
     X = rng.random((400, 2))
     # seven labels: three thresholds on x0, four on x1
-    Y = np.column_stack([X[:, 0] > t for t in (0.2, 0.5, 0.8)]
-                        + [X[:, 1] > t for t in (0.2, 0.4, 0.6, 0.8)]).astype(np.uint8)
+    Y = np.column_stack(
+        [X[:, 0] > t for t in (0.2, 0.5, 0.8)] + [X[:, 1] > t for t in (0.2, 0.4, 0.6, 0.8)]
+    ).astype(np.uint8)
     m = HOMER(random_state=0).fit(X[:250], Y[:250])
     children = m.root_["children"]
     assert 2 <= len(children) <= 3 and any(isinstance(c, dict) for c in children)
@@ -353,12 +358,14 @@ def test_mlknn_properties():
     np.testing.assert_array_equal(m.predict(X[100:]), proba > 0.5)
     # scaled distances: a positive affine change of a feature changes nothing
     X2 = X * np.array([1000.0, 1.0, 0.01]) + np.array([-5.0, 3.0, 7.0])
-    np.testing.assert_array_equal(MLkNN().fit(X2[:100], Y[:100]).predict(X2[100:]),
-                                  m.predict(X[100:]))
+    np.testing.assert_array_equal(
+        MLkNN().fit(X2[:100], Y[:100]).predict(X2[100:]), m.predict(X[100:])
+    )
     # labels are handled independently: permuting them permutes the predictions
     perm = [2, 0, 3, 1]
-    np.testing.assert_array_equal(MLkNN().fit(X[:100], Y[:100, perm]).predict(X[100:]),
-                                  m.predict(X[100:])[:, perm])
+    np.testing.assert_array_equal(
+        MLkNN().fit(X[:100], Y[:100, perm]).predict(X[100:]), m.predict(X[100:])[:, perm]
+    )
     # k larger than the training set is lowered to n - 1
     small = MLkNN(k=50).fit(X[:5], Y[:5])
     assert small.k_ == 4 and small.predict(X[100:]).shape == (50, 4)
@@ -368,8 +375,18 @@ def test_mlknn_properties():
 
 
 def test_upper_registry_names_the_papers_baselines():
-    assert set(UPPER_BOUNDS) == {"BR-HT", "CC-HT", "PS-HT", "MLHT", "ISOUPTree",
-                                 "EaBR-HT", "EaCC-HT", "EaPS-HT", "EaMLHT", "EaISOUPTree"}
+    assert set(UPPER_BOUNDS) == {
+        "BR-HT",
+        "CC-HT",
+        "PS-HT",
+        "MLHT",
+        "ISOUPTree",
+        "EaBR-HT",
+        "EaCC-HT",
+        "EaPS-HT",
+        "EaMLHT",
+        "EaISOUPTree",
+    }
     for name in UPPER:
         assert UPPER_BOUNDS[name]().kind == "incremental"
 
@@ -449,7 +466,7 @@ def test_upper_bound_prediction_of_a_row_ignores_its_labels(name):
         changed[i:] = 1 - changed[i:]  # row i's labels and every later row's are different
         b = upper(name).fit(X_tr, Y_tr).predict_learn(X_te, changed)
         np.testing.assert_array_equal(a[: i + 1], b[: i + 1])
-        assert (a[i + 1:] != b[i + 1:]).any()  # the later labels are learnt and matter
+        assert (a[i + 1 :] != b[i + 1 :]).any()  # the later labels are learnt and matter
 
 
 @pytest.mark.parametrize("name", UPPER)
@@ -458,13 +475,15 @@ def test_upper_bound_is_deterministic_by_seed_and_chunk_size(name):
     whole = upper(name, seed=7).fit(X[:150], Y[:150]).predict_learn(X[150:], Y[150:])
     model = upper(name, seed=7).fit(X[:150], Y[:150])
     edges = [150, 151, 158, 230, 450]
-    parts = [model.predict_learn(X[a:b], Y[a:b])
-             for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    parts = [
+        model.predict_learn(X[a:b], Y[a:b]) for a, b in zip(edges[:-1], edges[1:], strict=True)
+    ]
     np.testing.assert_array_equal(np.vstack(parts), whole)
     assert model.predict_learn(X[:0], Y[:0]).shape == (0, 3)
     # fit starts a fresh model: what was learnt before is forgotten
-    np.testing.assert_array_equal(model.fit(X[:150], Y[:150]).predict_learn(X[150:], Y[150:]),
-                                  whole)
+    np.testing.assert_array_equal(
+        model.fit(X[:150], Y[:150]).predict_learn(X[150:], Y[150:]), whole
+    )
     params = model.get_params()
     assert json.loads(json.dumps(params)) == params and params["random_state"] == 7
 
@@ -481,8 +500,15 @@ def test_upper_bound_predicts_the_constant_of_a_single_class_label(name):
 def test_upper_bound_through_the_protocol_matches_direct_calls():
     X, Y = easy_stream(500, seed=6)
     direct = upper("EaCC-HT").fit(X[:200], Y[:200]).predict_learn(X[200:], Y[200:])
-    res = evaluate(upper("EaCC-HT"), (X[200:], Y[200:]), X_train=X[:200], Y_train=Y[:200],
-                   n_windows=2, chunk_size=37, keep_predictions=True)
+    res = evaluate(
+        upper("EaCC-HT"),
+        (X[200:], Y[200:]),
+        X_train=X[:200],
+        Y_train=Y[:200],
+        n_windows=2,
+        chunk_size=37,
+        keep_predictions=True,
+    )
     np.testing.assert_array_equal(res.unpacked_predictions(), direct)
 
 

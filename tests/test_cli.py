@@ -20,20 +20,21 @@ def test_demo_prints_results_and_writes_a_png(tmp_path, capsys):
 
 
 def test_demo_results_are_consistent(tmp_path):
-    res = run_demo(n_instances=4000, n_windows=20, out_dir=tmp_path, plot=False,
-                   file=io.StringIO())
+    res = run_demo(n_instances=4000, n_windows=20, out_dir=tmp_path, plot=False, file=io.StringIO())
     for curve in res["curves"].values():
         assert len(curve) == 20 and all(0.0 <= v <= 1.0 for v in curve)
     # the last cumulative value is the table's macro F
     assert res["table"][0][1] == res["curves"]["adaptive"][-1]
     assert res["png"] is None
     # same seed, same results
-    again = run_demo(n_instances=4000, n_windows=20, out_dir=tmp_path, plot=False,
-                     file=io.StringIO())
+    again = run_demo(
+        n_instances=4000, n_windows=20, out_dir=tmp_path, plot=False, file=io.StringIO()
+    )
     np.testing.assert_array_equal(res["curves"]["adaptive"], again["curves"]["adaptive"])
 
 
 def test_console_script_info():
-    out = subprocess.run([sys.executable, "-m", "mlsom._cli", "info"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "mlsom._cli", "info"], capture_output=True, text=True, check=True
+    ).stdout
     assert "openmp" in out and "simd_path" in out

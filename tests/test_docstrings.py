@@ -9,7 +9,8 @@ import pytest
 import mlsom
 
 MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(mlsom.__path__, prefix="mlsom.")
+    m.name
+    for m in pkgutil.walk_packages(mlsom.__path__, prefix="mlsom.")
     if not m.name.endswith("_cli")
 )
 

@@ -82,24 +82,37 @@ def close(a, b):
 def test_label_based_measures_match_sklearn(ours, theirs):
     for Y, P in PAIRS:
         c = confusion_counts(Y, P)
-        for fn, skfn in ((macro_f1, skm.f1_score), (macro_precision, skm.precision_score),
-                         (macro_recall, skm.recall_score)):
+        for fn, skfn in (
+            (macro_f1, skm.f1_score),
+            (macro_precision, skm.precision_score),
+            (macro_recall, skm.recall_score),
+        ):
             close(fn(c, zero_division=ours), sk(skfn, Y, P, average="macro", zero_division=theirs))
-        for fn, skfn in ((micro_f1, skm.f1_score), (micro_precision, skm.precision_score),
-                         (micro_recall, skm.recall_score)):
+        for fn, skfn in (
+            (micro_f1, skm.f1_score),
+            (micro_precision, skm.precision_score),
+            (micro_recall, skm.recall_score),
+        ):
             close(fn(c, zero_division=ours), sk(skfn, Y, P, average="micro", zero_division=theirs))
 
 
 @pytest.mark.parametrize(("ours", "theirs"), SHARED)
 def test_example_based_measures_match_sklearn(ours, theirs):
     for Y, P in PAIRS:
-        for fn, skfn in ((example_f1, skm.f1_score), (example_precision, skm.precision_score),
-                         (example_recall, skm.recall_score)):
-            close(fn(Y, P, zero_division=ours), sk(skfn, Y, P, average="samples",
-                                                   zero_division=theirs))
+        for fn, skfn in (
+            (example_f1, skm.f1_score),
+            (example_precision, skm.precision_score),
+            (example_recall, skm.recall_score),
+        ):
+            close(
+                fn(Y, P, zero_division=ours),
+                sk(skfn, Y, P, average="samples", zero_division=theirs),
+            )
         if ours != "exclude":  # jaccard_score has no NaN convention
-            close(example_accuracy(Y, P, zero_division=ours),
-                  sk(skm.jaccard_score, Y, P, average="samples", zero_division=theirs))
+            close(
+                example_accuracy(Y, P, zero_division=ours),
+                sk(skm.jaccard_score, Y, P, average="samples", zero_division=theirs),
+            )
 
 
 def test_hamming_and_subset_accuracy_match_sklearn():
@@ -137,12 +150,18 @@ def test_mulan_convention_follows_mulans_rule():
         close(macro_precision(c, "mulan"), np.mean(p))
         close(macro_recall(c, "mulan"), np.mean(r))
         a, t, q = (Y & P).sum(1), Y.sum(1), P.sum(1)
-        close(example_f1(Y, P, "mulan"),
-              np.mean([_mulan_ratio(2 * x, y + z, True) for x, y, z in zip(a, t, q, strict=True)]))
-        close(example_precision(Y, P, "mulan"),
-              np.mean([_mulan_ratio(x, z, y + z == 0) for x, y, z in zip(a, t, q, strict=True)]))
-        close(example_recall(Y, P, "mulan"),
-              np.mean([_mulan_ratio(x, y, y + z == 0) for x, y, z in zip(a, t, q, strict=True)]))
+        close(
+            example_f1(Y, P, "mulan"),
+            np.mean([_mulan_ratio(2 * x, y + z, True) for x, y, z in zip(a, t, q, strict=True)]),
+        )
+        close(
+            example_precision(Y, P, "mulan"),
+            np.mean([_mulan_ratio(x, z, y + z == 0) for x, y, z in zip(a, t, q, strict=True)]),
+        )
+        close(
+            example_recall(Y, P, "mulan"),
+            np.mean([_mulan_ratio(x, y, y + z == 0) for x, y, z in zip(a, t, q, strict=True)]),
+        )
         # F and Jaccard: Mulan's rule is the value 1
         close(macro_f1(c, "mulan"), macro_f1(c, 1))
         close(example_accuracy(Y, P, "mulan"), example_accuracy(Y, P, 1))
@@ -279,11 +298,15 @@ def test_curves_equal_direct_computation(stream_pair, zd):
 def test_recorded_convention_is_the_default(stream_pair):
     Y, P = stream_pair
     res = evaluate_predictions(Y, P, n_windows=40, zero_division=0)
-    np.testing.assert_array_equal(res.curve("macro_f1", cumulative=False),
-                                  res.curve("macro_f1", cumulative=False, zero_division=0))
+    np.testing.assert_array_equal(
+        res.curve("macro_f1", cumulative=False),
+        res.curve("macro_f1", cumulative=False, zero_division=0),
+    )
     # label 4 never occurs and is almost never predicted: small windows see 0/0
-    assert not np.array_equal(res.curve("macro_f1", cumulative=False),
-                              res.curve("macro_f1", cumulative=False, zero_division=1))
+    assert not np.array_equal(
+        res.curve("macro_f1", cumulative=False),
+        res.curve("macro_f1", cumulative=False, zero_division=1),
+    )
 
 
 def test_mean_summary_and_window_counts(stream_pair):
@@ -322,10 +345,22 @@ def test_fixed_size_windows(stream_pair):
 def test_round_trip_through_json(stream_pair):
     Y, P = stream_pair
     res = evaluate_predictions(
-        Y, P, n_windows=9, zero_division="mulan", keep_predictions=True, method="m",
-        kind="online", params={"a": 1, "b": (1, 2), "g": np.random.default_rng(0)},
-        stream="s", seed=3, label_names=list("abcdef"), n_train=50, fit_seconds=0.5,
-        stream_seconds=2.0, chunk_size=100, info={"x": np.float64(1.5)},
+        Y,
+        P,
+        n_windows=9,
+        zero_division="mulan",
+        keep_predictions=True,
+        method="m",
+        kind="online",
+        params={"a": 1, "b": (1, 2), "g": np.random.default_rng(0)},
+        stream="s",
+        seed=3,
+        label_names=list("abcdef"),
+        n_train=50,
+        fit_seconds=0.5,
+        stream_seconds=2.0,
+        chunk_size=100,
+        info={"x": np.float64(1.5)},
     )
     text = json.dumps(res.to_dict(), allow_nan=False)
     back = StreamEvaluation.from_dict(json.loads(text))
@@ -338,8 +373,9 @@ def test_round_trip_through_json(stream_pair):
     for m in MEASURES:
         for zd in CONVENTIONS:
             for cumulative in (True, False):
-                np.testing.assert_array_equal(back.curve(m, cumulative, zd),
-                                              res.curve(m, cumulative, zd))
+                np.testing.assert_array_equal(
+                    back.curve(m, cumulative, zd), res.curve(m, cumulative, zd)
+                )
     assert back.zero_division == "mulan" and back.seed == 3 and back.stream == "s"
     assert back.label_names == tuple("abcdef") and back.params["b"] == [1, 2]
     assert isinstance(back.params["g"], str)  # not JSON: kept as its repr
@@ -374,14 +410,17 @@ def test_result_validates_its_tables():
     with pytest.raises(ValueError, match="example_counts"):
         StreamEvaluation([0, 5, 10], np.zeros((2, 2, 4)), [np.zeros((0, 4))])
     with pytest.raises(ValueError, match="zero_division"):
-        StreamEvaluation([0, 5, 10], np.zeros((2, 2, 4)), [np.zeros((0, 4))] * 2,
-                         zero_division="warn")
+        StreamEvaluation(
+            [0, 5, 10], np.zeros((2, 2, 4)), [np.zeros((0, 4))] * 2, zero_division="warn"
+        )
 
 
 def test_average_curves_over_runs(stream_pair):
     Y, P = stream_pair
-    runs = [evaluate_predictions(Y, Y ^ (np.random.default_rng(s).random(Y.shape) < 0.2),
-                                 n_windows=8) for s in range(3)]
+    runs = [
+        evaluate_predictions(Y, Y ^ (np.random.default_rng(s).random(Y.shape) < 0.2), n_windows=8)
+        for s in range(3)
+    ]
     expected = np.mean([r.curve("micro_f1", cumulative=False) for r in runs], axis=0)
     close(average_curves(runs, "micro_f1", cumulative=False), expected)
     with pytest.raises(ValueError, match="same windows"):

@@ -8,14 +8,26 @@ import pytest
 from mlsom._cli import main
 from mlsom.experiment import PROFILES, Run, make_method, plan, run_experiment
 
-SMALL = dict(streams=["MOA-Spher-5C-2A", "MOA-Spher-3C-2A"], methods=["mlsom", "MINAS-BR", "BR-J48"],
-             grid_sizes=[2, 3], seeds=[0, 1], n_instances=1500, n_windows=10, plots=False,
-             progress=False)
+SMALL = dict(
+    streams=["MOA-Spher-5C-2A", "MOA-Spher-3C-2A"],
+    methods=["mlsom", "MINAS-BR", "BR-J48"],
+    grid_sizes=[2, 3],
+    seeds=[0, 1],
+    n_instances=1500,
+    n_windows=10,
+    plots=False,
+    progress=False,
+)
 
 
 def test_plan_counts_runs():
-    runs = plan("quick", streams=["MOA-Spher-5C-2A"], methods=["mlsom", "MINAS-BR", "BR-J48"],
-                grid_sizes=[2, 4, 6], seeds=[0, 1, 2])
+    runs = plan(
+        "quick",
+        streams=["MOA-Spher-5C-2A"],
+        methods=["mlsom", "MINAS-BR", "BR-J48"],
+        grid_sizes=[2, 4, 6],
+        seeds=[0, 1, 2],
+    )
     by = {}
     for r in runs:
         by.setdefault(r.method, []).append(r)
@@ -89,24 +101,64 @@ def test_plots_are_written(tmp_path):
     small = dict(SMALL, methods=["mlsom", "BR-J48", "MINAS-BR"], seeds=[0], plots=True)
     s = run_experiment("quick", tmp_path, **small)
     names = sorted(p.rsplit("/", 1)[-1] for p in s["plots"])
-    assert names == ["cd.png", "curves-MOA-Spher-3C-2A.png", "curves-MOA-Spher-5C-2A.png",
-                     "nemenyi.png"]
+    assert names == [
+        "cd.png",
+        "curves-MOA-Spher-3C-2A.png",
+        "curves-MOA-Spher-5C-2A.png",
+        "nemenyi.png",
+    ]
     for p in s["plots"]:
         assert open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
 
 def test_cli_run_and_experiment(tmp_path, capsys):
     out_json = tmp_path / "run.json"
-    main(["run", "--stream", "MOA-Spher-5C-2A", "--method", "mlsom", "--grid-size", "3",
-          "--n-instances", "1500", "--windows", "10", "--param", "learning_rate=0.1",
-          "--out", str(out_json)])
+    main(
+        [
+            "run",
+            "--stream",
+            "MOA-Spher-5C-2A",
+            "--method",
+            "mlsom",
+            "--grid-size",
+            "3",
+            "--n-instances",
+            "1500",
+            "--windows",
+            "10",
+            "--param",
+            "learning_rate=0.1",
+            "--out",
+            str(out_json),
+        ]
+    )
     text = capsys.readouterr().out
     assert "mlsom-d3 on MOA-Spher-5C-2A (seed 0)" in text and "macro_f1" in text
     result = json.loads(out_json.read_text())
     assert result["params"]["learning_rate"] == 0.1 and result["params"]["grid_size"] == 3
-    main(["experiment", "--out", str(tmp_path / "e"), "--streams", "MOA-Spher-5C-2A",
-          "MOA-Spher-3C-2A", "--methods", "mlsom", "BR-J48", "--grid-sizes", "2", "--seeds", "0",
-          "--n-instances", "1500", "--windows", "10", "--no-plots", "--no-progress"])
+    main(
+        [
+            "experiment",
+            "--out",
+            str(tmp_path / "e"),
+            "--streams",
+            "MOA-Spher-5C-2A",
+            "MOA-Spher-3C-2A",
+            "--methods",
+            "mlsom",
+            "BR-J48",
+            "--grid-sizes",
+            "2",
+            "--seeds",
+            "0",
+            "--n-instances",
+            "1500",
+            "--windows",
+            "10",
+            "--no-plots",
+            "--no-progress",
+        ]
+    )
     text = capsys.readouterr().out
     assert "4 runs (0 found finished, 4 run now)" in text
     assert "best d = 2 (optimistic" in text and "estimated time of --profile paper" in text

@@ -82,10 +82,16 @@ class ReferenceMINASBR:
         self.theta, self.omega, self.f = theta, omega, f
         self.min_size, self.max_iter, self.selection = min_size, max_iter, selection
         self.models = {}
-        for c, r, w, g in zip(fitted.cluster_centers_, fitted.cluster_radii_,
-                              fitted.cluster_weights_, fitted.cluster_models_, strict=True):
+        for c, r, w, g in zip(
+            fitted.cluster_centers_,
+            fitted.cluster_radii_,
+            fitted.cluster_weights_,
+            fitted.cluster_models_,
+            strict=True,
+        ):
             self.models.setdefault(int(g), []).append(
-                dict(c=c.copy(), r=float(r), w=float(w), cat="normal", used=0))
+                dict(c=c.copy(), r=float(r), w=float(w), cat="normal", used=0)
+            )
         self.next_model = self.L
         self.t = 0
         self.last = 0
@@ -145,8 +151,9 @@ class ReferenceMINASBR:
         centres = [c.copy() for c in centres]
 
         def assign_all():
-            return [min(range(len(centres)), key=lambda k: (self.dist(s, centres[k]), k))
-                    for s in S]
+            return [
+                min(range(len(centres)), key=lambda k: (self.dist(s, centres[k]), k)) for s in S
+            ]
 
         assign = assign_all()
         for _ in range(self.max_iter):
@@ -222,8 +229,13 @@ class ReferenceMINASBR:
 def test_matches_the_plain_reference(params):
     Xtr, Ytr, Xs, _ = drifting(n_stream=1800, seed=3)
     model = MINASBR(k_ini=0.03, random_state=0, **params).fit(Xtr, Ytr)
-    ref = ReferenceMINASBR(model, params["theta"], params["omega"], params["f"],
-                           selection=params.get("label_selection", "all"))
+    ref = ReferenceMINASBR(
+        model,
+        params["theta"],
+        params["omega"],
+        params["f"],
+        selection=params.get("label_selection", "all"),
+    )
     ours = model.predict_stream(Xs)
     np.testing.assert_array_equal(ours, ref.run(Xs))
     # every mechanism actually ran, so the comparison covers it
@@ -232,7 +244,10 @@ def test_matches_the_plain_reference(params):
     if params["f"] > 10:
         assert model.n_extensions_ > 0
     assert (model.n_extensions_, model.n_novelty_patterns_, model.n_forgotten_) == (
-        ref.n_ext, ref.n_np, ref.n_forgotten)
+        ref.n_ext,
+        ref.n_np,
+        ref.n_forgotten,
+    )
     assert len(model.short_term_memory_) == len(ref.stm)
     assert model.n_seen_ == ref.t == len(Xs)
 
@@ -337,8 +352,14 @@ def test_radius_test_accepts_inside_rejects_outside():
     c, r = model.cluster_centers_, model.cluster_radii_
     assert (r > 0).all()
     direction = np.array([0.6, 0.8])
-    X = np.array([c[0] + 0.9 * r[0] * direction, c[0] + 1.1 * r[0] * direction,
-                  c[1] + 0.99 * r[1] * direction, c[1] + 1.01 * r[1] * direction])
+    X = np.array(
+        [
+            c[0] + 0.9 * r[0] * direction,
+            c[0] + 1.1 * r[0] * direction,
+            c[1] + 0.99 * r[1] * direction,
+            c[1] + 1.01 * r[1] * direction,
+        ]
+    )
     Y_hat, unknown = model.predict_stream(X, return_unknown=True)
     np.testing.assert_array_equal(Y_hat, [[1, 0], [0, 0], [0, 1], [0, 0]])
     np.testing.assert_array_equal(unknown, [False, True, False, True])
@@ -348,8 +369,7 @@ def test_radius_test_accepts_inside_rejects_outside():
 
 def test_only_the_nearest_micro_cluster_of_a_label_counts():
     # columns 0-2 are one model, 3-4 another; radii: column 1 is big, column 0 small
-    d = np.array([[1.0, 2.0, 5.0, 0.5, 0.5],
-                  [3.0, 2.0, 5.0, 0.7, 0.1]])
+    d = np.array([[1.0, 2.0, 5.0, 0.5, 0.5], [3.0, 2.0, 5.0, 0.7, 0.1]])
     radii = np.array([0.5, 10.0, 1.0, 0.5, 0.2])
     dmin, idx, inside = _group_nearest(d, np.array([0, 3]), radii)
     # row 0: column 1 contains it, but column 0 is nearer and too small -> no vote;
@@ -499,8 +519,15 @@ def test_a_label_absent_from_training_is_never_predicted():
 def test_params_repr_and_pickle():
     m = MINASBR()
     assert m.get_params() == dict(
-        f=1.1, init="random", k_ini=0.01, label_selection="all", max_iter=101,
-        min_cluster_size=3, omega=2000, random_state=None, theta=1000,
+        f=1.1,
+        init="random",
+        k_ini=0.01,
+        label_selection="all",
+        max_iter=101,
+        min_cluster_size=3,
+        omega=2000,
+        random_state=None,
+        theta=1000,
     )
     assert MINASBR.kind == "online"
     assert repr(MINASBR(theta=100, omega=100)) == "MINASBR(omega=100, theta=100)"

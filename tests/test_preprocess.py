@@ -54,7 +54,8 @@ def reference_balanced(Y, fraction):
     chosen: list[int] = []
     while len(chosen) < B:
         avail = [
-            lab for lab in range(L)
+            lab
+            for lab in range(L)
             if any(key[lab] and pos[key] < len(m) for key, m in groups.items())
         ]
         if not avail:

@@ -76,8 +76,15 @@ class Spy:
 def test_online_and_batch_methods_never_see_a_test_label(kind):
     X_tr, Y_tr, X_te, Y_te = small_stream()
     spy = Spy(kind, 3)
-    res = evaluate(spy, (X_te, Y_te), X_train=X_tr, Y_train=Y_tr, chunk_size=16, n_windows=10,
-                   keep_predictions=True)
+    res = evaluate(
+        spy,
+        (X_te, Y_te),
+        X_train=X_tr,
+        Y_train=Y_tr,
+        chunk_size=16,
+        n_windows=10,
+        keep_predictions=True,
+    )
     name, args, kwargs = spy.calls[0]
     assert name == "fit" and not kwargs and len(args) == 2
     np.testing.assert_array_equal(args[0], X_tr)
@@ -122,8 +129,9 @@ def test_batch_method_is_never_updated_after_fit(ds):
     np.testing.assert_array_equal(frozen.T_, reference.T_)
     assert frozen.n_seen_ == reference.n_seen_ == len(ds.X_train)
     assert res.kind == "batch"
-    same_counts(res, evaluate_predictions(ds.Y_stream, reference.predict(ds.X_stream),
-                                          n_windows=20))
+    same_counts(
+        res, evaluate_predictions(ds.Y_stream, reference.predict(ds.X_stream), n_windows=20)
+    )
 
 
 class LastLabels:
@@ -153,8 +161,15 @@ class LastLabels:
 def test_incremental_prediction_of_a_row_does_not_use_its_labels(chunk_size):
     X_tr, Y_tr, X_te, Y_te = small_stream()
     method = LastLabels()
-    res = evaluate(method, (X_te, Y_te), X_train=X_tr, Y_train=Y_tr, chunk_size=chunk_size,
-                   n_windows=10, keep_predictions=True)
+    res = evaluate(
+        method,
+        (X_te, Y_te),
+        X_train=X_tr,
+        Y_train=Y_tr,
+        chunk_size=chunk_size,
+        n_windows=10,
+        keep_predictions=True,
+    )
     n = len(X_te)
     assert method.log == [(step, i) for i in range(n) for step in ("predict", "learn")]
     expected = np.vstack([Y_tr[-1:], Y_te[:-1]])
@@ -162,8 +177,15 @@ def test_incremental_prediction_of_a_row_does_not_use_its_labels(chunk_size):
     # changing the labels of row 37 changes the prediction of row 38 only
     Y_changed = Y_te.copy()
     Y_changed[37] = 1 - Y_changed[37]
-    again = evaluate(LastLabels(), (X_te, Y_changed), X_train=X_tr, Y_train=Y_tr,
-                     chunk_size=chunk_size, n_windows=10, keep_predictions=True)
+    again = evaluate(
+        LastLabels(),
+        (X_te, Y_changed),
+        X_train=X_tr,
+        Y_train=Y_tr,
+        chunk_size=chunk_size,
+        n_windows=10,
+        keep_predictions=True,
+    )
     diff = np.flatnonzero((again.unpacked_predictions() != res.unpacked_predictions()).any(1))
     assert diff.tolist() == [38]
 
@@ -193,7 +215,7 @@ def test_chunk_size_does_not_change_results(ds):
 def _chunks(X, Y, sizes):
     lo = 0
     for s in sizes:
-        yield X[lo:lo + s], Y[lo:lo + s]
+        yield X[lo : lo + s], Y[lo : lo + s]
         lo += s
 
 
@@ -204,8 +226,15 @@ def test_iterable_stream_matches_arrays(ds):
     sizes = []
     while sum(sizes) < n:
         sizes.append(int(min(rng.integers(1, 1500), n - sum(sizes))))
-    res = evaluate(som(), _chunks(ds.X_stream, ds.Y_stream, sizes), X_train=ds.X_train,
-                   Y_train=ds.Y_train, n_test=n, chunk_size=500, stream_name=ds.name)
+    res = evaluate(
+        som(),
+        _chunks(ds.X_stream, ds.Y_stream, sizes),
+        X_train=ds.X_train,
+        Y_train=ds.Y_train,
+        n_test=n,
+        chunk_size=500,
+        stream_name=ds.name,
+    )
     same_counts(res, reference)
     assert res.stream == ds.name and res.n_test == n
 
@@ -213,8 +242,14 @@ def test_iterable_stream_matches_arrays(ds):
 def test_iterable_stream_with_fixed_windows():
     X_tr, Y_tr, X_te, Y_te = small_stream(n_test=95)
     spy = Spy("online", 3)
-    res = evaluate(spy, _chunks(X_te, Y_te, [40, 40, 15]), X_train=X_tr, Y_train=Y_tr,
-                   window_size=20, chunk_size=8)
+    res = evaluate(
+        spy,
+        _chunks(X_te, Y_te, [40, 40, 15]),
+        X_train=X_tr,
+        Y_train=Y_tr,
+        window_size=20,
+        chunk_size=8,
+    )
     assert res.window_sizes.tolist() == [20, 20, 20, 20, 15]
     assert res.info["windows"] == {"window_size": 20}
     assert max(len(args[0]) for name, args, _ in spy.calls if name != "fit") == 8
@@ -296,10 +331,18 @@ def test_evaluate_many_is_one_pass_with_separate_results(ds):
             return out
 
     results = evaluate_many(
-        {"adaptive": som(), "frozen": som(),
-         "mutator": Mutator(grid_size=3, random_state=0, n_jobs=1)},
-        stream(), X_train=ds.X_train, Y_train=ds.Y_train, n_test=len(ds.X_stream),
-        kinds={"frozen": "batch"}, seeds={"frozen": 11}, chunk_size=250,
+        {
+            "adaptive": som(),
+            "frozen": som(),
+            "mutator": Mutator(grid_size=3, random_state=0, n_jobs=1),
+        },
+        stream(),
+        X_train=ds.X_train,
+        Y_train=ds.Y_train,
+        n_test=len(ds.X_stream),
+        kinds={"frozen": "batch"},
+        seeds={"frozen": 11},
+        chunk_size=250,
     )
     assert consumed == sizes  # read once
     assert list(results) == ["adaptive", "frozen", "mutator"]

@@ -24,8 +24,12 @@ def stream(request):
 @pytest.mark.parametrize("d, nb", [(2, "bubble"), (3, "gaussian")])
 def test_core_matches_reference_on_real_data(stream, d, nb):
     # the first 400 instances of the stream keep the pure-Python reference quick
-    _, Y_hat, _ = run_case(stream.X_train, stream.Y_train, stream.X_stream[:400],
-                           params(d, neighborhood=nb, random_state=7))
+    _, Y_hat, _ = run_case(
+        stream.X_train,
+        stream.Y_train,
+        stream.X_stream[:400],
+        params(d, neighborhood=nb, random_state=7),
+    )
     assert (Y_hat.sum(axis=1) >= 1).all()
 
 
@@ -37,10 +41,12 @@ def test_better_than_chance(stream):
     ours = macro_f1(confusion_counts(Y, model.predict_stream(stream.X_stream)))
     rng = np.random.default_rng(0)
     prior = stream.Y_train.mean(axis=0)
-    chance = np.mean([
-        macro_f1(confusion_counts(Y, (rng.random(Y.shape) < prior).astype(np.uint8)))
-        for _ in range(5)
-    ])
+    chance = np.mean(
+        [
+            macro_f1(confusion_counts(Y, (rng.random(Y.shape) < prior).astype(np.uint8)))
+            for _ in range(5)
+        ]
+    )
     top = np.zeros_like(Y)
     top[:, np.argmax(stream.Y_train.sum(0))] = 1
     most_frequent = macro_f1(confusion_counts(Y, top))

@@ -54,9 +54,17 @@ def make_stream(seed, L, A, n_train=120, n_test=150, n_clusters=5, absent=(), ra
 
 
 def params(d, **kw):
-    p = dict(grid_size=d, learning_rate=0.05, n_epochs=20, max_epochs=200, min_neuron_size=4,
-             neighborhood="bubble", averout_distance="euclidean", zero_cooccurrence="reject",
-             random_state=0)
+    p = dict(
+        grid_size=d,
+        learning_rate=0.05,
+        n_epochs=20,
+        max_epochs=200,
+        min_neuron_size=4,
+        neighborhood="bubble",
+        averout_distance="euclidean",
+        zero_cooccurrence="reject",
+        random_state=0,
+    )
     p.update(kw)
     return p
 
@@ -83,8 +91,14 @@ def assert_same_state(model, st):
     np.testing.assert_allclose(model.P_, ref.prob(st["T"], st["N"]), **TOL)
     for j, m in enumerate(st["maps"]):
         if m is None:
-            for attr in ("weights_", "neuron_counts_", "averout_", "log_averout_",
-                         "grid_positions_", "n_iter_"):
+            for attr in (
+                "weights_",
+                "neuron_counts_",
+                "averout_",
+                "log_averout_",
+                "grid_positions_",
+                "n_iter_",
+            ):
                 assert getattr(model, attr)[j] is None, (attr, j)
             continue
         np.testing.assert_array_equal(model.grid_positions_[j], m["pos"], err_msg=f"label {j}")
@@ -114,7 +128,9 @@ def assert_same_predictions(Y_pkg, Y_ref):
     bad = np.flatnonzero((Y_pkg != Y_ref).any(axis=1))
     assert bad.size == 0, (
         f"{bad.size} rows differ, first {bad[0]}: package {Y_pkg[bad[0]]}, reference "
-        f"{Y_ref[bad[0]]}" if bad.size else ""
+        f"{Y_ref[bad[0]]}"
+        if bad.size
+        else ""
     )
 
 
@@ -138,9 +154,15 @@ def run_case(X_tr, Y_tr, X_te, p):
 GRID = list(itertools.product([1, 2, 5, 8], [1, 2, 3, 5], [1, 3, 20]))
 # twice, so that every (L, d, A) meets both neighbourhoods, both distances and both rules
 RANDOM_CASES = [
-    (L, d, A, ("bubble", "gaussian")[(i + k) % 2],
-     ("euclidean", "sqeuclidean")[(i // 2 + k) % 2], ("reject", "skip")[(i // 4 + k) % 2],
-     i + 48 * k)
+    (
+        L,
+        d,
+        A,
+        ("bubble", "gaussian")[(i + k) % 2],
+        ("euclidean", "sqeuclidean")[(i // 2 + k) % 2],
+        ("reject", "skip")[(i // 4 + k) % 2],
+        i + 48 * k,
+    )
     for k in (0, 1)
     for i, (L, d, A) in enumerate(GRID)
 ]
@@ -156,8 +178,12 @@ RANDOM_CASES[94] = RANDOM_CASES[94][:6] + (194,)  # (8, 5, 3)
 @pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", RANDOM_CASES)
 def test_random_stream_matches_reference(L, d, A, nb, dist, zc, seed):
     X_tr, Y_tr, X_te = make_stream(seed, L, A)
-    _, Y, _ = run_case(X_tr, Y_tr, X_te, params(d, neighborhood=nb, averout_distance=dist,
-                                                zero_cooccurrence=zc, random_state=seed))
+    _, Y, _ = run_case(
+        X_tr,
+        Y_tr,
+        X_te,
+        params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, random_state=seed),
+    )
     assert Y.sum(axis=1).min() >= 1  # at least one label per instance, always
     if L >= 5:  # the data are meant to exercise the Bayes rule, not just the vote
         assert (Y.sum(axis=1) > 1).any(), "no multi-label prediction: the case is too weak"
@@ -170,8 +196,9 @@ def test_random_streams_predict_many_multilabel_rows():
         if L < 2 or d not in (2, 3):
             continue
         X_tr, Y_tr, X_te = make_stream(seed, L, A)
-        p = params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc,
-                   random_state=seed)
+        p = params(
+            d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, random_state=seed
+        )
         _, st = fit_both(X_tr, Y_tr, p)
         Y, st = ref.ref_stream(st, X_te)
         multi += int((Y.sum(axis=1) > 1).sum())
@@ -181,14 +208,26 @@ def test_random_streams_predict_many_multilabel_rows():
     assert rejected > 0.05 * total
 
 
-@pytest.mark.parametrize("nb, dist, zc", [("bubble", "euclidean", "reject"),
-                                          ("gaussian", "sqeuclidean", "skip")])
+@pytest.mark.parametrize(
+    "nb, dist, zc", [("bubble", "euclidean", "reject"), ("gaussian", "sqeuclidean", "skip")]
+)
 def test_default_schedule_matches_reference(nb, dist, zc):
     # n_epochs=100, max_epochs=1000 as in the paper
     X_tr, Y_tr, X_te = make_stream(101, 5, 3, n_train=150, n_test=100)
-    run_case(X_tr, Y_tr, X_te, params(3, n_epochs=100, max_epochs=1000, neighborhood=nb,
-                                      averout_distance=dist, zero_cooccurrence=zc,
-                                      random_state=7))
+    run_case(
+        X_tr,
+        Y_tr,
+        X_te,
+        params(
+            3,
+            n_epochs=100,
+            max_epochs=1000,
+            neighborhood=nb,
+            averout_distance=dist,
+            zero_cooccurrence=zc,
+            random_state=7,
+        ),
+    )
 
 
 @pytest.mark.parametrize("eta", [0.1, 0.2])
@@ -200,8 +239,9 @@ def test_learning_rate_matches_reference(eta):
 # ---------------------------------------------------------------------------- special cases
 
 
-@pytest.mark.parametrize("L, absent, nb", [(2, (0,), "bubble"), (5, (1, 4), "gaussian"),
-                                           (8, (0, 3, 7), "bubble")])
+@pytest.mark.parametrize(
+    "L, absent, nb", [(2, (0,), "bubble"), (5, (1, 4), "gaussian"), (8, (0, 3, 7), "bubble")]
+)
 def test_labels_absent_from_training(L, absent, nb):
     X_tr, Y_tr, X_te = make_stream(20 + L, L, 3, absent=absent)
     model, Y, _ = run_case(X_tr, Y_tr, X_te, params(3, neighborhood=nb, random_state=L))
@@ -212,14 +252,16 @@ def test_labels_absent_from_training(L, absent, nb):
     assert len(absent) < L and Y.any()
 
 
-@pytest.mark.parametrize("d, n_rare, nb", [(3, 5, "bubble"), (5, 7, "gaussian"),
-                                           (5, 1, "bubble"), (2, 3, "gaussian")])
+@pytest.mark.parametrize(
+    "d, n_rare, nb", [(3, 5, "bubble"), (5, 7, "gaussian"), (5, 1, "bubble"), (2, 3, "gaussian")]
+)
 def test_class_with_fewer_instances_than_neurons(d, n_rare, nb):
     # the rare map is initialised with replacement: duplicate units, exact BMU ties (first wins)
     X_tr, Y_tr, X_te = make_stream(30 + d, 5, 3, rare=(2, n_rare))
     assert Y_tr[:, 2].sum() == n_rare < d * d
-    model, _, _ = run_case(X_tr, Y_tr, X_te,
-                           params(d, neighborhood=nb, min_neuron_size=1, random_state=d))
+    model, _, _ = run_case(
+        X_tr, Y_tr, X_te, params(d, neighborhood=nb, min_neuron_size=1, random_state=d)
+    )
     assert model.neuron_counts_[2].sum() >= n_rare
 
 
@@ -283,8 +325,8 @@ def test_vote_tie_goes_to_the_label_with_the_nearest_neuron():
     np.testing.assert_array_equal(Y_ref, expected)
     np.testing.assert_array_equal(model.predict(Xq), expected)
     for i in range(5):
-        one = copy.deepcopy(model).predict_stream(Xq[i:i + 1])
-        np.testing.assert_array_equal(one, expected[i:i + 1])
+        one = copy.deepcopy(model).predict_stream(Xq[i : i + 1])
+        np.testing.assert_array_equal(one, expected[i : i + 1])
 
 
 # ------------------------------------------------------------------ exact ties of equal means
@@ -302,8 +344,11 @@ def _same_rows_case(which):
         rng = np.random.default_rng(172)
         n, A = rng.integers(5, 40), rng.integers(1, 5)
         X = rng.random((n, A))
-        return X, np.ones((n, 1), np.uint8), params(3, n_epochs=3, max_epochs=3,
-                                                    min_neuron_size=1, random_state=172)
+        return (
+            X,
+            np.ones((n, 1), np.uint8),
+            params(3, n_epochs=3, max_epochs=3, min_neuron_size=1, random_state=172),
+        )
     # a realistic one: default-like settings, the early large-radius epochs collapse the map on
     # two populated units, so groups of up to four units share their rows and tie exactly
     X_tr, Y_tr, _ = make_stream(5, 5, 3)
@@ -325,12 +370,17 @@ def test_units_with_the_same_rows_get_identical_means(which):
 # ---------------------------------------------------------------------------- frozen and chunked
 
 
-@pytest.mark.parametrize("L, d, nb, dist, zc", [(5, 3, "bubble", "euclidean", "reject"),
-                                                (8, 2, "gaussian", "sqeuclidean", "skip")])
+@pytest.mark.parametrize(
+    "L, d, nb, dist, zc",
+    [(5, 3, "bubble", "euclidean", "reject"), (8, 2, "gaussian", "sqeuclidean", "skip")],
+)
 def test_predict_is_the_first_step_of_predict_stream(L, d, nb, dist, zc):
     X_tr, Y_tr, X_te = make_stream(60 + L, L, 3)
-    model, st = fit_both(X_tr, Y_tr, params(d, neighborhood=nb, averout_distance=dist,
-                                           zero_cooccurrence=zc, random_state=L))
+    model, st = fit_both(
+        X_tr,
+        Y_tr,
+        params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, random_state=L),
+    )
     model.predict_stream(X_te[:50])  # a state that has moved away from the fit
     _, st = ref.ref_stream(st, X_te[:50])
     Xq = X_te[50:90]
@@ -341,7 +391,7 @@ def test_predict_is_the_first_step_of_predict_stream(L, d, nb, dist, zc):
     np.testing.assert_array_equal(Y, Y_ref)
     assert (Y.sum(axis=1) > 1).any()
     for i, x in enumerate(Xq):
-        np.testing.assert_array_equal(copy.deepcopy(before).predict_stream(x[None]), Y[i:i + 1])
+        np.testing.assert_array_equal(copy.deepcopy(before).predict_stream(x[None]), Y[i : i + 1])
     assert_same_state(model, st)  # predict left the model untouched
 
 

@@ -1,4 +1,4 @@
-"""mlsom: multi-label stream classification with self-organizing maps under infinitely delayed labels.
+"""mlsom: multi-label stream classification with self-organizing maps, labels never arriving.
 
 The public API:
 

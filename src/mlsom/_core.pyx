@@ -7,7 +7,7 @@
 # _kernels.h vectorises over neurons without re-associating any sum.
 #
 # Notation follows the method description (docs/method.md): L labels, M kept neurons over all maps,
-# A features, N instances seen, S = sum of label-set sizes seen (so the label cardinality is z = S/N).
+# A features, N instances seen, S = sum of label-set sizes seen (label cardinality z = S/N).
 
 from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, exp, log, log1p, sqrt
@@ -145,8 +145,8 @@ def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G,
     Returns (number of epochs run, converged).
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
-    cdef Py_ssize_t e, i, u, v, a, b, n_epochs_run = 0
-    cdef double r, h, den, inv
+    cdef Py_ssize_t e, i, u, v, a, n_epochs_run = 0
+    cdef double r, h, inv
     cdef bint winner_only, converged = False
     cdef int64_t changed
     cdef int failed = 0
@@ -274,11 +274,17 @@ cdef void _select_smallest(Entry *a, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
         mid = lo + (hi - lo) // 2
         # median of a[lo], a[mid], a[hi-1] moved to a[hi-1]
         if _less(a[mid], a[lo]):
-            t = a[mid]; a[mid] = a[lo]; a[lo] = t
+            t = a[mid]
+            a[mid] = a[lo]
+            a[lo] = t
         if _less(a[hi - 1], a[lo]):
-            t = a[hi - 1]; a[hi - 1] = a[lo]; a[lo] = t
+            t = a[hi - 1]
+            a[hi - 1] = a[lo]
+            a[lo] = t
         if _less(a[mid], a[hi - 1]):
-            t = a[mid]; a[mid] = a[hi - 1]; a[hi - 1] = t
+            t = a[mid]
+            a[mid] = a[hi - 1]
+            a[hi - 1] = t
         p = a[hi - 1]
         store = lo
         for i in range(lo, hi - 1):
@@ -411,7 +417,7 @@ cdef Py_ssize_t _classify(const double *x, const double *Wt, Py_ssize_t A, Py_ss
     for j in range(M):
         bv = <Py_ssize_t> ((w.d2[j] - lo) * scale)
         w.bkt[j] = <uint8_t> (bv if bv < NB - 1 else NB - 1)
-    for r in range(n_rank):
+    for _ in range(n_rank):
         for b in range(NB):
             w.hist[b] = 0
         n_pool = 0

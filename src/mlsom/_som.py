@@ -190,7 +190,9 @@ class SOMStreamClassifier:
         valid = self._get_param_names()
         for key, value in params.items():
             if key not in valid:
-                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; valid: {valid}")
+                raise ValueError(
+                    f"invalid parameter {key!r} for {type(self).__name__}; valid: {valid}"
+                )
             setattr(self, key, value)
         return self
 
@@ -278,8 +280,16 @@ class SOMStreamClassifier:
             bmu = np.empty(nj, dtype=np.int64)
             bmu_d2 = np.empty(nj, dtype=np.float64)
             epochs, converged = _core.train_map(
-                Xj, Wt, G, r0, n_epochs, max_epochs, self.neighborhood == "gaussian",
-                bmu, bmu_d2, n_threads,
+                Xj,
+                Wt,
+                G,
+                r0,
+                n_epochs,
+                max_epochs,
+                self.neighborhood == "gaussian",
+                bmu,
+                bmu_d2,
+                n_threads,
             )
             if not converged:
                 not_converged.append(j)
@@ -371,9 +381,19 @@ class SOMStreamClassifier:
         self._lock.acquire_write()
         try:
             _core.stream(
-                X, st["Wt"], st["ncls"], st["offsets"], st["counts"], st["log_averout"],
-                st["T"], st["NS"], st["k_nn"], st["learning_rate"], st["squared"],
-                st["skip_zero"], Y,
+                X,
+                st["Wt"],
+                st["ncls"],
+                st["offsets"],
+                st["counts"],
+                st["log_averout"],
+                st["T"],
+                st["NS"],
+                st["k_nn"],
+                st["learning_rate"],
+                st["squared"],
+                st["skip_zero"],
+                Y,
             )
         finally:
             self._lock.release_write()
@@ -404,8 +424,19 @@ class SOMStreamClassifier:
         try:
             N, S = (int(v) for v in st["NS"])
             _core.predict(
-                X, st["Wt"], st["ncls"], st["offsets"], st["log_averout"], st["T"], N, S,
-                st["k_nn"], st["squared"], st["skip_zero"], Y, n_threads,
+                X,
+                st["Wt"],
+                st["ncls"],
+                st["offsets"],
+                st["log_averout"],
+                st["T"],
+                N,
+                S,
+                st["k_nn"],
+                st["squared"],
+                st["skip_zero"],
+                Y,
+                n_threads,
             )
         finally:
             self._lock.release_read()
@@ -575,24 +606,42 @@ def _check_state(a, meta, path):
     def bad(what):
         raise ValueError(f"{path!r}: inconsistent model file: {what}")
 
-    expected = {"Wt": (np.float64, 2), "ncls": (np.int32, 1), "offsets": (np.int64, 1),
-                "counts": (np.int64, 1), "log_averout": (np.float64, 1),
-                "positions": (np.int64, 2), "T": (np.int64, 2), "NS": (np.int64, 1)}
+    expected = {
+        "Wt": (np.float64, 2),
+        "ncls": (np.int32, 1),
+        "offsets": (np.int64, 1),
+        "counts": (np.int64, 1),
+        "log_averout": (np.float64, 1),
+        "positions": (np.int64, 2),
+        "T": (np.int64, 2),
+        "NS": (np.int64, 1),
+    }
     for key, (dtype, ndim) in expected.items():
         if a[key].dtype != dtype or a[key].ndim != ndim:
-            bad(f"{key} has dtype {a[key].dtype} and {a[key].ndim} dimensions, "
-                f"expected {np.dtype(dtype)} with {ndim}")
+            bad(
+                f"{key} has dtype {a[key].dtype} and {a[key].ndim} dimensions, "
+                f"expected {np.dtype(dtype)} with {ndim}"
+            )
     Wt, ncls, offsets, T = a["Wt"], a["ncls"], a["offsets"], a["T"]
     A, M = Wt.shape
     L = T.shape[0]
     if A < 1 or M < 1 or L < 1 or T.shape != (L, L):
         bad(f"shapes Wt {Wt.shape}, T {T.shape}")
-    if offsets.shape != (L + 1,) or offsets[0] != 0 or offsets[-1] != M or np.any(np.diff(offsets) < 0):
+    if (
+        offsets.shape != (L + 1,)
+        or offsets[0] != 0
+        or offsets[-1] != M
+        or np.any(np.diff(offsets) < 0)
+    ):
         bad(f"offsets {offsets.tolist()} do not partition {M} neurons into {L} labels")
     sizes = np.diff(offsets)
     if not np.array_equal(ncls, np.repeat(np.arange(L, dtype=np.int32), sizes)):
         bad("neuron labels do not match the offsets")
-    if a["counts"].shape != (M,) or a["log_averout"].shape != (M,) or a["positions"].shape != (M, 2):
+    if (
+        a["counts"].shape != (M,)
+        or a["log_averout"].shape != (M,)
+        or a["positions"].shape != (M, 2)
+    ):
         bad("per-neuron arrays do not have one entry per neuron")
     if np.any(a["counts"] < 1) or not np.all(np.isfinite(Wt)) or np.any(np.isnan(a["log_averout"])):
         bad("counts below 1 or non-finite weights")

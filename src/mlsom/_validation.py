@@ -16,9 +16,11 @@ def _describe(value):
 
 
 def check_int(name, value, *, low=None, high=None):
-    """Return ``value`` as int; TypeError unless it is an integer, ValueError outside [low, high]."""
+    """Return ``value`` as int: TypeError unless an integer, ValueError outside [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {_describe(value)} ({type(value).__name__})")
+        raise TypeError(
+            f"{name} must be an integer, got {_describe(value)} ({type(value).__name__})"
+        )
     value = int(value)
     if low is not None and value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
@@ -30,7 +32,9 @@ def check_int(name, value, *, low=None, high=None):
 def check_float(name, value, *, low=None, high=None, low_open=False):
     """Return ``value`` as float; TypeError unless real, ValueError if outside the interval."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {_describe(value)} ({type(value).__name__})")
+        raise TypeError(
+            f"{name} must be a real number, got {_describe(value)} ({type(value).__name__})"
+        )
     value = float(value)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
@@ -112,7 +116,9 @@ def check_labels(name, Y, n_samples):
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, column {j}")
+        raise ValueError(
+            f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, column {j}"
+        )
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     if not arr.any():
         raise ValueError(

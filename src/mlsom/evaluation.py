@@ -153,9 +153,7 @@ def _check_example_counts(ex_counts):
     if ex_counts.size == 0:
         return np.zeros((0, 4), np.int64)
     if ex_counts.ndim != 2 or ex_counts.shape[1] != 4:
-        raise ValueError(
-            f"example counts must have shape (n_rows, 4), got {ex_counts.shape}"
-        )
+        raise ValueError(f"example counts must have shape (n_rows, 4), got {ex_counts.shape}")
     return ex_counts
 
 
@@ -490,8 +488,7 @@ def micro_recall(counts, zero_division=1):
 
 
 def _example(measure, Y, Y_hat, zero_division):
-    return compute_measure(measure, ex_counts=example_counts(Y, Y_hat),
-                           zero_division=zero_division)
+    return compute_measure(measure, ex_counts=example_counts(Y, Y_hat), zero_division=zero_division)
 
 
 def example_f1(Y, Y_hat, zero_division=1):
@@ -714,8 +711,9 @@ class _WindowAccumulator:
         packed = None
         if self._packed is not None:
             width = (self.n_labels + 7) // 8
-            packed = (np.concatenate(self._packed) if self._packed
-                      else np.zeros((0, width), np.uint8))
+            packed = (
+                np.concatenate(self._packed) if self._packed else np.zeros((0, width), np.uint8)
+            )
         return edges, counts, list(self.example_counts), packed
 
 
@@ -822,8 +820,11 @@ class StreamEvaluation:
         self.example_counts = [_check_example_counts(e) for e in self.example_counts]
         self.zero_division = _check_zero_division(self.zero_division)
         W = len(self.window_edges) - 1
-        if self.label_counts.ndim != 3 or self.label_counts.shape[0] != W or \
-                self.label_counts.shape[2] != 4:
+        if (
+            self.label_counts.ndim != 3
+            or self.label_counts.shape[0] != W
+            or self.label_counts.shape[2] != 4
+        ):
             raise ValueError(
                 f"label_counts must have shape ({W}, n_labels, 4), got {self.label_counts.shape}"
             )
@@ -975,8 +976,10 @@ class StreamEvaluation:
         """
         w = range(self.n_windows)[window]
         if cumulative:
-            return (self.label_counts[: w + 1].sum(0),
-                    merge_example_counts(*self.example_counts[: w + 1]))
+            return (
+                self.label_counts[: w + 1].sum(0),
+                merge_example_counts(*self.example_counts[: w + 1]),
+            )
         return self.label_counts[w].copy(), self.example_counts[w].copy()
 
     def unpacked_predictions(self):
@@ -1057,8 +1060,9 @@ class StreamEvaluation:
         return cls(
             window_edges=np.asarray(data["window_edges"], dtype=np.int64),
             label_counts=counts,
-            example_counts=[np.asarray(e, dtype=np.int64).reshape(-1, 4)
-                            for e in data["example_counts"]],
+            example_counts=[
+                np.asarray(e, dtype=np.int64).reshape(-1, 4) for e in data["example_counts"]
+            ],
             method=data.get("method", ""),
             kind=data.get("kind", ""),
             params=dict(data.get("params") or {}),
@@ -1083,8 +1087,9 @@ class StreamEvaluation:
         )
 
 
-def evaluate_predictions(Y, Y_hat, *, n_windows=50, window_size=None, zero_division=1,
-                         keep_predictions=False, **metadata):
+def evaluate_predictions(
+    Y, Y_hat, *, n_windows=50, window_size=None, zero_division=1, keep_predictions=False, **metadata
+):
     """Windowed evaluation of given predictions of a test stream.
 
     Use it to evaluate predictions obtained elsewhere, or to lay new windows over kept
@@ -1118,8 +1123,9 @@ def evaluate_predictions(Y, Y_hat, *, n_windows=50, window_size=None, zero_divis
     acc = _WindowAccumulator(Y.shape[1], edges=edges, keep_predictions=keep_predictions)
     acc.add(Y, Y_hat)
     edges, counts, ex, packed = acc.finish()
-    return StreamEvaluation(edges, counts, ex, zero_division=zero_division, predictions=packed,
-                            **metadata)
+    return StreamEvaluation(
+        edges, counts, ex, zero_division=zero_division, predictions=packed, **metadata
+    )
 
 
 def average_curves(results, measure="macro_f1", cumulative=True, zero_division=None):

@@ -28,8 +28,15 @@ import numpy as np
 
 from ._version import __version__
 
-__all__ = ["PROFILES", "Run", "available_methods", "make_method", "plan", "run_experiment",
-           "run_one"]
+__all__ = [
+    "PROFILES",
+    "Run",
+    "available_methods",
+    "make_method",
+    "plan",
+    "run_experiment",
+    "run_one",
+]
 
 #: The experiment designs. ``quick`` takes minutes on a laptop; ``paper`` is the paper's design
 #: (every stream of Table 1, d = 1..10, 10 seeds for the stochastic methods, all baselines).
@@ -115,16 +122,28 @@ class Run:
     @property
     def key(self):
         """File-name-safe identity of the run (a hash of everything that defines it)."""
-        text = json.dumps([self.stream, self.method, self.grid_size, self.seed, self.n_instances,
-                           sorted(self.params.items())], default=str)
+        text = json.dumps(
+            [
+                self.stream,
+                self.method,
+                self.grid_size,
+                self.seed,
+                self.n_instances,
+                sorted(self.params.items()),
+            ],
+            default=str,
+        )
         digest = hashlib.sha1(text.encode()).hexdigest()[:10]
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in
-                       f"{self.stream}__{self.label}__s{self.seed}")
+        safe = "".join(
+            ch if ch.isalnum() or ch in "-_" else "_"
+            for ch in f"{self.stream}__{self.label}__s{self.seed}"
+        )
         return f"{safe}__{digest}"
 
 
-def plan(profile="quick", *, streams=None, methods=None, grid_sizes=None, seeds=None,
-         n_instances=None):
+def plan(
+    profile="quick", *, streams=None, methods=None, grid_sizes=None, seeds=None, n_instances=None
+):
     """The runs of a profile, with any part of the design overridden.
 
     Returns
@@ -148,8 +167,8 @@ def plan(profile="quick", *, streams=None, methods=None, grid_sizes=None, seeds=
     runs = []
     for stream in streams:
         for method in methods:
-            for seed in (seeds if method in STOCHASTIC else seeds[:1]):
-                for d in (grid_sizes if method == "mlsom" else [None]):
+            for seed in seeds if method in STOCHASTIC else seeds[:1]:
+                for d in grid_sizes if method == "mlsom" else [None]:
                     runs.append(Run(stream, method, d, int(seed), n_instances))
     return runs
 
@@ -158,8 +177,15 @@ def plan(profile="quick", *, streams=None, methods=None, grid_sizes=None, seeds=
 def _load_stream(name, n_instances, data_home):
     from .datasets import list_streams, load
 
-    synthetic = {"Mult-Non-Spher-WF", "Mult-Non-Spher-RT", "Mult-Non-Spher-HP", "Mult-Spher-RB",
-                 "MOA-Spher-5C-2A", "MOA-Spher-5C-3A", "MOA-Spher-3C-2A"}
+    synthetic = {
+        "Mult-Non-Spher-WF",
+        "Mult-Non-Spher-RT",
+        "Mult-Non-Spher-HP",
+        "Mult-Spher-RB",
+        "MOA-Spher-5C-2A",
+        "MOA-Spher-5C-3A",
+        "MOA-Spher-3C-2A",
+    }
     assert set(synthetic) <= set(list_streams())
     if name in synthetic:
         return load(name, n_instances=n_instances, random_state=0)
@@ -173,14 +199,30 @@ def run_one(run, *, data_home=None, n_windows=50, zero_division=1, chunk_size=10
     ds = _load_stream(run.stream, run.n_instances, data_home)
     method = make_method(run.method, grid_size=run.grid_size, seed=run.seed, params=run.params)
     t0 = time.perf_counter()
-    res = evaluate(method, ds, n_windows=n_windows, chunk_size=chunk_size, name=run.label,
-                   stream_name=run.stream, seed=run.seed, zero_division=zero_division)
+    res = evaluate(
+        method,
+        ds,
+        n_windows=n_windows,
+        chunk_size=chunk_size,
+        name=run.label,
+        stream_name=run.stream,
+        seed=run.seed,
+        zero_division=zero_division,
+    )
     out = res.to_dict()
-    out["run"] = {"stream": run.stream, "method": run.method, "label": run.label,
-                  "grid_size": run.grid_size, "seed": run.seed, "n_instances": run.n_instances,
-                  "params": run.params, "wall_seconds": time.perf_counter() - t0,
-                  "mlsom_version": __version__, "zero_division": zero_division,
-                  "n_windows": n_windows}
+    out["run"] = {
+        "stream": run.stream,
+        "method": run.method,
+        "label": run.label,
+        "grid_size": run.grid_size,
+        "seed": run.seed,
+        "n_instances": run.n_instances,
+        "params": run.params,
+        "wall_seconds": time.perf_counter() - t0,
+        "mlsom_version": __version__,
+        "zero_division": zero_division,
+        "n_windows": n_windows,
+    }
     return out
 
 
@@ -192,9 +234,23 @@ def _run_and_store(run, path, kwargs):
     return str(path)
 
 
-def run_experiment(profile="quick", out_dir="mlsom-experiment", *, streams=None, methods=None,
-                   grid_sizes=None, seeds=None, n_instances=None, data_home=None, n_jobs=1,
-                   scheduler=None, n_windows=50, zero_division=1, plots=True, progress=True):
+def run_experiment(
+    profile="quick",
+    out_dir="mlsom-experiment",
+    *,
+    streams=None,
+    methods=None,
+    grid_sizes=None,
+    seeds=None,
+    n_instances=None,
+    data_home=None,
+    n_jobs=1,
+    scheduler=None,
+    n_windows=50,
+    zero_division=1,
+    plots=True,
+    progress=True,
+):
     """Run (or resume) an experiment and write its reports.
 
     Parameters
@@ -226,8 +282,14 @@ def run_experiment(profile="quick", out_dir="mlsom-experiment", *, streams=None,
     """
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    runs = plan(profile, streams=streams, methods=methods, grid_sizes=grid_sizes, seeds=seeds,
-                n_instances=n_instances)
+    runs = plan(
+        profile,
+        streams=streams,
+        methods=methods,
+        grid_sizes=grid_sizes,
+        seeds=seeds,
+        n_instances=n_instances,
+    )
     kwargs = {"data_home": data_home, "n_windows": n_windows, "zero_division": zero_division}
     todo = [r for r in runs if not (out / "runs" / f"{r.key}.json").exists()]
     t0 = time.perf_counter()
@@ -235,8 +297,14 @@ def run_experiment(profile="quick", out_dir="mlsom-experiment", *, streams=None,
     wall = time.perf_counter() - t0
     results = [json.loads((out / "runs" / f"{r.key}.json").read_text()) for r in runs]
     summary = _report(results, out, profile=profile, zero_division=zero_division, plots=plots)
-    summary.update(n_runs=len(runs), n_run_now=len(todo), n_cached=len(runs) - len(todo),
-                   wall_seconds=wall, n_jobs=n_jobs, scheduler=scheduler)
+    summary.update(
+        n_runs=len(runs),
+        n_run_now=len(todo),
+        n_cached=len(runs) - len(todo),
+        wall_seconds=wall,
+        n_jobs=n_jobs,
+        scheduler=scheduler,
+    )
     summary["estimated_paper_seconds"] = _estimate_paper_seconds(results, n_jobs)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
@@ -253,14 +321,20 @@ def _execute(todo, out, kwargs, *, n_jobs, scheduler, progress):
 
             cluster = None
             if scheduler == "local":
-                cluster = LocalCluster(n_workers=max(1, n_jobs), threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
+                cluster = LocalCluster(
+                    n_workers=max(1, n_jobs),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
                 client = Client(cluster)
             else:
                 client = Client(scheduler)
             try:
-                futures = [client.submit(_run_and_store, r, p, kwargs, pure=False)
-                           for r, p in zip(todo, paths, strict=True)]
+                futures = [
+                    client.submit(_run_and_store, r, p, kwargs, pure=False)
+                    for r, p in zip(todo, paths, strict=True)
+                ]
                 for fut in as_completed(futures):
                     fut.result()
                     bar.update(1)
@@ -305,8 +379,7 @@ def _progress(total, enabled):
 def _result_objects(results):
     from .evaluation import StreamEvaluation
 
-    return [StreamEvaluation.from_dict({k: v for k, v in r.items() if k != "run"})
-            for r in results]
+    return [StreamEvaluation.from_dict({k: v for k, v in r.items() if k != "run"}) for r in results]
 
 
 def _report(results, out, *, profile, zero_division, plots):
@@ -315,16 +388,23 @@ def _report(results, out, *, profile, zero_division, plots):
     for r, ev in zip(results, evals, strict=True):
         run = r["run"]
         curve = ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
-        rows.append({
-            "stream": run["stream"], "method": run["method"], "label": run["label"],
-            "grid_size": run["grid_size"], "seed": run["seed"],
-            "macro_f1_mean": float(np.nanmean(curve)), "macro_f1_final": float(curve[-1]),
-            "micro_f1_mean": ev.mean("micro_f1", zero_division=zero_division),
-            "hamming_loss_mean": ev.mean("hamming_loss", zero_division=zero_division),
-            "instances_per_second": ev.instances_per_second,
-            "wall_seconds": run["wall_seconds"], "zero_division": zero_division,
-            "mlsom_version": run["mlsom_version"],
-        })
+        rows.append(
+            {
+                "stream": run["stream"],
+                "method": run["method"],
+                "label": run["label"],
+                "grid_size": run["grid_size"],
+                "seed": run["seed"],
+                "macro_f1_mean": float(np.nanmean(curve)),
+                "macro_f1_final": float(curve[-1]),
+                "micro_f1_mean": ev.mean("micro_f1", zero_division=zero_division),
+                "hamming_loss_mean": ev.mean("hamming_loss", zero_division=zero_division),
+                "instances_per_second": ev.instances_per_second,
+                "wall_seconds": run["wall_seconds"],
+                "zero_division": zero_division,
+                "mlsom_version": run["mlsom_version"],
+            }
+        )
     _write_csv(out / "results.csv", rows)
     curve_rows = []
     for r, ev in zip(results, evals, strict=True):
@@ -332,27 +412,45 @@ def _report(results, out, *, profile, zero_division, plots):
         cum = ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
         per = ev.curve("macro_f1", cumulative=False, zero_division=zero_division)
         for w in range(len(cum)):
-            curve_rows.append({"stream": run["stream"], "label": run["label"], "seed": run["seed"],
-                               "window": w, "macro_f1_cumulative": float(cum[w]),
-                               "macro_f1_window": float(per[w])})
+            curve_rows.append(
+                {
+                    "stream": run["stream"],
+                    "label": run["label"],
+                    "seed": run["seed"],
+                    "window": w,
+                    "macro_f1_cumulative": float(cum[w]),
+                    "macro_f1_window": float(per[w]),
+                }
+            )
     _write_csv(out / "curves.csv", curve_rows)
 
     # mean over seeds, per stream and method label
     table = {}
     for row in rows:
-        table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(row["macro_f1_mean"])
+        table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
+            row["macro_f1_mean"]
+        )
     means = {s: {m: float(np.mean(v)) for m, v in d.items()} for s, d in table.items()}
     best_d = {}
     for s, d in means.items():
         soms = {m: v for m, v in d.items() if m.startswith("mlsom-d")}
         if soms:
             m = max(soms, key=soms.get)
-            best_d[s] = {"grid_size": int(m.split("-d")[1]), "macro_f1": soms[m],
-                         "optimistic": True,
-                         "note": "chosen by looking at the test stream, as the paper does"}
-    summary = {"mlsom_version": __version__, "profile": profile, "zero_division": zero_division,
-               "measure": "mean over windows of the cumulative macro F",
-               "streams": sorted(means), "mean_macro_f1": means, "best_grid_size": best_d}
+            best_d[s] = {
+                "grid_size": int(m.split("-d")[1]),
+                "macro_f1": soms[m],
+                "optimistic": True,
+                "note": "chosen by looking at the test stream, as the paper does",
+            }
+    summary = {
+        "mlsom_version": __version__,
+        "profile": profile,
+        "zero_division": zero_division,
+        "measure": "mean over windows of the cumulative macro F",
+        "streams": sorted(means),
+        "mean_macro_f1": means,
+        "best_grid_size": best_d,
+    }
     # statistics over streams: mlsom at its best d beside every other method
     stat_table = {}
     for s, d in means.items():
@@ -370,10 +468,14 @@ def _report(results, out, *, profile, zero_division, plots):
         scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
         result = friedman_nemenyi(scores, methods=names, datasets=sorted(stat_table))
         summary["statistics"] = {
-            "methods": names, "mean_ranks": result.mean_ranks.tolist(),
-            "friedman_chi2": result.chi2, "friedman_pvalue": result.chi2_pvalue,
-            "iman_davenport_f": result.f_statistic, "iman_davenport_pvalue": result.f_pvalue,
-            "nemenyi_cd": result.cd, "alpha": result.alpha,
+            "methods": names,
+            "mean_ranks": result.mean_ranks.tolist(),
+            "friedman_chi2": result.chi2,
+            "friedman_pvalue": result.chi2_pvalue,
+            "iman_davenport_f": result.f_statistic,
+            "iman_davenport_pvalue": result.f_pvalue,
+            "nemenyi_cd": result.cd,
+            "alpha": result.alpha,
             "nemenyi_pvalues": result.pvalues.tolist(),
         }
     if plots:
@@ -394,11 +496,13 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
                 continue
             label = f"mlsom (d={run['grid_size']}, best)"
         by_stream.setdefault(run["stream"], {}).setdefault(label, []).append(
-            ev.curve("macro_f1", cumulative=True, zero_division=zero_division))
+            ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
+        )
     for stream, curves in sorted(by_stream.items()):
         mean_curves = {m: np.mean(c, axis=0) for m, c in curves.items()}
-        fig = plot_curves(mean_curves, title=f"{stream} (mean over seeds)",
-                          ylabel="cumulative macro F")
+        fig = plot_curves(
+            mean_curves, title=f"{stream} (mean over seeds)", ylabel="cumulative macro F"
+        )
         written.append(str(save_png(fig, out / f"curves-{stream}.png")))
     if stat_result is not None:
         written.append(str(save_png(plot_nemenyi_heatmap(stat_result), out / "nemenyi.png")))
@@ -437,6 +541,9 @@ def _estimate_paper_seconds(results, n_jobs):
     for m, sec in per_instance.items():
         n_runs = 100 if m == "mlsom" else (10 if m in STOCHASTIC else 1)
         total += sec * total_instances * n_runs
-    return {"seconds": total / max(1, n_jobs), "methods_measured": sorted(per_instance),
-            "workers": n_jobs,
-            "note": "from this run's speeds; methods not measured here are not counted"}
+    return {
+        "seconds": total / max(1, n_jobs),
+        "methods_measured": sorted(per_instance),
+        "workers": n_jobs,
+        "note": "from this run's speeds; methods not measured here are not counted",
+    }

@@ -89,8 +89,11 @@ def _as_labels(Y, what, n_labels=None):
 
 
 def _is_array_pair(stream):
-    return (isinstance(stream, (tuple, list)) and len(stream) == 2
-            and all(isinstance(a, np.ndarray) and a.ndim == 2 for a in stream))
+    return (
+        isinstance(stream, (tuple, list))
+        and len(stream) == 2
+        and all(isinstance(a, np.ndarray) and a.ndim == 2 for a in stream)
+    )
 
 
 class _Source:
@@ -111,8 +114,9 @@ class _Source:
             names = getattr(stream, "label_names", None)
             self.label_names = None if names is None else tuple(str(n) for n in names)
             info = getattr(stream, "info", None) or {}
-            self.stream_info = {k: v for k, v in info.items()
-                                if isinstance(v, (str, bool, numbers.Number))}
+            self.stream_info = {
+                k: v for k, v in info.items() if isinstance(v, (str, bool, numbers.Number))
+            }
             self._arrays = (stream.X_stream, stream.Y_stream)
         elif _is_array_pair(stream):
             self._arrays = tuple(stream)
@@ -128,13 +132,13 @@ class _Source:
         self.X_train = _as_features(X_train, "X_train")
         self.Y_train = _as_labels(Y_train, "Y_train")
         if len(self.X_train) != len(self.Y_train):
-            raise ValueError(
-                f"X_train has {len(self.X_train)} rows, Y_train {len(self.Y_train)}"
-            )
+            raise ValueError(f"X_train has {len(self.X_train)} rows, Y_train {len(self.Y_train)}")
         self.n_labels = self.Y_train.shape[1]
         if self._arrays is not None:
-            X, Y = (_as_features(self._arrays[0], "X_stream"),
-                    _as_labels(self._arrays[1], "Y_stream", self.n_labels))
+            X, Y = (
+                _as_features(self._arrays[0], "X_stream"),
+                _as_labels(self._arrays[1], "Y_stream", self.n_labels),
+            )
             if len(X) != len(Y):
                 raise ValueError(f"X_stream has {len(X)} rows, Y_stream {len(Y)}")
             if n_test is not None and n_test != len(X):
@@ -149,7 +153,7 @@ class _Source:
         if self._arrays is not None:
             X, Y = self._arrays
             for lo in range(0, len(X), size):
-                yield X[lo:lo + size], Y[lo:lo + size].astype(bool)
+                yield X[lo : lo + size], Y[lo : lo + size].astype(bool)
             return
         for k, pair in enumerate(self._iterable):
             try:
@@ -161,7 +165,7 @@ class _Source:
             if len(Xc) != len(Yc):
                 raise ValueError(f"stream chunk {k}: X has {len(Xc)} rows, Y {len(Yc)}")
             for lo in range(0, len(Xc), size):
-                yield Xc[lo:lo + size], Yc[lo:lo + size].astype(bool)
+                yield Xc[lo : lo + size], Yc[lo : lo + size].astype(bool)
 
 
 # ------------------------------------------------------------------------------------ methods
@@ -193,8 +197,9 @@ class _Runner:
         self.n_labels = n_labels
         self.fit_seconds = 0.0
         self.stream_seconds = 0.0
-        self.acc = _WindowAccumulator(n_labels, edges=edges, window_size=window_size,
-                                      keep_predictions=keep_predictions)
+        self.acc = _WindowAccumulator(
+            n_labels, edges=edges, window_size=window_size, keep_predictions=keep_predictions
+        )
 
     def fit(self, X_train, Y_train):
         X, Y = np.array(X_train, dtype=np.float64), np.array(Y_train, dtype=np.uint8)
@@ -233,9 +238,23 @@ class _Runner:
 # ------------------------------------------------------------------------------------ runners
 
 
-def evaluate(method, stream, *, n_windows=50, window_size=None, chunk_size=1000, X_train=None,
-             Y_train=None, n_test=None, kind=None, name=None, stream_name=None, seed=None,
-             zero_division=1, keep_predictions=False):
+def evaluate(
+    method,
+    stream,
+    *,
+    n_windows=50,
+    window_size=None,
+    chunk_size=1000,
+    X_train=None,
+    Y_train=None,
+    n_test=None,
+    kind=None,
+    name=None,
+    stream_name=None,
+    seed=None,
+    zero_division=1,
+    keep_predictions=False,
+):
     """Evaluate one method on a test stream with the protocol of its kind.
 
     The method is fitted on the training set and then run over the test stream in chunks; it is
@@ -290,17 +309,38 @@ def evaluate(method, stream, *, n_windows=50, window_size=None, chunk_size=1000,
     """
     name = name or type(method).__name__
     return evaluate_many(
-        {name: method}, stream, n_windows=n_windows, window_size=window_size,
-        chunk_size=chunk_size, X_train=X_train, Y_train=Y_train, n_test=n_test,
-        kinds=None if kind is None else {name: kind}, stream_name=stream_name,
-        seeds=None if seed is None else {name: seed}, zero_division=zero_division,
+        {name: method},
+        stream,
+        n_windows=n_windows,
+        window_size=window_size,
+        chunk_size=chunk_size,
+        X_train=X_train,
+        Y_train=Y_train,
+        n_test=n_test,
+        kinds=None if kind is None else {name: kind},
+        stream_name=stream_name,
+        seeds=None if seed is None else {name: seed},
+        zero_division=zero_division,
         keep_predictions=keep_predictions,
     )[name]
 
 
-def evaluate_many(methods, stream, *, n_windows=50, window_size=None, chunk_size=1000,
-                  X_train=None, Y_train=None, n_test=None, kinds=None, stream_name=None,
-                  seeds=None, zero_division=1, keep_predictions=False):
+def evaluate_many(
+    methods,
+    stream,
+    *,
+    n_windows=50,
+    window_size=None,
+    chunk_size=1000,
+    X_train=None,
+    Y_train=None,
+    n_test=None,
+    kinds=None,
+    stream_name=None,
+    seeds=None,
+    zero_division=1,
+    keep_predictions=False,
+):
     """Evaluate several methods on one test stream, in a single pass over it.
 
     All methods are fitted first; then every chunk of the stream is given to each method in turn,
@@ -356,8 +396,15 @@ def evaluate_many(methods, stream, *, n_windows=50, window_size=None, chunk_size
         edges = window_edges(n_test, n_windows)
 
     runners = [
-        _Runner(name, method, kinds.get(name), source.n_labels, edges=edges,
-                window_size=window_size, keep_predictions=keep_predictions)
+        _Runner(
+            name,
+            method,
+            kinds.get(name),
+            source.n_labels,
+            edges=edges,
+            window_size=window_size,
+            keep_predictions=keep_predictions,
+        )
         for name, method in methods.items()
     ]
     for runner in runners:
@@ -366,8 +413,9 @@ def evaluate_many(methods, stream, *, n_windows=50, window_size=None, chunk_size
         for runner in runners:
             runner.step(X_chunk, Y_chunk)
 
-    windows = ({"n_windows": int(n_windows)} if window_size is None
-               else {"window_size": int(window_size)})
+    windows = (
+        {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
+    )
     results = {}
     for runner in runners:
         edges_r, counts, ex, packed = runner.acc.finish()
@@ -378,7 +426,9 @@ def evaluate_many(methods, stream, *, n_windows=50, window_size=None, chunk_size
             if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
                 seed = int(rs)
         results[runner.name] = StreamEvaluation(
-            edges_r, counts, ex,
+            edges_r,
+            counts,
+            ex,
             method=runner.name,
             kind=runner.kind,
             params=params,
@@ -390,8 +440,11 @@ def evaluate_many(methods, stream, *, n_windows=50, window_size=None, chunk_size
             fit_seconds=runner.fit_seconds,
             stream_seconds=runner.stream_seconds,
             chunk_size=chunk_size,
-            info={"class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
-                  "windows": windows, "stream_info": source.stream_info},
+            info={
+                "class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
+                "windows": windows,
+                "stream_info": source.stream_info,
+            },
             predictions=packed,
         )
     return results

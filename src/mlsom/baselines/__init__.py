@@ -22,14 +22,32 @@ from ._minas import MINASBR
 # imported on first use, so MINAS-BR (NumPy only) works without them.
 _LAZY = {
     **dict.fromkeys(
-        ["HOMER", "LOWER_BOUNDS", "BinaryRelevance", "ClassifierChain", "EnsembleOfClassifierChains",
-         "EnsembleOfPrunedSets", "J48Tree", "LabelPowerset", "LinearSVM", "PrunedSets", "RAkEL",
-         "make_base_learner"],
+        [
+            "HOMER",
+            "LOWER_BOUNDS",
+            "BinaryRelevance",
+            "ClassifierChain",
+            "EnsembleOfClassifierChains",
+            "EnsembleOfPrunedSets",
+            "J48Tree",
+            "LabelPowerset",
+            "LinearSVM",
+            "PrunedSets",
+            "RAkEL",
+            "make_base_learner",
+        ],
         "._batch",
     ),
     **dict.fromkeys(
-        ["UPPER_BOUNDS", "ADWINBaggingML", "BRHoeffdingTree", "CCHoeffdingTree", "ISOUPTree",
-         "MLHoeffdingTree", "PSHoeffdingTree"],
+        [
+            "UPPER_BOUNDS",
+            "ADWINBaggingML",
+            "BRHoeffdingTree",
+            "CCHoeffdingTree",
+            "ISOUPTree",
+            "MLHoeffdingTree",
+            "PSHoeffdingTree",
+        ],
         "._incremental",
     ),
     "MLkNN": "._mlknn",

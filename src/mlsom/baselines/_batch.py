@@ -432,10 +432,7 @@ def _pruned_sets_data(Y, p, strategy, b):
     new_sets = [inverse[rows[0]]]
     for u in np.flatnonzero(~kept):
         # frequent non-empty proper subsets of label set u
-        cand = [
-            c for c in kept_idx
-            if 0 < sizes[c] < sizes[u] and not (sets[c] > sets[u]).any()
-        ]
+        cand = [c for c in kept_idx if 0 < sizes[c] < sizes[u] and not (sets[c] > sets[u]).any()]
         if strategy == "A":
             cand.sort(key=lambda c: (-sizes[c], -counts[c]))
             cand = cand[:b]
@@ -561,8 +558,9 @@ class RAkEL(_BatchBaseline):
         Seed of the subset draw and the trees.
     """
 
-    def __init__(self, base="j48", *, labelset_size=3, n_models=None, threshold=0.5,
-                 random_state=None):
+    def __init__(
+        self, base="j48", *, labelset_size=3, n_models=None, threshold=0.5, random_state=None
+    ):
         self.base = base
         self.labelset_size = labelset_size
         self.n_models = n_models
@@ -668,8 +666,18 @@ class EnsembleOfPrunedSets(_BatchBaseline):
         Seed of the samples and the trees.
     """
 
-    def __init__(self, base="j48", *, n_models=10, sample_fraction=0.66, p=2, strategy="A", b=3,
-                 threshold=0.5, random_state=None):
+    def __init__(
+        self,
+        base="j48",
+        *,
+        n_models=10,
+        sample_fraction=0.66,
+        p=2,
+        strategy="A",
+        b=3,
+        threshold=0.5,
+        random_state=None,
+    ):
         self.base = base
         self.n_models = n_models
         self.sample_fraction = sample_fraction
@@ -695,8 +703,7 @@ class EnsembleOfPrunedSets(_BatchBaseline):
         for _ in range(self.n_models):
             idx = np.sort(self._rng.permutation(n)[:size])
             self.models_.append(
-                _fit_ps(self.base, self._next_seed(), X[idx], Y[idx], self.p, self.strategy,
-                        self.b)
+                _fit_ps(self.base, self._next_seed(), X[idx], Y[idx], self.p, self.strategy, self.b)
             )
 
     def _predict(self, X):
@@ -832,7 +839,7 @@ class HOMER(_BatchBaseline):
     def _partition(self, labels, Y):
         k = self.n_clusters
         if labels.size <= k:
-            return [labels[i:i + 1] for i in range(labels.size)]
+            return [labels[i : i + 1] for i in range(labels.size)]
         groups = _balanced_kmeans(Y[:, labels].T.astype(np.float64), k, self.max_iter, self._rng)
         if len(groups) < 2:
             perm = self._rng.permutation(labels.size)

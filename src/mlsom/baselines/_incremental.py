@@ -174,7 +174,8 @@ class _PSMember(_LabelSetMember):
             return (y,)
         size = sum(y)
         cand = [
-            s for s in self.kept
+            s
+            for s in self.kept
             if 0 < sum(s) < size and all(a <= b for a, b in zip(s, y, strict=True))
         ]
         cand.sort(key=lambda s: (-sum(s), -self.kept[s]))
@@ -297,8 +298,9 @@ class _IncrementalBaseline:
             return np.zeros((0, self.n_labels_), dtype=np.uint8)
         Y = _check_labels(Y, X.shape[0])
         if Y.shape[1] != self.n_labels_:
-            raise ValueError(f"Y has {Y.shape[1]} labels, but the model was fitted with "
-                             f"{self.n_labels_}")
+            raise ValueError(
+                f"Y has {Y.shape[1]} labels, but the model was fitted with {self.n_labels_}"
+            )
         return self._stream(X, Y, predict=True)
 
     def _stream(self, X, Y, predict):
@@ -408,8 +410,14 @@ class PSHoeffdingTree(_SingleModel):
         check_int("n_subsets", self.n_subsets, low=0)
 
     def _start(self, seed):
-        self.model_ = _PSMember(self.n_features_in_, self.n_labels_, self.buffer_size,
-                                self.max_sets, self.p, self.n_subsets)
+        self.model_ = _PSMember(
+            self.n_features_in_,
+            self.n_labels_,
+            self.buffer_size,
+            self.max_sets,
+            self.p,
+            self.n_subsets,
+        )
 
 
 class ISOUPTree(_SingleModel):
@@ -458,8 +466,9 @@ class ADWINBaggingML(_IncrementalBaseline):
         Seed of the Poisson weights.
     """
 
-    def __init__(self, member="br", *, n_models=10, delta=0.002, member_params=None,
-                 random_state=None):
+    def __init__(
+        self, member="br", *, n_models=10, delta=0.002, member_params=None, random_state=None
+    ):
         self.member = member
         self.n_models = n_models
         self.delta = delta
@@ -475,8 +484,10 @@ class ADWINBaggingML(_IncrementalBaseline):
         allowed -= {"self", "n_features", "n_labels"}
         unknown = sorted(set(params) - allowed)
         if unknown:
-            raise ValueError(f"member_params {unknown} not accepted by member {self.member!r}; "
-                             f"accepted: {sorted(allowed)}")
+            raise ValueError(
+                f"member_params {unknown} not accepted by member {self.member!r}; "
+                f"accepted: {sorted(allowed)}"
+            )
         check_int("n_models", self.n_models, low=1)
         check_float("delta", self.delta, low=0.0, high=1.0, low_open=True)
 

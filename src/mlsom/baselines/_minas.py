@@ -496,8 +496,13 @@ class MINASBR:
         self._stm_X = np.empty((0, A))
         self._stm_t = np.empty(0, dtype=np.int64)
         self._counters = dict(
-            unknown=0, novelty_explained=0, detections=0, extensions=0, novelty_patterns=0,
-            forgotten=0, memory_expired=0,
+            unknown=0,
+            novelty_explained=0,
+            detections=0,
+            extensions=0,
+            novelty_patterns=0,
+            forgotten=0,
+            memory_expired=0,
         )
         self._regroup()
         return self

@@ -322,8 +322,9 @@ def _parse_attribute(rest: str, path, lineno: int) -> _Attr:
         inner = spec[1:-1]
         values = tuple(_unquote(v, path, lineno) for v in _split_fields(inner, path, lineno))
         if not inner.strip() or any(v == "" for v in values):
-            raise ArffError(f"nominal attribute {name!r} has an empty value list or value",
-                            path, lineno)
+            raise ArffError(
+                f"nominal attribute {name!r} has an empty value list or value", path, lineno
+            )
         if len(set(values)) != len(values):
             raise ArffError(f"nominal attribute {name!r} repeats a value", path, lineno)
         return _Attr(name, "nominal", lineno, values)
@@ -406,8 +407,9 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
     def start(tag, attrib):
         if tag.rsplit(":", 1)[-1] == "label":
             if "name" not in attrib:
-                raise ArffError("<label> element without a name attribute", xml_path,
-                                parser.CurrentLineNumber)
+                raise ArffError(
+                    "<label> element without a name attribute", xml_path, parser.CurrentLineNumber
+                )
             found.append((attrib["name"], parser.CurrentLineNumber))
 
     parser.StartElementHandler = start
@@ -415,15 +417,17 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
         with open(xml_path, "rb") as fh:
             parser.ParseFile(fh)
     except expat.ExpatError as exc:
-        raise ArffError(f"invalid XML: {expat.errors.messages.get(exc.code, exc)}", xml_path,
-                        exc.lineno) from None
+        raise ArffError(
+            f"invalid XML: {expat.errors.messages.get(exc.code, exc)}", xml_path, exc.lineno
+        ) from None
     if not found:
         raise ArffError("no <label> element", xml_path, None)
     seen: dict[str, int] = {}
     for name, line in found:
         if name in seen:
-            raise ArffError(f"label {name!r} is listed twice (lines {seen[name]} and {line})",
-                            xml_path, line)
+            raise ArffError(
+                f"label {name!r} is listed twice (lines {seen[name]} and {line})", xml_path, line
+            )
         seen[name] = line
     return found
 
@@ -609,8 +613,7 @@ class _Schema:
 
     # ---- per-block parsing ------------------------------------------------------------------
 
-    def read_block(self, raw: list[str], first: int, missing: str
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def read_block(self, raw: list[str], first: int, missing: str) -> tuple[np.ndarray, np.ndarray]:
         """Features and labels of the data lines ``raw`` (line numbers ``first``, ...).
 
         On any error the block is parsed again one line at a time, so that the error reported
@@ -644,8 +647,14 @@ class _Schema:
                 if not lines:
                     return np.empty((0, self.n_attr)), np.empty(0, dtype=np.int64)
                 try:
-                    V = np.loadtxt(lines, delimiter=",", comments=None, quotechar=None,
-                                   dtype=np.float64, ndmin=2)
+                    V = np.loadtxt(
+                        lines,
+                        delimiter=",",
+                        comments=None,
+                        quotechar=None,
+                        dtype=np.float64,
+                        ndmin=2,
+                    )
                 except ValueError:
                     V = None
                 if V is not None and V.shape == (len(lines), self.n_attr):
@@ -654,8 +663,9 @@ class _Schema:
                     return V, linenos
         return self._parse_careful(raw, first)
 
-    def _parse_careful(self, raw: list[str], first: int, bulk: bool = True
-                       ) -> tuple[np.ndarray, np.ndarray]:
+    def _parse_careful(
+        self, raw: list[str], first: int, bulk: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Line by line. With ``bulk`` (numeric files only), plain dense lines (no quote, ``?``,
         ``%`` or ``{``) are still parsed together by ``numpy.loadtxt``; if that fails, or any
         line is faulty, the block is parsed again without it, so that the first faulty line is
@@ -677,8 +687,10 @@ class _Schema:
                 continue
             try:
                 if s[0] == "{":
-                    vals = [(j, self._convert_one(j, tok, lineno))
-                            for j, tok in self._sparse_items(s, lineno)]
+                    vals = [
+                        (j, self._convert_one(j, tok, lineno))
+                        for j, tok in self._sparse_items(s, lineno)
+                    ]
                     sparse.append((len(linenos), vals))
                 elif "'" in s or '"' in s or "%" in s:
                     fields = [_unquote(t, path, lineno) for t in _split_fields(s, path, lineno)]
@@ -705,8 +717,14 @@ class _Schema:
         V = np.empty((len(linenos), n_attr))
         if plain_lines:
             try:
-                P = np.loadtxt(plain_lines, delimiter=",", comments=None, quotechar=None,
-                               dtype=np.float64, ndmin=2)
+                P = np.loadtxt(
+                    plain_lines,
+                    delimiter=",",
+                    comments=None,
+                    quotechar=None,
+                    dtype=np.float64,
+                    ndmin=2,
+                )
             except ValueError:
                 P = None
             if P is None or P.shape != (len(plain_lines), n_attr):
@@ -727,8 +745,9 @@ class _Schema:
         if len(fields) == self.n_attr:
             return
         if fields and fields[-1].strip().startswith("{"):
-            raise ArffError("instance weights ({w} after the values) are not supported",
-                            self.path, lineno)
+            raise ArffError(
+                "instance weights ({w} after the values) are not supported", self.path, lineno
+            )
         raise ArffError(f"expected {self.n_attr} values, found {len(fields)}", self.path, lineno)
 
     def _sparse_items(self, s: str, lineno: int) -> list[tuple[int, str]]:
@@ -739,8 +758,9 @@ class _Schema:
             if not fields[-1].endswith("}"):
                 tail = _strip_comment(s).rstrip()
                 if not tail.endswith("}") and "}" in tail:
-                    raise ArffError("instance weights or text after '}' are not supported",
-                                    path, lineno)
+                    raise ArffError(
+                        "instance weights or text after '}' are not supported", path, lineno
+                    )
                 raise ArffError("sparse row without closing '}'", path, lineno)
             fields[-1] = fields[-1][:-1].rstrip()
         else:
@@ -748,8 +768,9 @@ class _Schema:
             if close < 0:
                 raise ArffError("sparse row without closing '}'", path, lineno)
             if s[close + 1 :].strip():
-                raise ArffError("instance weights or text after '}' are not supported", path,
-                                lineno)
+                raise ArffError(
+                    "instance weights or text after '}' are not supported", path, lineno
+                )
             fields = s[1:close].split(",")
         if len(fields) == 1 and not fields[0].strip():
             return []
@@ -763,8 +784,9 @@ class _Schema:
             try:
                 j = int(parts[0])
             except ValueError:
-                raise ArffError(f"sparse index {parts[0]!r} is not an integer", path,
-                                lineno) from None
+                raise ArffError(
+                    f"sparse index {parts[0]!r} is not an integer", path, lineno
+                ) from None
             if not 0 <= j < self.n_attr:
                 raise ArffError(
                     f"sparse index {j} out of range: the file declares {self.n_attr} "
@@ -818,8 +840,9 @@ class _Schema:
                         try:
                             float(S[r, c])
                         except ValueError:
-                            raise ArffError(self._bad_number(j, str(S[r, c])), self.path,
-                                            int(linenos[r])) from None
+                            raise ArffError(
+                                self._bad_number(j, str(S[r, c])), self.path, int(linenos[r])
+                            ) from None
                 raise  # pragma: no cover - numpy and float() disagree
         for j in self.code_cols:
             col = np.char.strip(T[:, j])
@@ -839,8 +862,9 @@ class _Schema:
 
     # ---- from attribute values to X, Y ------------------------------------------------------
 
-    def finish(self, V: np.ndarray, linenos: np.ndarray, missing: str
-               ) -> tuple[np.ndarray, np.ndarray]:
+    def finish(
+        self, V: np.ndarray, linenos: np.ndarray, missing: str
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Split ``V`` into features (one-hot expanded) and validated 0/1 labels."""
         n = V.shape[0]
         L = V[:, self.label_idx]
@@ -911,8 +935,9 @@ def _prepare(path, labels, label_location, xml, nominal, encoding) -> _Schema:
     return _Schema(header, idx, nominal)
 
 
-def _blocks(schema: _Schema, encoding: str, block_lines: int, missing: str
-            ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _blocks(
+    schema: _Schema, encoding: str, block_lines: int, missing: str
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(X, Y) per block of data lines; X may hold NaN when missing == 'mean'."""
     path = schema.path
     with _open_text(path, encoding) as fh:
@@ -923,8 +948,9 @@ def _blocks(schema: _Schema, encoding: str, block_lines: int, missing: str
             try:
                 raw = list(islice(fh, block_lines))
             except UnicodeDecodeError as exc:
-                raise ArffError(f"cannot decode the text as {encoding} (pass encoding=): {exc}",
-                                path, first) from None
+                raise ArffError(
+                    f"cannot decode the text as {encoding} (pass encoding=): {exc}", path, first
+                ) from None
             if not raw:
                 return
             X, Y = schema.read_block(raw, first, missing)
@@ -1090,8 +1116,9 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
         The path.
     """
 
-    def __init__(self, path, chunk_size, labels, label_location, xml, nominal, missing, dtype,
-                 encoding):
+    def __init__(
+        self, path, chunk_size, labels, label_location, xml, nominal, missing, dtype, encoding
+    ):
         self._dtype = _check_options(nominal, missing, dtype)
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
@@ -1200,5 +1227,6 @@ def iter_arff(
     >>> for X, Y in iter_arff("yeast.arff.gz", chunk_size=500):  # doctest: +SKIP
     ...     model.partial_fit(X, Y)
     """
-    return ArffChunkIterator(path, chunk_size, labels, label_location, xml, nominal, missing,
-                             dtype, encoding)
+    return ArffChunkIterator(
+        path, chunk_size, labels, label_location, xml, nominal, missing, dtype, encoding
+    )

@@ -575,7 +575,8 @@ class WaveformGenerator(BinaryStreamGenerator):
     x_i = m h_A(i) + (1 - m) h_B(i) + N(0, 1) with m ~ U[0, 1).
 
     MOA's meta multi-label generator needs a two-class base, which the 3-class waveform is not (its
-    class index 2 overflows MOA's queues). Our choice (``docs/protocol.md`` 2.1): ``n_classes=2`` keeps
+    class index 2 overflows MOA's queues). Our choice (``docs/protocol.md`` 2.1):
+    ``n_classes=2`` keeps
     classes 0 and 1 only -- MOA's stream with class-2 instances rejected, i.e. the class uniform on
     {0, 1}; class 0 is the "negative" instance, class 1 the "positive" one.
 
@@ -1287,7 +1288,8 @@ def read_multilabel(
 
     Notes
     -----
-    ``docs/protocol.md`` sections 2.1-2.3. Deviations from MOA, all distribution-preserving unless said:
+    ``docs/protocol.md`` sections 2.1-2.3. Deviations from MOA, all distribution-preserving unless
+    said:
     coins are drawn for every pair (MOA draws them for dependent pairs only); the priors are the
     closed-form limit of MOA's rescaling loop; class-c base instances are the class-c
     sub-sequences of one i.i.d. stream rather than MOA's bounded queues. The calibration prefix is

@@ -1,4 +1,4 @@
-"""Preprocessing of real multi-label data sets for the stream protocol (docs/protocol.md, section 3.4).
+"""Preprocessing of real multi-label data sets for the stream protocol (docs/protocol.md, 3.4).
 
 * :func:`filter_labels` -- keep the labels with at least 5 % positives (or a named subset);
 * :func:`drop_unlabelled` -- remove instances left with an empty label set;
@@ -286,7 +286,7 @@ def balanced_initial_split(X: ArrayLike, Y: ArrayLike, fraction: float = 0.10) -
 
 
 def prefix_split(X: ArrayLike, Y: ArrayLike, fraction: float = 0.10) -> InitialSplit:
-    """The first floor(fraction * N + 1/2) rows train, the rest is the stream (docs/protocol.md 3.3).
+    """The first floor(fraction * N + 1/2) rows train, the rest is the stream (protocol 3.3).
 
     Returns
     -------

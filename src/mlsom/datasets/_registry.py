@@ -3,7 +3,8 @@
 Synthetic streams are generated (:mod:`mlsom.datasets._generators`) with the table's size, number
 of attributes and labels, and with the table's label cardinality z as the target of the first 10 %
 (the labelled set D_tr); the first 10 % is the training set, the rest the stream
-(``docs/protocol.md`` 3.3). Real streams are read from ARFF files in a folder given by ``data_home`` or
+(``docs/protocol.md`` 3.3). Real streams are read from ARFF files in a folder given by
+``data_home`` or
 the environment variable ``MLSOM_DATA``; their labels are filtered, unlabelled rows dropped, and
 the label-balanced 10 % training set chosen (``docs/protocol.md`` 3.4).
 """
