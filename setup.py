@@ -6,6 +6,10 @@ declares the Cython extension and chooses compiler flags:
 * OpenMP is optional. It is detected per compiler by building a tiny test program; when that fails
   (for instance Apple clang without libomp) the extension is built serially and says so at run time
   (``mlsom.show_config()``). Set ``MLSOM_NO_OPENMP=1`` to build without it on purpose.
+* macOS: Apple clang has no OpenMP runtime of its own. A source build finds Homebrew's ``libomp``
+  (``brew install libomp``) under ``/opt/homebrew`` or ``/usr/local``, or any libomp that
+  ``CFLAGS`` and ``LDFLAGS`` point to; GCC and LLVM clang use their own ``-fopenmp``. The macOS
+  wheels are built without OpenMP (see ``[tool.cibuildwheel.macos]`` in pyproject.toml).
 * ``MLSOM_DEBUG=1`` turns Cython's bounds checking and wrap-around checks back on, for a debug build
   that the test suite can run against.
 """
@@ -36,14 +40,29 @@ OPENMP_TEST = textwrap.dedent(
 )
 
 
-def _openmp_flags(compiler_type):
-    """Return (compile_args, link_args) that enable OpenMP for this compiler family."""
+# Where Homebrew keeps the keg-only libomp on Apple silicon and on Intel Macs.
+LIBOMP_PREFIXES = ("/opt/homebrew/opt/libomp", "/usr/local/opt/libomp")
+
+
+def _openmp_candidates(compiler_type):
+    """Return the (compile_args, link_args) pairs to try, in order, to enable OpenMP."""
     if compiler_type == "msvc":
-        return ["/openmp"], []
-    if sys.platform == "darwin":
-        # Apple clang needs the libomp runtime (Homebrew); the flags are tried and dropped if absent.
-        return ["-Xpreprocessor", "-fopenmp"], ["-lomp"]
-    return ["-fopenmp"], ["-fopenmp"]
+        return [(["/openmp"], [])]
+    if sys.platform != "darwin":
+        return [(["-fopenmp"], ["-fopenmp"])]
+    # GCC or LLVM clang first; then Apple clang, which needs -Xpreprocessor and the libomp runtime.
+    candidates = [(["-fopenmp"], ["-fopenmp"])]
+    for prefix in LIBOMP_PREFIXES:
+        if os.path.isdir(os.path.join(prefix, "include")):
+            lib = os.path.join(prefix, "lib")
+            candidates.append(
+                (
+                    ["-Xpreprocessor", "-fopenmp", "-I" + os.path.join(prefix, "include")],
+                    ["-L" + lib, "-lomp", "-Wl,-rpath," + lib],
+                )
+            )
+    candidates.append((["-Xpreprocessor", "-fopenmp"], ["-lomp"]))
+    return candidates
 
 
 def _can_build_openmp(compiler, compile_args, link_args):
@@ -72,12 +91,13 @@ class BuildExt(build_ext):
         if NO_OPENMP:
             print("mlsom: building without OpenMP (MLSOM_NO_OPENMP is set)")
         else:
-            omp_compile, omp_link = _openmp_flags(ctype)
-            if not _can_build_openmp(self.compiler, omp_compile, omp_link):
+            for omp_compile, omp_link in _openmp_candidates(ctype):
+                if _can_build_openmp(self.compiler, omp_compile, omp_link):
+                    print(f"mlsom: building with OpenMP (compile {omp_compile}, link {omp_link})")
+                    break
+            else:
                 print("mlsom: WARNING: this compiler cannot build OpenMP code; building serially")
                 omp_compile, omp_link = [], []
-            else:
-                print(f"mlsom: building with OpenMP ({' '.join(omp_compile)})")
         for ext in self.extensions:
             ext.extra_compile_args = base + omp_compile + list(ext.extra_compile_args or [])
             ext.extra_link_args = omp_link + list(ext.extra_link_args or [])
