@@ -331,7 +331,18 @@ def test_predict_is_frozen_and_matches_stream_first_instance(data):
 # ---------------------------------------------------------------------------- threads, SIMD
 
 
-def test_predict_same_with_one_and_two_threads(data):
+@pytest.fixture
+def all_parallel(monkeypatch):
+    """Use the requested threads even for small inputs (which otherwise run on one thread)."""
+    monkeypatch.setattr(mlsom._som, "_PARALLEL_MIN_WORK", 0)
+
+
+def test_small_inputs_run_on_one_thread():
+    assert mlsom._som._threads_for(10, 8) == 1
+    assert mlsom._som._threads_for(10**8, 8) == 8
+
+
+def test_predict_same_with_one_and_two_threads(data, all_parallel):
     X, Y = data
     m = SOMStreamClassifier(grid_size=3, random_state=0, n_jobs=1).fit(X[:200], Y[:200])
     out1 = m.predict(X)
@@ -342,7 +353,7 @@ def test_predict_same_with_one_and_two_threads(data):
     np.testing.assert_array_equal(out1, m.predict(X))
 
 
-def test_fit_same_with_one_and_two_threads(data):
+def test_fit_same_with_one_and_two_threads(data, all_parallel):
     X, Y = data
     a = SOMStreamClassifier(grid_size=4, random_state=0, n_jobs=1).fit(X[:300], Y[:300])
     b = SOMStreamClassifier(grid_size=4, random_state=0, n_jobs=2).fit(X[:300], Y[:300])
@@ -351,7 +362,7 @@ def test_fit_same_with_one_and_two_threads(data):
     np.testing.assert_array_equal(a.predict_stream(X[300:]), b.predict_stream(X[300:]))
 
 
-def test_predict_from_many_python_threads(data):
+def test_predict_from_many_python_threads(data, all_parallel):
     X, Y = data
     m = SOMStreamClassifier(grid_size=3, random_state=0, n_jobs=2).fit(X[:200], Y[:200])
     expected = m.predict(X)
@@ -375,7 +386,7 @@ def test_predict_from_many_python_threads(data):
         np.testing.assert_array_equal(out, expected)
 
 
-def test_predict_stream_and_predict_from_threads_stay_consistent(data):
+def test_predict_stream_and_predict_from_threads_stay_consistent(data, all_parallel):
     """A writer (predict_stream) and readers (predict) on one model: no torn state."""
     X, Y = data
     m = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:200], Y[:200])

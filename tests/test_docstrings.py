@@ -17,6 +17,8 @@ MODULES = sorted(
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
+    if name == "mlsom.baselines._incremental":
+        pytest.importorskip("river")  # not installable on every platform (win_arm64)
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} of {result.attempted} doctest examples failed"

@@ -23,6 +23,16 @@ from .exceptions import ConvergenceWarning, NotFittedError
 __all__ = ["SOMStreamClassifier"]
 
 
+# Below this many distance terms (rows x neurons x features) a call runs on one thread: starting
+# and joining OpenMP threads costs more than it saves, and far more on a machine whose cores are
+# busy with other work. Results never depend on the thread count.
+_PARALLEL_MIN_WORK = 4_000_000
+
+
+def _threads_for(work, n_threads):
+    return n_threads if work >= _PARALLEL_MIN_WORK else 1
+
+
 class _ReadWriteLock:
     """Many readers (``predict``) or one writer (``fit``, ``predict_stream``) at a time."""
 
@@ -289,7 +299,7 @@ class SOMStreamClassifier:
                 self.neighborhood == "gaussian",
                 bmu,
                 bmu_d2,
-                n_threads,
+                _threads_for(nj * M0 * A, n_threads),
             )
             if not converged:
                 not_converged.append(j)
@@ -419,7 +429,9 @@ class SOMStreamClassifier:
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         if X.shape[0] == 0:
             return Y
-        n_threads = effective_n_threads(self.n_jobs)
+        n_threads = _threads_for(
+            X.shape[0] * st["Wt"].shape[1] * X.shape[1], effective_n_threads(self.n_jobs)
+        )
         self._lock.acquire_read()
         try:
             N, S = (int(v) for v in st["NS"])

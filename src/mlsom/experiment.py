@@ -61,11 +61,25 @@ PROFILES = {
 STOCHASTIC = {"mlsom", "MINAS-BR"}
 
 
-def available_methods():
-    """Names of every method the runner knows: mlsom, MINAS-BR, the lower and upper bounds."""
-    from .baselines import LOWER_BOUNDS, UPPER_BOUNDS
+def _upper_bounds():
+    """The incremental upper bounds, or an empty registry where river is not installed."""
+    try:
+        import river  # noqa: F401
+    except ImportError:
+        return {}
+    from .baselines import UPPER_BOUNDS
 
-    return ["mlsom", "MINAS-BR", *LOWER_BOUNDS, *UPPER_BOUNDS]
+    return UPPER_BOUNDS
+
+
+def available_methods():
+    """Names of every method the runner knows: mlsom, MINAS-BR, the lower and upper bounds.
+
+    The upper bounds need river; where it is not installed they are left out.
+    """
+    from .baselines import LOWER_BOUNDS
+
+    return ["mlsom", "MINAS-BR", *LOWER_BOUNDS, *_upper_bounds()]
 
 
 def make_method(name, *, grid_size=None, seed=0, params=None):
@@ -90,11 +104,11 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
         return SOMStreamClassifier(grid_size=grid_size or 5, random_state=seed, **params)
     if grid_size is not None:
         raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
-    from .baselines import LOWER_BOUNDS, MINASBR, UPPER_BOUNDS
+    from .baselines import LOWER_BOUNDS, MINASBR
 
     if name == "MINAS-BR":
         return MINASBR(random_state=seed, **params)
-    registry = {**LOWER_BOUNDS, **UPPER_BOUNDS}
+    registry = {**LOWER_BOUNDS, **_upper_bounds()}
     if name not in registry:
         raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
     try:
