@@ -1,6 +1,5 @@
 """SOM-Stream-ML: the estimator (Python layer over the compiled core)."""
 
-import inspect
 import json
 import threading
 import warnings
@@ -9,6 +8,7 @@ import zipfile
 import numpy as np
 
 from . import _core
+from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._validation import (
     check_features,
@@ -65,7 +65,7 @@ class _ReadWriteLock:
             self._cond.notify_all()
 
 
-class SOMStreamClassifier:
+class SOMStreamClassifier(ParamsMixin):
     """Multi-label stream classifier with one self-organizing map per label (SOM-Stream-ML).
 
     Trained once on a small labelled set, it then classifies an unlabelled, possibly drifting
@@ -185,37 +185,6 @@ class SOMStreamClassifier:
         self._lock = _ReadWriteLock()
 
     # ------------------------------------------------------------------ scikit-learn conventions
-
-    @classmethod
-    def _get_param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(p for p in sig.parameters if p != "self")
-
-    def get_params(self, deep=True):
-        """Constructor parameters as a dict (scikit-learn convention)."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def set_params(self, **params):
-        """Set constructor parameters; they take effect at the next ``fit``."""
-        valid = self._get_param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(
-                    f"invalid parameter {key!r} for {type(self).__name__}; valid: {valid}"
-                )
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self):
-        defaults = {
-            name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
-        }
-        args = [
-            f"{name}={getattr(self, name)!r}"
-            for name in self._get_param_names()
-            if getattr(self, name) is not defaults[name] and getattr(self, name) != defaults[name]
-        ]
-        return f"{type(self).__name__}({', '.join(args)})"
 
     def __getstate__(self):
         state = self.__dict__.copy()

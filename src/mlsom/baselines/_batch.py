@@ -30,7 +30,6 @@ learner: the constant is predicted.
 """
 
 import functools
-import inspect
 import math
 
 import numpy as np
@@ -42,6 +41,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 
+from .._base import ParamsMixin
 from .._validation import check_features, check_float, check_int, check_option
 from ..exceptions import NotFittedError
 
@@ -288,24 +288,11 @@ def _check_seed(random_state):
     return check_int("random_state", random_state, low=0)
 
 
-class _BatchBaseline:
+class _BatchBaseline(ParamsMixin):
     """Shared ``fit``/``predict``/``get_params`` of the lower bounds."""
 
     #: interface of the evaluation protocol (docs/methods.md): trained once, never updated
     kind = "batch"
-
-    @classmethod
-    def _get_param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(p for p in sig.parameters if p != "self")
-
-    def get_params(self, deep=True):
-        """Constructor parameters as a dict of JSON-serialisable values."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
     def fit(self, X, Y):
         """Train on the labelled set.

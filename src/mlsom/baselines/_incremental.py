@@ -25,6 +25,7 @@ import inspect
 import numpy as np
 from river import drift, tree
 
+from .._base import ParamsMixin
 from .._validation import check_features, check_float, check_int, check_option
 from ..exceptions import NotFittedError
 from ._batch import _check_labels, _check_seed
@@ -234,24 +235,11 @@ _MEMBERS = {
 # --------------------------------------------------------------------------- common interface
 
 
-class _IncrementalBaseline:
+class _IncrementalBaseline(ParamsMixin):
     """Shared ``fit``/``predict_learn``/``get_params`` of the upper bounds."""
 
     #: interface of the evaluation protocol (docs/methods.md): test-then-train
     kind = "incremental"
-
-    @classmethod
-    def _get_param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(p for p in sig.parameters if p != "self")
-
-    def get_params(self, deep=True):
-        """Constructor parameters as a dict of JSON-serialisable values."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
     def fit(self, X, Y):
         """Learn the labelled set instance by instance, in order (a fresh model is started).

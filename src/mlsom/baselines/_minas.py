@@ -12,12 +12,12 @@ Everything runs in NumPy. The stream is processed in blocks of instances that sh
 stream alone), so one block costs a few array operations whatever its length.
 """
 
-import inspect
 import math
 import numbers
 
 import numpy as np
 
+from .._base import ParamsMixin
 from .._validation import check_features, check_float, check_int, check_labels, check_option
 from ..exceptions import NotFittedError
 
@@ -217,7 +217,7 @@ def _check_random_state(value):
 # ---------------------------------------------------------------------------------- estimator
 
 
-class MINASBR:
+class MINASBR(ParamsMixin):
     """MINAS-BR, multi-label novelty detection for streams with infinitely delayed labels.
 
     Binary relevance over micro-clusters: each label is modelled by its own set of micro-clusters
@@ -387,37 +387,6 @@ class MINASBR:
         self.random_state = random_state
 
     # ------------------------------------------------------------------ scikit-learn conventions
-
-    @classmethod
-    def _get_param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(p for p in sig.parameters if p != "self")
-
-    def get_params(self, deep=True):
-        """Constructor parameters as a dict (scikit-learn convention)."""
-        return {name: getattr(self, name) for name in self._get_param_names()}
-
-    def set_params(self, **params):
-        """Set constructor parameters; they take effect at the next ``fit``."""
-        valid = self._get_param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(
-                    f"invalid parameter {key!r} for {type(self).__name__}; valid: {valid}"
-                )
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self):
-        defaults = {
-            name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
-        }
-        args = [
-            f"{name}={getattr(self, name)!r}"
-            for name in self._get_param_names()
-            if getattr(self, name) is not defaults[name] and getattr(self, name) != defaults[name]
-        ]
-        return f"{type(self).__name__}({', '.join(args)})"
 
     def _validate_params(self):
         p = {
