@@ -93,9 +93,17 @@ def test_parallel_back_ends_give_the_serial_results(tmp_path):
     serial = run_experiment("quick", tmp_path / "serial", **small)
     joblib = run_experiment("quick", tmp_path / "joblib", n_jobs=2, **small)
     assert joblib["mean_macro_f1"] == serial["mean_macro_f1"]
-    pytest.importorskip("dask.distributed")  # not installable on every platform (win_arm64)
+    distributed = pytest.importorskip("dask.distributed")  # not on every platform (win_arm64)
     dask = run_experiment("quick", tmp_path / "dask", n_jobs=2, scheduler="local", **small)
     assert dask["mean_macro_f1"] == serial["mean_macro_f1"]
+    # an existing cluster, by its scheduler address: real worker processes
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        remote = run_experiment(
+            "quick", tmp_path / "cluster", scheduler=cluster.scheduler_address, **small
+        )
+    assert remote["mean_macro_f1"] == serial["mean_macro_f1"]
 
 
 def test_plots_are_written(tmp_path):

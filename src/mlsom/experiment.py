@@ -240,12 +240,14 @@ def run_one(run, *, data_home=None, n_windows=50, zero_division=1, chunk_size=10
     return out
 
 
-def _run_and_store(run, path, kwargs):
-    result = run_one(run, **kwargs)
+def _store(result, path):
     tmp = Path(str(path) + ".tmp")
     tmp.write_text(json.dumps(result))
     os.replace(tmp, path)  # atomic: a run file is either complete or absent
-    return str(path)
+
+
+def _run_indexed(i, run, kwargs):
+    return i, run_one(run, **kwargs)
 
 
 def run_experiment(
@@ -325,6 +327,8 @@ def run_experiment(
 
 
 def _execute(todo, out, kwargs, *, n_jobs, scheduler, progress):
+    """Run the runs of ``todo``; each result is written by this process as soon as it arrives, so
+    workers need no access to ``out`` (a cluster's workers may not share its file system)."""
     if not todo:
         return
     paths = [out / "runs" / f"{r.key}.json" for r in todo]
@@ -346,27 +350,29 @@ def _execute(todo, out, kwargs, *, n_jobs, scheduler, progress):
                 client = Client(scheduler)
             try:
                 futures = [
-                    client.submit(_run_and_store, r, p, kwargs, pure=False)
-                    for r, p in zip(todo, paths, strict=True)
+                    client.submit(_run_indexed, i, r, kwargs, pure=False)
+                    for i, r in enumerate(todo)
                 ]
                 for fut in as_completed(futures):
-                    fut.result()
+                    i, result = fut.result()
+                    _store(result, paths[i])
                     bar.update(1)
             finally:
                 client.close()
                 if cluster is not None:
                     cluster.close()
         elif n_jobs == 1:
-            for r, p in zip(todo, paths, strict=True):
-                _run_and_store(r, p, kwargs)
+            for i, r in enumerate(todo):
+                _store(run_one(r, **kwargs), paths[i])
                 bar.update(1)
         else:
             from joblib import Parallel, delayed
 
             gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                delayed(_run_and_store)(r, p, kwargs) for r, p in zip(todo, paths, strict=True)
+                delayed(_run_indexed)(i, r, kwargs) for i, r in enumerate(todo)
             )
-            for _ in gen:
+            for i, result in gen:
+                _store(result, paths[i])
                 bar.update(1)
     finally:
         bar.close()
