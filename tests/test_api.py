@@ -516,3 +516,68 @@ def test_load_refuses_damaged_files(tmp_path, data):
 def test_save_before_fit():
     with pytest.raises(NotFittedError):
         SOMStreamClassifier().save("never-written.npz")
+
+
+# ---------------------------------------------------------------------------- one at a time
+
+
+def test_predict_one_is_one_step_of_the_stream(data):
+    X, Y = data
+    a = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:200], Y[:200])
+    b = copy.deepcopy(a)
+    expected = a.predict_stream(X[200:230])
+    got = [b.predict_one(x) for x in X[200:230]]
+    assert got[0] == {j: bool(v) for j, v in enumerate(expected[0])}
+    np.testing.assert_array_equal(np.array([[d[j] for j in range(4)] for d in got]), expected)
+    assert pickle.dumps(a) == pickle.dumps(b)
+    frozen = copy.deepcopy(b)
+    before = pickle.dumps(frozen)
+    frozen.predict_one(X[300], adapt=False)
+    assert pickle.dumps(frozen) == before
+    assert b.learn_one(X[300], {0: True}) is b and pickle.dumps(b) == pickle.dumps(a)
+
+
+def test_predict_one_with_dicts_and_feature_names(data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    cols = [f"f{i}" for i in range(6)]
+    m = SOMStreamClassifier(grid_size=2, random_state=0).fit(
+        pd.DataFrame(X[:200], columns=cols), Y[:200]
+    )
+    assert list(m.feature_names_in_) == cols
+    x = dict(zip(reversed(cols), X[200][::-1], strict=True))  # any key order
+    ref = copy.deepcopy(m).predict_one(X[200])
+    assert m.predict_one(x) == ref
+    with pytest.raises(ValueError, match=r"missing \['f5'\]"):
+        m.predict_one({c: 0.0 for c in cols[:5]})
+    plain = SOMStreamClassifier(grid_size=2, random_state=0).fit(X[:200], Y[:200])
+    assert not hasattr(plain, "feature_names_in_")
+    assert plain.predict_one(dict(enumerate(X[200]))) == ref
+    with pytest.raises(ValueError, match="x must be 1-D"):
+        plain.predict_one(X[:2])
+
+
+def test_feature_names_survive_save_and_load(tmp_path, data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    cols = [f"f{i}" for i in range(6)]
+    m = SOMStreamClassifier(grid_size=2, random_state=0).fit(
+        pd.DataFrame(X[:200], columns=cols), Y[:200]
+    )
+    m.save(tmp_path / "m.npz")
+    assert list(SOMStreamClassifier.load(tmp_path / "m.npz").feature_names_in_) == cols
+
+
+def test_dataframe_columns_must_match_the_fit(data):
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    cols = [f"f{i}" for i in range(6)]
+    m = SOMStreamClassifier(grid_size=2, random_state=0).fit(
+        pd.DataFrame(X[:200], columns=cols), Y[:200]
+    )
+    shuffled = pd.DataFrame(X[200:210], columns=cols)[cols[::-1]]
+    with pytest.raises(ValueError, match="feature_names_in_"):
+        m.predict(shuffled)
+    np.testing.assert_array_equal(
+        m.predict(pd.DataFrame(X[200:210], columns=cols)), m.predict(X[200:210])
+    )

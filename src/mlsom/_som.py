@@ -229,6 +229,7 @@ class SOMStreamClassifier(ParamsMixin):
         self
         """
         d, _, n_epochs, max_epochs = self._validate_params()
+        names = _feature_names(X)
         X = check_features("X", X)
         Y = check_labels("Y", Y, X.shape[0])
         n, A = X.shape
@@ -315,6 +316,7 @@ class SOMStreamClassifier(ParamsMixin):
             "n_iter": n_iter,
             "n_features": A,
             "n_labels": L,
+            "feature_names": names,
             "squared": squared,
             "skip_zero": self.zero_cooccurrence == "skip",
             "learning_rate": float(self.learning_rate),
@@ -353,7 +355,7 @@ class SOMStreamClassifier(ParamsMixin):
             The predicted label sets, 0/1.
         """
         st = self._fitted_state()
-        X = check_features("X", X, n_features=st["n_features"], allow_empty=True)
+        X = _check_stream_X(st, X)
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         if X.shape[0] == 0:
             return Y
@@ -378,6 +380,51 @@ class SOMStreamClassifier(ParamsMixin):
             self._lock.release_write()
         return Y
 
+    def predict_one(self, x, *, adapt=True):
+        """Classify one instance, River style, and (by default) adapt the model to it.
+
+        ``model.predict_one(x)`` is ``model.predict_stream([x])[0]`` as a dict: classification and
+        adaptation are one step of the method. With ``adapt=False`` it is ``predict([x])[0]``.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The instance. A dict maps feature names (when ``fit`` got a DataFrame) or feature
+            indices 0..n_features-1 to values; every feature must be present.
+        adapt : bool, default=True
+
+        Returns
+        -------
+        dict of int to bool
+            For every label index, whether it is predicted.
+        """
+        st = self._fitted_state()
+        if isinstance(x, dict):
+            keys = st.get("feature_names") or list(range(st["n_features"]))
+            missing = [k for k in keys if k not in x]
+            extra = [k for k in x if k not in set(keys)]
+            if missing or extra:
+                raise ValueError(
+                    f"x must give exactly the {len(keys)} features of the model: missing "
+                    f"{missing[:5]}, unknown {extra[:5]}"
+                )
+            row = [x[k] for k in keys]
+        else:
+            row = np.asarray(x)
+            if row.ndim != 1:
+                raise ValueError(f"x must be 1-D (one instance), got shape {row.shape}")
+        X = np.asarray(row)[None, :]
+        y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
+        return {j: bool(v) for j, v in enumerate(y)}
+
+    def learn_one(self, x, y=None):
+        """Do nothing: after ``fit`` the method never uses labels (River compatibility).
+
+        With it, River's progressive validation can drive the model; the labels it passes are
+        ignored, as labels never arrive in the setting the method is built for.
+        """
+        return self
+
     def predict(self, X):
         """Frozen scoring: classify each row independently from the current model, without adapting.
 
@@ -394,7 +441,7 @@ class SOMStreamClassifier(ParamsMixin):
         Y : ndarray of shape (n_samples, n_labels), dtype uint8
         """
         st = self._fitted_state()
-        X = check_features("X", X, n_features=st["n_features"], allow_empty=True)
+        X = _check_stream_X(st, X)
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         if X.shape[0] == 0:
             return Y
@@ -486,6 +533,14 @@ class SOMStreamClassifier(ParamsMixin):
         return int(self._fitted_state()["n_features"])
 
     @property
+    def feature_names_in_(self):
+        """Names of the features when ``fit`` got a DataFrame with string column names."""
+        names = self._fitted_state().get("feature_names")
+        if names is None:
+            raise AttributeError("feature_names_in_: fit was not given named features")
+        return np.array(names, dtype=object)
+
+    @property
     def n_labels_(self):
         return int(self._fitted_state()["n_labels"])
 
@@ -516,6 +571,7 @@ class SOMStreamClassifier(ParamsMixin):
                 "params": _json_params(self.get_params()),
                 "n_iter": st["n_iter"],
                 "k_nn": int(st["k_nn"]),
+                "feature_names": st.get("feature_names"),
             }
             arrays = {k: np.array(st[k]) for k in _STATE_ARRAYS}
             np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
@@ -561,6 +617,39 @@ class SOMStreamClassifier(ParamsMixin):
 
 _FILE_FORMAT = 1
 _STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
+
+
+def _check_stream_X(st, X):
+    """Validate X against the fitted model, feature names included when both have them."""
+    names = _feature_names(X)
+    fitted = st.get("feature_names")
+    if names is not None and fitted is not None and names != fitted:
+        raise ValueError(
+            f"X has feature names {names[:5]}... in another order or set than the model's "
+            f"{fitted[:5]}...; pass the columns in the order of feature_names_in_"
+        )
+    return check_features("X", X, n_features=st["n_features"], allow_empty=True)
+
+
+def _check_names(names, n_features, bad):
+    if names is None:
+        return None
+    if (
+        not isinstance(names, list)
+        or len(names) != n_features
+        or not all(isinstance(n, str) for n in names)
+    ):
+        bad("feature_names")
+    return names
+
+
+def _feature_names(X):
+    """Column names of a DataFrame-like X (all strings), else None."""
+    cols = getattr(X, "columns", None)
+    if cols is None:
+        return None
+    names = list(cols)
+    return names if all(isinstance(c, str) for c in names) else None
 
 
 def _version():
@@ -647,4 +736,5 @@ def _check_state(a, meta, path):
         "n_iter": n_iter,
         "n_features": int(A),
         "n_labels": int(L),
+        "feature_names": _check_names(meta.get("feature_names"), A, bad),
     }
