@@ -1,7 +1,7 @@
 """MINAS-BR: novelty detection for multi-label streams with micro-clusters, one model per label.
 
 The delayed-label baseline of the paper (Costa Junior et al., BRACIS 2019), written for this
-project from the specification in ``docs`` (``minas-br.md``). It is the binary-relevance version of
+project from the specification in ``docs/minas-br.md``. It is the binary-relevance version of
 MINAS: every label is a set of micro-clusters learnt offline; online, an instance gets every label
 whose nearest micro-cluster contains it; instances no label explains wait in a short-term memory
 that is clustered from time to time into new micro-clusters, which either *extend* the labels they
