@@ -180,3 +180,20 @@ def test_run_key_depends_on_everything():
     assert a.key != Run("S", "mlsom", 3, 0, 2000).key
     assert a.key != Run("S", "mlsom", 3, 0, 1000, {"learning_rate": 0.1}).key
     assert a.key == Run("S", "mlsom", 3, 0, 1000).key
+
+
+def test_curve_panels_keep_the_papers_selection():
+    from mlsom.experiment import _panel_selection
+
+    curves = {f"L{i}": [0.1 * i] * 3 for i in range(6)}  # lower bounds, L5 best
+    curves.update({f"U{i}": [0.5 + 0.05 * i] * 3 for i in range(6)})  # upper bounds, U5 best
+    curves.update({"mlsom (d=3, best)": [0.05] * 3, "MINAS-BR": [0.01] * 3})
+    kinds = {m: "batch" for m in curves if m.startswith("L")}
+    kinds.update({m: "incremental" for m in curves if m.startswith("U")})
+    chosen = _panel_selection(curves, kinds)
+    assert len(chosen) == 8
+    assert {"mlsom (d=3, best)", "MINAS-BR", "L5", "U5"} <= set(chosen)
+    assert (
+        _panel_selection(dict(list(curves.items())[:5]), kinds).keys()
+        == dict(list(curves.items())[:5]).keys()
+    )

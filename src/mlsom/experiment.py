@@ -518,8 +518,10 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
         by_stream.setdefault(run["stream"], {}).setdefault(label, []).append(
             ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
         )
+    kinds = {r["run"]["label"]: r.get("kind") for r in results}
     for stream, curves in sorted(by_stream.items()):
         mean_curves = {m: np.mean(c, axis=0) for m, c in curves.items()}
+        mean_curves = _panel_selection(mean_curves, kinds)
         fig = plot_curves(
             mean_curves, title=f"{stream} (mean over seeds)", ylabel="cumulative macro F"
         )
@@ -528,6 +530,22 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
         written.append(str(save_png(plot_nemenyi_heatmap(stat_result), out / "nemenyi.png")))
         written.append(str(save_png(plot_critical_difference(stat_result), out / "cd.png")))
     return written
+
+
+def _panel_selection(curves, kinds, most=8):
+    """At most ``most`` curves for a readable panel, as the paper's Figure 1: mlsom (best d),
+    MINAS-BR, the best lower and the best upper bound, then the others by mean value."""
+    if len(curves) <= most:
+        return curves
+    by_mean = sorted(curves, key=lambda m: -float(np.nanmean(curves[m])))
+    keep = [m for m in by_mean if m.startswith("mlsom") or m == "MINAS-BR"]
+    for kind in ("batch", "incremental"):
+        best = next((m for m in by_mean if kinds.get(m) == kind), None)
+        if best is not None:
+            keep.append(best)
+    keep += [m for m in by_mean if m not in keep]
+    chosen = set(keep[:most])
+    return {m: c for m, c in curves.items() if m in chosen}
 
 
 def _write_csv(path, rows):
