@@ -6,6 +6,7 @@ import warnings
 import zipfile
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _core
 from ._base import ParamsMixin
@@ -213,7 +214,7 @@ class SOMStreamClassifier(ParamsMixin):
 
     # ------------------------------------------------------------------ offline phase
 
-    def fit(self, X, Y):
+    def fit(self, X: ArrayLike, Y: ArrayLike) -> "SOMStreamClassifier":
         """Offline phase: train one map per label on a labelled set and record label statistics.
 
         Parameters
@@ -338,7 +339,7 @@ class SOMStreamClassifier(ParamsMixin):
             )
         return state
 
-    def predict_stream(self, X):
+    def predict_stream(self, X: ArrayLike) -> np.ndarray:
         """Online phase: classify the rows of X in order, adapting the model after each one.
 
         Calling it on consecutive chunks of a stream gives the same predictions and the same final
@@ -380,7 +381,7 @@ class SOMStreamClassifier(ParamsMixin):
             self._lock.release_write()
         return Y
 
-    def predict_one(self, x, *, adapt=True):
+    def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
         """Classify one instance, River style, and (by default) adapt the model to it.
 
         ``model.predict_one(x)`` is ``model.predict_stream([x])[0]`` as a dict: classification and
@@ -417,7 +418,7 @@ class SOMStreamClassifier(ParamsMixin):
         y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
         return {j: bool(v) for j, v in enumerate(y)}
 
-    def learn_one(self, x, y=None):
+    def learn_one(self, x, y=None) -> "SOMStreamClassifier":
         """Do nothing: after ``fit`` the method never uses labels (River compatibility).
 
         With it, River's progressive validation can drive the model; the labels it passes are
@@ -425,7 +426,7 @@ class SOMStreamClassifier(ParamsMixin):
         """
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Frozen scoring: classify each row independently from the current model, without adapting.
 
         Each row gets the prediction ``predict_stream`` would give it as the next instance of the
@@ -550,7 +551,7 @@ class SOMStreamClassifier(ParamsMixin):
 
     # ------------------------------------------------------------------ model files
 
-    def save(self, path):
+    def save(self, path) -> None:
         """Write the fitted model to ``path`` as a NumPy ``.npz`` file (no pickle inside).
 
         The file holds the parameters (as JSON) and the live state; :meth:`load` reads it back
@@ -579,7 +580,7 @@ class SOMStreamClassifier(ParamsMixin):
             self._lock.release_read()
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path) -> "SOMStreamClassifier":
         """Read a model written by :meth:`save`, validating it completely.
 
         Raises
