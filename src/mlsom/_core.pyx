@@ -146,7 +146,7 @@ def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G,
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
     cdef Py_ssize_t e, i, u, v, a, n_epochs_run = 0
-    cdef double r, h, inv
+    cdef double r, h, den
     cdef bint winner_only, converged = False
     cdef int64_t changed
     cdef int failed = 0
@@ -211,10 +211,10 @@ def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G,
                                  not gaussian, M, &neww[0, 0], blk * FBLOCK,
                                  min(A, (blk + 1) * FBLOCK))
             for u in range(M):
-                if den_[u] > 0.0:
-                    inv = den_[u]
+                den = den_[u]
+                if den > 0.0:
                     for a in range(A):
-                        neww[u, a] = neww[u, a] / inv
+                        neww[u, a] = neww[u, a] / den
                 else:
                     for a in range(A):
                         neww[u, a] = Wt[a, u]
