@@ -38,3 +38,17 @@ def test_console_script_info():
         [sys.executable, "-m", "mlsom._cli", "info"], capture_output=True, text=True, check=True
     ).stdout
     assert "openmp" in out and "simd_path" in out
+
+
+def test_user_errors_give_a_message_and_exit_code_2(capsys, monkeypatch):
+    monkeypatch.delenv("MLSOM_DATA", raising=False)
+    assert main(["run", "--stream", "Nus-wide"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mlsom run: error: Nus-wide is a real data set")
+    assert "Traceback" not in err
+    assert main(["run", "--stream", "No-such-stream"]) == 2
+    assert "unknown stream 'No-such-stream'" in capsys.readouterr().err
+    assert (
+        main(["run", "--stream", "MOA-Spher-5C-2A", "--method", "BR-J48", "--grid-size", "3"]) == 2
+    )
+    assert "grid_size applies to mlsom only" in capsys.readouterr().err

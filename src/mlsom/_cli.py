@@ -270,6 +270,16 @@ def main(argv=None):
 
     sub.add_parser("info", help="print version, build and machine information")
     args = parser.parse_args(argv)
+    try:
+        _dispatch(args)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        # a user error (a name, a value, a missing data file): the message, not a traceback
+        print(f"mlsom {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _dispatch(args):
     if args.command == "demo":
         run_demo(
             args.stream,
@@ -288,7 +298,6 @@ def main(argv=None):
         from ._config import show_config
 
         show_config()
-    return 0
 
 
 if __name__ == "__main__":
