@@ -197,3 +197,20 @@ def test_curve_panels_keep_the_papers_selection():
         _panel_selection(dict(list(curves.items())[:5]), kinds).keys()
         == dict(list(curves.items())[:5]).keys()
     )
+
+
+def test_missing_data_files_stop_the_experiment_before_any_run(tmp_path, monkeypatch):
+    monkeypatch.delenv("MLSOM_DATA", raising=False)
+    with pytest.raises(FileNotFoundError, match=r"Mediamill.*Nus-wide.*Leave these streams out"):
+        run_experiment(
+            "quick",
+            tmp_path,
+            streams=["MOA-Spher-5C-2A", "Mediamill", "Nus-wide"],
+            methods=["mlsom"],
+            grid_sizes=[2],
+            seeds=[0],
+            n_instances=1500,
+            plots=False,
+            progress=False,
+        )
+    assert not list((tmp_path / "runs").glob("*.json"))

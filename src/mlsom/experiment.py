@@ -206,6 +206,24 @@ def _load_stream(name, n_instances, data_home):
     return load(name, data_home=data_home)
 
 
+def _check_data_files(streams, data_home):
+    """Fail before any run when a real stream's files are missing, naming all of them."""
+    from .datasets._registry import _REAL, _data_home, _entry, _find
+
+    problems = []
+    for name in sorted(streams):
+        if name in _REAL:
+            try:
+                _find(_data_home(data_home), _REAL[name], _entry(name))
+            except FileNotFoundError as exc:
+                problems.append(str(exc))
+    if problems:
+        raise FileNotFoundError(
+            "; ".join(problems) + ". Leave these streams out with streams= (--streams) or "
+            "give their folder with data_home= (--data-home)."
+        )
+
+
 def run_one(run, *, data_home=None, n_windows=50, zero_division=1, chunk_size=1000):
     """Execute one run and return its result as a JSON-serialisable dict."""
     from .protocol import evaluate
@@ -308,6 +326,7 @@ def run_experiment(
     )
     kwargs = {"data_home": data_home, "n_windows": n_windows, "zero_division": zero_division}
     todo = [r for r in runs if not (out / "runs" / f"{r.key}.json").exists()]
+    _check_data_files({r.stream for r in todo}, data_home)
     t0 = time.perf_counter()
     _execute(todo, out, kwargs, n_jobs=n_jobs, scheduler=scheduler, progress=progress)
     wall = time.perf_counter() - t0
