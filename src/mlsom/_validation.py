@@ -101,8 +101,12 @@ def check_features(name, X, *, n_features=None, allow_empty=False):
     return arr
 
 
-def check_labels(name, Y, n_samples):
-    """Validate a 0/1 label matrix of n_samples rows; return it as a C-contiguous uint8 array."""
+def check_labels(name, Y, n_samples, *, require_positive=True):
+    """Validate a 0/1 label matrix of n_samples rows; return it as a C-contiguous uint8 array.
+
+    With ``require_positive`` (training sets of methods that need one label to occur) an
+    all-zero matrix is refused.
+    """
     arr = _to_dense(name, Y)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold 0/1 values, got an array of dtype {arr.dtype}")
@@ -120,7 +124,7 @@ def check_labels(name, Y, n_samples):
             f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, column {j}"
         )
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
-    if not arr.any():
+    if require_positive and not arr.any():
         raise ValueError(
             f"{name} has no positive label: at least one label must occur in the training set"
         )

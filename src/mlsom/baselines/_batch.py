@@ -42,7 +42,7 @@ from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 
 from .._base import ParamsMixin
-from .._validation import check_features, check_float, check_int, check_option
+from .._validation import check_features, check_float, check_int, check_labels, check_option
 from ..exceptions import NotFittedError
 
 __all__ = [
@@ -268,18 +268,7 @@ def _positive_score(model, X):
 
 def _check_labels(Y, n_samples):
     """Validate a 0/1 training label matrix (an all-zero matrix is allowed here)."""
-    arr = np.asarray(Y)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"Y must hold 0/1 values, got an array of dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(f"Y must be 2-D (n_samples, n_labels), got shape {arr.shape}")
-    if arr.shape[0] != n_samples:
-        raise ValueError(f"Y has {arr.shape[0]} rows but X has {n_samples}")
-    if arr.shape[1] == 0:
-        raise ValueError(f"Y has no label column: shape {arr.shape}")
-    if ((arr != 0) & (arr != 1)).any():
-        raise ValueError("Y must contain only 0 and 1")
-    return np.ascontiguousarray(arr, dtype=np.uint8)
+    return check_labels("Y", Y, n_samples, require_positive=False)
 
 
 def _check_seed(random_state):

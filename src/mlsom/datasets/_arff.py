@@ -58,6 +58,17 @@ _MEKA_C = re.compile(r"(?:^|\s)-C\s+([+-]?\d+)(?=\s|$)")
 _SPLIT_SUFFIX = re.compile(r"^(.+?)[-_](?:train|test)$", re.IGNORECASE)
 
 
+def _loadtxt_numeric(lines, n_attr):
+    """Plain comma-separated numeric lines as an (n, n_attr) array, or None if any is not."""
+    try:
+        V = np.loadtxt(
+            lines, delimiter=",", comments=None, quotechar=None, dtype=np.float64, ndmin=2
+        )
+    except ValueError:
+        return None
+    return V if V.shape == (len(lines), n_attr) else None
+
+
 class ArffError(ValueError):
     """A malformed or unsupported ARFF (or Mulan XML) file.
 
@@ -646,18 +657,8 @@ class _Schema:
                     linenos = np.asarray(keep, dtype=np.int64) + first
                 if not lines:
                     return np.empty((0, self.n_attr)), np.empty(0, dtype=np.int64)
-                try:
-                    V = np.loadtxt(
-                        lines,
-                        delimiter=",",
-                        comments=None,
-                        quotechar=None,
-                        dtype=np.float64,
-                        ndmin=2,
-                    )
-                except ValueError:
-                    V = None
-                if V is not None and V.shape == (len(lines), self.n_attr):
+                V = _loadtxt_numeric(lines, self.n_attr)
+                if V is not None:
                     if linenos is None:
                         linenos = np.arange(first, first + len(lines), dtype=np.int64)
                     return V, linenos
@@ -716,18 +717,8 @@ class _Schema:
         rows = np.asarray(linenos, dtype=np.int64)
         V = np.empty((len(linenos), n_attr))
         if plain_lines:
-            try:
-                P = np.loadtxt(
-                    plain_lines,
-                    delimiter=",",
-                    comments=None,
-                    quotechar=None,
-                    dtype=np.float64,
-                    ndmin=2,
-                )
-            except ValueError:
-                P = None
-            if P is None or P.shape != (len(plain_lines), n_attr):
+            P = _loadtxt_numeric(plain_lines, n_attr)
+            if P is None:
                 return self._parse_careful(raw, first, bulk=False)
             V[np.asarray(plain_pos, dtype=np.intp)] = P
         if dense_rows:
