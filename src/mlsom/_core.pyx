@@ -2,30 +2,85 @@
 # winner-class ranking, the Bayes decision and the per-instance online update.
 #
 # The functions here trust their inputs: the Python layer (mlsom._som) validates shapes, dtypes,
-# contiguity and values before calling them. Arrays are float64, C-contiguous; neurons are stored
-# transposed (feature-major, Wt[i, j] = feature i of neuron j) so that the distance kernel of
-# _kernels.h vectorises over neurons without re-associating any sum.
+# contiguity and values before calling them. Instances and neurons are float64 or float32 (one
+# type per call: Cython generates both versions of every function); everything else (averOut,
+# probabilities) is float64. Neurons are stored transposed (feature-major, Wt[i, j] = feature i of
+# neuron j) so that the distance kernels of _kernels.h vectorise over neurons.
+#
+# Exact distances and screening. A distance mlsom compares is always the "exact" one: the sum of
+# (x_i - w_i)^2 over the features in order (mlsom_sqdist_*, _sqdist_col: bitwise identical). Most
+# of them are never computed, though: every neuron first gets a cheap screening value
+# |x|^2 + |w|^2 - 2 x.w (one multiply-add per feature, from the screening kernel or from a BLAS
+# matrix product), which is within a known bound `tol` of the exact value (_screen_tol). Two
+# neurons whose screening values differ by more than 2 tol are in the same order exactly; only
+# the neurons the bound leaves in doubt get their exact distance. Every decision (best-matching
+# units, the k nearest neurons, ties, the Bayes test) is therefore the one the exact distances
+# give, independent of the SIMD path, the BLAS and the thread count.
 #
 # Notation follows the method description (docs/method.md): L labels, M kept neurons over all maps,
 # A features, N instances seen, S = sum of label-set sizes seen (label cardinality z = S/N).
 
+from cython cimport floating
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY, exp, log, log1p, sqrt
+from libc.float cimport DBL_EPSILON, DBL_MIN, FLT_EPSILON, FLT_MIN
+from libc.math cimport INFINITY, exp, isfinite, log, log1p, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
 
 cdef extern from "_kernels.h" nogil:
-    ctypedef void (*mlsom_sqdist_fn)(const double *x, const double *Wt, Py_ssize_t A,
-                                     Py_ssize_t M, double *out) noexcept nogil
-    mlsom_sqdist_fn mlsom_sqdist_t
-    ctypedef void (*mlsom_accumulate_fn)(const double *X, Py_ssize_t n, Py_ssize_t A,
-                                         const int64_t *bmu, const Py_ssize_t *nb_start,
-                                         const Py_ssize_t *nb_unit, const double *nb_h,
-                                         int unit_weights, Py_ssize_t M, double *acc,
-                                         Py_ssize_t a0, Py_ssize_t a1) noexcept nogil
-    mlsom_accumulate_fn mlsom_accumulate
+    ctypedef void (*mlsom_sqdist_d_fn)(const double *x, const double *Wt, Py_ssize_t A,
+                                       Py_ssize_t M, double *out) noexcept nogil
+    ctypedef void (*mlsom_sqdist_f_fn)(const float *x, const float *Wt, Py_ssize_t A,
+                                       Py_ssize_t M, float *out) noexcept nogil
+    ctypedef void (*mlsom_screen_d_fn)(const double *x2, const double *Wt, Py_ssize_t A,
+                                       Py_ssize_t M, double base, const double *ww,
+                                       double *out) noexcept nogil
+    ctypedef void (*mlsom_screen_f_fn)(const float *x2, const float *Wt, Py_ssize_t A,
+                                       Py_ssize_t M, float base, const float *ww,
+                                       float *out) noexcept nogil
+    ctypedef void (*mlsom_group_sums_d_fn)(const double *X, Py_ssize_t n, Py_ssize_t A,
+                                           const int64_t *bmu, Py_ssize_t M, double *hi,
+                                           double *lo, Py_ssize_t a0,
+                                           Py_ssize_t a1) noexcept nogil
+    ctypedef void (*mlsom_group_sums_f_fn)(const float *X, Py_ssize_t n, Py_ssize_t A,
+                                           const int64_t *bmu, Py_ssize_t M, double *hi,
+                                           double *lo, Py_ssize_t a0,
+                                           Py_ssize_t a1) noexcept nogil
+    ctypedef void (*mlsom_combine_fn)(const double *hi, const double *lo, Py_ssize_t A,
+                                      const Py_ssize_t *v, const double *h, Py_ssize_t nv,
+                                      int unit_weights, double *out_hi,
+                                      double *out_lo) noexcept nogil
+    ctypedef void (*mlsom_finish_d_fn)(double *g, const double *ww, double base,
+                                       Py_ssize_t M) noexcept nogil
+    ctypedef void (*mlsom_finish_f_fn)(float *g, const float *ww, float base,
+                                       Py_ssize_t M) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_argmin_d_fn)(const double *d, Py_ssize_t n, double gap,
+                                             Py_ssize_t *n_cand) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_argmin_f_fn)(const float *d, Py_ssize_t n, double gap,
+                                             Py_ssize_t *n_cand) noexcept nogil
+    ctypedef double (*mlsom_max_d_fn)(const double *d, Py_ssize_t n) noexcept nogil
+    ctypedef double (*mlsom_max_f_fn)(const float *d, Py_ssize_t n) noexcept nogil
+    ctypedef void (*mlsom_buckets_d_fn)(const double *d, Py_ssize_t n, double lo, double scale,
+                                        int nb, uint8_t *bkt) noexcept nogil
+    ctypedef void (*mlsom_buckets_f_fn)(const float *d, Py_ssize_t n, double lo, double scale,
+                                        int nb, uint8_t *bkt) noexcept nogil
+    mlsom_sqdist_d_fn mlsom_sqdist_d
+    mlsom_sqdist_f_fn mlsom_sqdist_f
+    mlsom_screen_d_fn mlsom_screen_d
+    mlsom_screen_f_fn mlsom_screen_f
+    mlsom_group_sums_d_fn mlsom_group_sums_d
+    mlsom_group_sums_f_fn mlsom_group_sums_f
+    mlsom_combine_fn mlsom_combine
+    mlsom_finish_d_fn mlsom_finish_d
+    mlsom_finish_f_fn mlsom_finish_f
+    mlsom_argmin_d_fn mlsom_argmin_d
+    mlsom_argmin_f_fn mlsom_argmin_f
+    mlsom_max_d_fn mlsom_max_d
+    mlsom_max_f_fn mlsom_max_f
+    mlsom_buckets_d_fn mlsom_buckets_d
+    mlsom_buckets_f_fn mlsom_buckets_f
     int mlsom_simd_level
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
@@ -49,29 +104,138 @@ def simd_info():
 
 
 def set_simd_level(int level):
-    """Select the distance path (0 baseline, 1 AVX2, 2 AVX-512F, -1 best); returns the level used.
+    """Select the kernel path (0 baseline, 1 AVX2, 2 AVX-512F, -1 best); returns the level used.
 
-    For tests and benchmarks: all paths give bitwise identical distances.
+    For tests and benchmarks: all paths give the same results.
     """
     return mlsom_set_simd_level(level)
 
 
 mlsom_set_simd_level(-1)
 
+# Screening on (default) or off: off computes every distance exactly. For tests and benchmarks;
+# both give identical results.
+cdef bint _screening = True
+
+
+# How often the screening bound left an order in doubt, per kind of decision (best-matching unit,
+# k nearest within one bucket, k nearest across buckets). For tests; not exact under threads.
+cdef int64_t _n_doubt_bmu = 0, _n_doubt_knn = 0, _n_doubt_straddle = 0
+
+
+def screening_stats(bint reset=False):
+    """Counts of decisions that needed exact distances: (bmu, knn, knn across buckets)."""
+    global _n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle
+    out = (_n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle)
+    if reset:
+        _n_doubt_bmu = _n_doubt_knn = _n_doubt_straddle = 0
+    return out
+
+
+def set_screening(bint on):
+    """Switch distance screening on or off (returns the previous setting); results are identical."""
+    global _screening
+    cdef bint old = _screening
+    _screening = on
+    return old
+
 
 # --------------------------------------------------------------------------------------------------
-# small helpers
+# distances
 # --------------------------------------------------------------------------------------------------
 
-cdef inline double _sqdist_col(const double *x, const double *Wt, Py_ssize_t A, Py_ssize_t M,
+cdef inline void _sqdist(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                         floating *out) noexcept nogil:
+    """out[j] = exact squared distance from x to neuron j, for every j."""
+    if floating is double:
+        mlsom_sqdist_d(x, Wt, A, M, out)
+    else:
+        mlsom_sqdist_f(x, Wt, A, M, out)
+
+
+cdef inline void _finish(floating *g, const floating *ww, floating base,
+                         Py_ssize_t M) noexcept nogil:
+    """g[j] = base + ww[j] - 2 g[j]: screening values from the products of a matrix product."""
+    if floating is double:
+        mlsom_finish_d(g, ww, base, M)
+    else:
+        mlsom_finish_f(g, ww, base, M)
+
+
+cdef inline Py_ssize_t _argmin_count(const floating *d, Py_ssize_t n, double gap,
+                                     Py_ssize_t *n_cand) noexcept nogil:
+    """First index of the smallest of d[0:n]; OUT n_cand: entries within gap of it (1 if gap 0)."""
+    if floating is double:
+        return mlsom_argmin_d(d, n, gap, n_cand)
+    else:
+        return mlsom_argmin_f(d, n, gap, n_cand)
+
+
+cdef inline double _max(const floating *d, Py_ssize_t n) noexcept nogil:
+    if floating is double:
+        return mlsom_max_d(d, n)
+    else:
+        return mlsom_max_f(d, n)
+
+
+cdef inline void _buckets(const floating *d, Py_ssize_t n, double lo, double scale,
+                          uint8_t *bkt) noexcept nogil:
+    if floating is double:
+        mlsom_buckets_d(d, n, lo, scale, NB, bkt)
+    else:
+        mlsom_buckets_f(d, n, lo, scale, NB, bkt)
+
+
+cdef inline double _sqdist_col(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
                                Py_ssize_t j) noexcept nogil:
-    """Squared distance from x to neuron j of a transposed weight table, features in order."""
+    """Exact squared distance from x to neuron j (bitwise the value of _sqdist)."""
     cdef Py_ssize_t i
-    cdef double s = 0.0, t
+    cdef floating s = 0, t
     for i in range(A):
         t = x[i] - Wt[i * M + j]
         s = s + t * t
     return s
+
+
+cdef inline double _sqnorm(const floating *x, Py_ssize_t A) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef floating s = 0
+    for i in range(A):
+        s = s + x[i] * x[i]
+    return s
+
+
+cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax,
+                               bint single) noexcept nogil:
+    """A bound on |screening value - exact distance| for any neuron with |w|^2 <= wwmax.
+
+    Both are sums of A + 2 rounded terms of total magnitude at most 3 (|x|^2 + |w|^2); the
+    textbook bound for floating-point sums and dot products in any order, with or without fused
+    multiply-add (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3), is below
+    (A + 4) eps (|x|^2 + |w|^2) for each, plus an underflow term. Four times that is returned; the
+    computed norms' own errors are far inside the margin. Infinite when the inputs are.
+    """
+    cdef double eps = FLT_EPSILON if single else DBL_EPSILON
+    cdef double tiny = FLT_MIN if single else DBL_MIN
+    return 4.0 * <double> (A + 4) * (eps * (xx + wwmax) + tiny)
+
+
+cdef void _col_norms(const floating *Wt, Py_ssize_t A, Py_ssize_t M, floating *ww) noexcept nogil:
+    cdef Py_ssize_t i, j
+    for j in range(M):
+        ww[j] = 0
+    for i in range(A):
+        for j in range(M):
+            ww[j] = ww[j] + Wt[i * M + j] * Wt[i * M + j]
+
+
+cdef inline double _maxval(const floating *v, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef floating m = v[0]
+    for j in range(1, n):
+        if v[j] > m:
+            m = v[j]
+    return m
 
 
 cdef inline double _logaddexp(double a, double b) noexcept nogil:
@@ -84,10 +248,10 @@ cdef inline double _logaddexp(double a, double b) noexcept nogil:
     return b + log1p(exp(a - b))
 
 
-cdef inline Py_ssize_t _argmin(const double *v, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+cdef inline Py_ssize_t _argmin(const floating *v, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """Index of the first smallest value of v[lo:hi] (hi > lo)."""
     cdef Py_ssize_t j, best = lo
-    cdef double bv = v[lo]
+    cdef floating bv = v[lo]
     for j in range(lo + 1, hi):
         if v[j] < bv:
             bv = v[j]
@@ -95,46 +259,156 @@ cdef inline Py_ssize_t _argmin(const double *v, Py_ssize_t lo, Py_ssize_t hi) no
     return best
 
 
+cdef Py_ssize_t _refine_argmin(const floating *x, const floating *d, double gap,
+                               const floating *Wt, Py_ssize_t A, Py_ssize_t M, Py_ssize_t lo,
+                               Py_ssize_t hi, double *ex, int64_t *stamp,
+                               int64_t cur) noexcept nogil:
+    """The exact first nearest neuron in [lo, hi), from screening values d within gap = 2 tol.
+
+    Only the neurons within the gap of the smallest screening value are candidates; their exact
+    distances are computed only when there are several. ex/stamp/cur: a cache of exact distances
+    (stamp[j] == cur: ex[j] is valid), or NULL.
+    """
+    cdef Py_ssize_t j, n_cand, best
+    cdef Py_ssize_t b = lo + _argmin_count(d + lo, hi - lo, gap, &n_cand)
+    cdef double lim = <double> d[b] + gap, e, be = INFINITY
+    if n_cand <= 1:
+        return b
+    global _n_doubt_bmu
+    _n_doubt_bmu += 1
+    best = -1
+    for j in range(lo, hi):
+        if <double> d[j] <= lim:
+            if ex == NULL:
+                e = _sqdist_col(x, Wt, A, M, j)
+            else:
+                if stamp[j] != cur:
+                    ex[j] = _sqdist_col(x, Wt, A, M, j)
+                    stamp[j] = cur
+                e = ex[j]
+            if best < 0 or e < be:
+                be = e
+                best = j
+    return best
+
+
 # --------------------------------------------------------------------------------------------------
 # offline phase: batch Kohonen training of one map
 # --------------------------------------------------------------------------------------------------
 
-cdef int _assign_rows(const double[:, ::1] X, const double *Wt, Py_ssize_t M,
-                      int64_t[::1] bmu, double[::1] bmu_d2, int n_threads) noexcept nogil:
-    """OUT bmu[i], bmu_d2[i]: best-matching unit of row i and its squared distance.
-
-    Returns the number of rows left undone for want of memory (0 on success).
-    """
-    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i, b
-    cdef int failed = 0
-    cdef double *buf
-    with parallel(num_threads=n_threads):
-        buf = <double *> malloc(M * sizeof(double))
-        for i in prange(n, schedule="static"):
-            if buf == NULL:
-                failed += 1
-            else:
-                mlsom_sqdist_t(&X[i, 0], Wt, A, M, buf)
-                b = _argmin(buf, 0, M)
-                bmu[i] = b
-                bmu_d2[i] = buf[b]
-        free(buf)
-    return failed
+cdef inline int _threads(double work, int n_threads) noexcept nogil:
+    """Threads for a parallel loop of about `work` floating-point operations: one below 4e6, where
+    starting and joining threads costs more than it saves (and far more on a busy machine)."""
+    return n_threads if work >= 4e6 else 1
 
 
-cdef enum:
-    FBLOCK = 32   # features per parallel block of the batch update
+cdef inline Py_ssize_t _gemm_block(Py_ssize_t M, Py_ssize_t n) noexcept nogil:
+    """Rows per block of a matrix product against M neurons: at most 2^22 results (32 MB in
+    float64). Few blocks mean few parallel regions, which matters on a machine whose cores are
+    busy with other work."""
+    cdef Py_ssize_t b = 4194304 // (M if M > 0 else 1)
+    if b < 16:
+        b = 16
+    if b > n:
+        b = n
+    return b if b > 0 else 1
 
 
-def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G, double r0,
+cdef void _assign_block(const floating *X, const double *xx, floating *G, Py_ssize_t r,
+                        const floating *Wt, const floating *ww, double wwmax, Py_ssize_t A,
+                        Py_ssize_t M, int64_t *bmu, double *bmu_d2, bint screened,
+                        int n_threads) noexcept nogil:
+    """Best-matching unit of r rows X (r, A). G (r, M) holds X Wt on entry (screened) and is
+    overwritten with screening values; unscreened, G is scratch for exact distances."""
+    cdef Py_ssize_t i, j, b
+    cdef floating *g
+    cdef floating base
+    cdef double gap
+    for i in prange(r, schedule="static", num_threads=_threads(4.0 * r * M, n_threads)):
+        g = G + i * M
+        if screened:
+            gap = 2.0 * _screen_tol(A, xx[i], wwmax, floating is float)
+        else:
+            gap = INFINITY
+        if isfinite(gap):
+            _finish(g, ww, <floating> xx[i], M)
+        else:
+            _sqdist(X + i * A, Wt, A, M, g)
+            gap = 0.0
+        b = _refine_argmin(X + i * A, g, gap, Wt, A, M, 0, M, NULL, NULL, 0)
+        bmu[i] = b
+        bmu_d2[i] = _sqdist_col(X + i * A, Wt, A, M, b)
+
+
+cdef _assign(floating[:, ::1] X, const double[::1] xx, floating[:, ::1] Wt,
+             int64_t[::1] bmu, double[::1] bmu_d2, int n_threads):
+    """Best-matching unit of every row of X among the neurons Wt, with exact distances."""
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
+    cdef Py_ssize_t blk = _gemm_block(M, n), s, e
+    cdef bint screened = _screening
+    dtype = np.float64 if floating is double else np.float32
+    ww_arr = np.empty(M, dtype=dtype)
+    cdef floating[::1] ww = ww_arr
+    G_arr = np.empty((blk, M), dtype=dtype)
+    cdef floating[:, ::1] G = G_arr
+    cdef double wwmax
+    with nogil:
+        _col_norms(&Wt[0, 0], A, M, &ww[0])
+        wwmax = _maxval(&ww[0], M)
+    Xnp = np.asarray(X)
+    Wnp = np.asarray(Wt)
+    for s in range(0, n, blk):
+        e = min(n, s + blk)
+        if screened:
+            np.matmul(Xnp[s:e], Wnp, out=G_arr[: e - s])
+        with nogil:
+            _assign_block(&X[s, 0], &xx[s], &G[0, 0], e - s, &Wt[0, 0], &ww[0], wwmax, A, M,
+                          &bmu[s], &bmu_d2[s], screened, n_threads)
+
+
+def assign(floating[:, ::1] X, floating[:, ::1] Wt, int64_t[::1] bmu, double[::1] bmu_d2,
+           int n_threads):
+    """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
+    and its exact squared distance."""
+    cdef double[::1] xx = row_norms(X)
+    _assign(X, xx, Wt, bmu, bmu_d2, n_threads)
+
+
+def row_norms(const floating[:, ::1] X):
+    """Squared norm of every row of X, as float64 (each summed in the type of X)."""
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] o = out
+    with nogil:
+        for i in range(n):
+            o[i] = _sqnorm(&X[i, 0], A)
+    return out
+
+
+cdef inline void _two_sum(double a, double b, double *s, double *e) noexcept nogil:
+    """s + e = a + b exactly, s = fl(a + b) (Knuth)."""
+    cdef double s_ = a + b, bp = s_ - a, ap = s_ - bp
+    e[0] = (a - ap) + (b - bp)
+    s[0] = s_
+
+
+cdef inline void _two_prod(double a, double b, double *p, double *e) noexcept nogil:
+    """p + e = a b exactly, p = fl(a b) (Dekker's product, no fused multiply-add)."""
+    cdef double p_ = a * b, ca = 134217729.0 * a, cb = 134217729.0 * b
+    cdef double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh
+    e[0] = ((ah * bh - p_) + ah * bl + al * bh) + al * bl
+    p[0] = p_
+
+
+def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, double r0,
               Py_ssize_t n_epochs, Py_ssize_t max_epochs, bint gaussian,
               int64_t[::1] bmu, double[::1] bmu_d2, int n_threads):
     """Batch Kohonen training of one map, in place.
 
     IN  X (n, A): the instances of one label.  G (M, M): grid distances.  r0: initial radius.
     IN/OUT Wt (A, M): initial weights, replaced by the trained weights.
-    OUT bmu (n), bmu_d2 (n): each row's best-matching unit and squared distance under the final
-    weights.
+    OUT bmu (n), bmu_d2 (n): each row's best-matching unit and exact squared distance under the
+    final weights.
 
     Epoch e = 0, 1, ... : every unit becomes the (neighbourhood-weighted) mean of the rows whose
     best-matching unit lies in its neighbourhood (a unit with none keeps its weight), then the rows
@@ -142,110 +416,115 @@ def train_map(const double[:, ::1] X, double[:, ::1] Wt, const double[:, ::1] G,
     epoch from n_epochs on) is winner-only. Training stops after the first winner-only epoch that
     changes no assignment, or after max_epochs epochs.
 
+    An epoch costs one matrix product X Wt (BLAS: the screening distances of the assignment),
+    O(n A) for the rows' sums per best-matching unit and O(M^2 A) for the units' sums. The sums
+    are carried in double-double arithmetic and rounded once (see _kernels.h): the weights are
+    the correctly rounded means (but in cases of probability ~1e-16), whatever the grouping of the
+    rows, and units that take the same rows get bit-identical weights.
+
     Returns (number of epochs run, converged).
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
-    cdef Py_ssize_t e, i, u, v, a, n_epochs_run = 0
-    cdef double r, h, den
+    cdef Py_ssize_t e, i, u, v, a, t, blk, n_epochs_run = 0
+    cdef Py_ssize_t n_blocks = n_threads if n_threads > 1 else 1
+    cdef Py_ssize_t fblock = ((A + n_blocks - 1) // n_blocks + 7) // 8 * 8
+    cdef double r, h, dh, dl, p, pe, se
     cdef bint winner_only, converged = False
     cdef int64_t changed
-    cdef int failed = 0
-    if X.shape[0] == 0:
+    if n == 0:
         raise ValueError("train_map needs at least one row")
-    cdef Py_ssize_t t, blk, n_blocks = (A + FBLOCK - 1) // FBLOCK
+    n_blocks = (A + fblock - 1) // fblock
+    cdef double[::1] xx = row_norms(X)
+    cnt_arr = np.zeros(M, dtype=np.int64)
+    shi_arr = np.zeros((M, A), dtype=np.float64)   # rows' sums per best-matching unit ...
+    slo_arr = np.zeros((M, A), dtype=np.float64)   # ... and their low parts
+    uhi_arr = np.zeros((M, A), dtype=np.float64)   # units' weighted sums ...
+    ulo_arr = np.zeros((M, A), dtype=np.float64)   # ... and their low parts
     den_arr = np.zeros(M, dtype=np.float64)
-    new_arr = np.zeros((M, A), dtype=np.float64)
     bmu_new_arr = np.empty(n, dtype=np.int64)
     nb_start_arr = np.zeros(M + 1, dtype=np.intp)
-    nb_unit_arr = np.zeros(M * M, dtype=np.intp)
+    nb_v_arr = np.zeros(M * M, dtype=np.intp)
     nb_h_arr = np.zeros(M * M, dtype=np.float64)
-    cdef double[::1] den_ = den_arr
-    cdef double[:, ::1] neww = new_arr
+    cdef int64_t[::1] cnt = cnt_arr
+    cdef double[:, ::1] shi = shi_arr
+    cdef double[:, ::1] slo = slo_arr
+    cdef double[:, ::1] uhi = uhi_arr
+    cdef double[:, ::1] ulo = ulo_arr
+    cdef double[::1] den = den_arr
     cdef int64_t[::1] bmu_new = bmu_new_arr
     cdef Py_ssize_t[::1] nb_start = nb_start_arr
-    cdef Py_ssize_t[::1] nb_unit = nb_unit_arr
+    cdef Py_ssize_t[::1] nb_v = nb_v_arr
     cdef double[::1] nb_h = nb_h_arr
-    with nogil:
-        failed = _assign_rows(X, &Wt[0, 0], M, bmu, bmu_d2, n_threads)
-        for e in range(max_epochs):
-            if failed:
-                break
-            if e < n_epochs:
-                r = r0 * <double> (n_epochs - e) / <double> n_epochs
-            else:
-                r = 0.0
-            winner_only = r < 1.0
-            # Neighbour lists of this epoch: the rows of BMU v go to the units u with h(u, v) > 0.
-            t = 0
+
+    _assign(X, xx, Wt, bmu, bmu_d2, n_threads)
+    for e in range(max_epochs):
+        if e < n_epochs:
+            r = r0 * <double> (n_epochs - e) / <double> n_epochs
+        else:
+            r = 0.0
+        winner_only = r < 1.0
+        with nogil:
+            # rows' sums per best-matching unit, each in row order (in parallel over features)
             for v in range(M):
-                nb_start[v] = t
-                if winner_only:
-                    nb_unit[t] = v
-                    nb_h[t] = 1.0
-                    t += 1
-                    continue
-                for u in range(M):
-                    if gaussian:
+                cnt[v] = 0
+            for i in range(n):
+                cnt[bmu[i]] += 1
+            for blk in prange(n_blocks, schedule="static",
+                              num_threads=_threads(8.0 * n * A, n_threads)):
+                if floating is double:
+                    mlsom_group_sums_d(&X[0, 0], n, A, &bmu[0], M, &shi[0, 0], &slo[0, 0],
+                                       blk * fblock, min(A, (blk + 1) * fblock))
+                else:
+                    mlsom_group_sums_f(&X[0, 0], n, A, &bmu[0], M, &shi[0, 0], &slo[0, 0],
+                                       blk * fblock, min(A, (blk + 1) * fblock))
+            # each unit's list of (BMU v, h(u, v)) with h > 0 and rows at v, v increasing
+            t = 0
+            for u in range(M):
+                nb_start[u] = t
+                for v in range(M):
+                    if cnt[v] == 0:
+                        continue
+                    if winner_only:
+                        h = 1.0 if u == v else 0.0
+                    elif gaussian:
                         h = exp(-(G[u, v] * G[u, v]) / (2.0 * r * r))
                     elif G[u, v] <= r:
                         h = 1.0
                     else:
                         h = 0.0
                     if h > 0.0:
-                        nb_unit[t] = u
+                        nb_v[t] = v
                         nb_h[t] = h
                         t += 1
             nb_start[M] = t
-            # Every unit's new weight is sum_i h(u, bmu_i) x_i / sum_i h(u, bmu_i), both sums over
-            # the rows in row order. The result depends only on the rows (and weights) a unit
-            # takes, never on how they are grouped: units that take the same rows get bit-identical
-            # weights, so their ties are exact and go to the first index, as in exact arithmetic.
+            # unit u: sum_v h(u, v) S_v / sum_v h(u, v) n_v (a unit with no rows keeps its weight)
+            for u in prange(M, schedule="static",
+                            num_threads=_threads(8.0 * (nb_start[M] + M) * A, n_threads)):
+                mlsom_combine(&shi[0, 0], &slo[0, 0], A, &nb_v[nb_start[u]], &nb_h[nb_start[u]],
+                              nb_start[u + 1] - nb_start[u], not gaussian, &uhi[u, 0],
+                              &ulo[u, 0])
+                dh = 0.0
+                dl = 0.0
+                for t in range(nb_start[u], nb_start[u + 1]):
+                    _two_prod(nb_h[t], <double> cnt[nb_v[t]], &p, &pe)
+                    _two_sum(dh, p, &dh, &se)
+                    dl = dl + (se + pe)
+                den[u] = dh + dl
             for u in range(M):
-                den_[u] = 0.0
-            for i in range(n):
-                v = bmu[i]
-                for t in range(nb_start[v], nb_start[v + 1]):
-                    den_[nb_unit[t]] = den_[nb_unit[t]] + nb_h[t]
-            for blk in prange(n_blocks, schedule="static", num_threads=n_threads):
-                mlsom_accumulate(&X[0, 0], n, A, &bmu[0], &nb_start[0], &nb_unit[0], &nb_h[0],
-                                 not gaussian, M, &neww[0, 0], blk * FBLOCK,
-                                 min(A, (blk + 1) * FBLOCK))
-            for u in range(M):
-                den = den_[u]
-                if den > 0.0:
+                if den[u] > 0.0:
                     for a in range(A):
-                        neww[u, a] = neww[u, a] / den
-                else:
-                    for a in range(A):
-                        neww[u, a] = Wt[a, u]
-            for a in range(A):
-                for u in range(M):
-                    Wt[a, u] = neww[u, a]
-            failed = _assign_rows(X, &Wt[0, 0], M, bmu_new, bmu_d2, n_threads)
-            if failed:
-                break
-            changed = 0
-            for i in range(n):
-                if bmu_new[i] != bmu[i]:
-                    changed += 1
-                bmu[i] = bmu_new[i]
-            n_epochs_run = e + 1
-            if winner_only and changed == 0:
-                converged = True
-                break
-    if failed:
-        raise MemoryError()
+                        Wt[a, u] = <floating> ((uhi[u, a] + ulo[u, a]) / den[u])
+        _assign(X, xx, Wt, bmu_new, bmu_d2, n_threads)
+        changed = 0
+        for i in range(n):
+            if bmu_new[i] != bmu[i]:
+                changed += 1
+            bmu[i] = bmu_new[i]
+        n_epochs_run = e + 1
+        if winner_only and changed == 0:
+            converged = True
+            break
     return n_epochs_run, bool(converged)
-
-
-def assign(const double[:, ::1] X, const double[:, ::1] Wt, int64_t[::1] bmu, double[::1] bmu_d2,
-           int n_threads):
-    """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M)."""
-    cdef int failed
-    with nogil:
-        failed = _assign_rows(X, &Wt[0, 0], Wt.shape[1], bmu, bmu_d2, n_threads)
-    if failed:
-        raise MemoryError()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -253,7 +532,7 @@ def assign(const double[:, ::1] X, const double[:, ::1] Wt, int64_t[::1] bmu, do
 # --------------------------------------------------------------------------------------------------
 
 ctypedef struct Entry:
-    double d          # squared distance
+    double d          # squared distance (screening or exact)
     Py_ssize_t j      # global neuron index (maps laid out in label order)
 
 
@@ -315,10 +594,16 @@ cdef enum:
 
 
 ctypedef struct Work:
-    double *d2          # (M) squared distances to every neuron
+    void *d             # (M) screening (or exact) distances of the current instance, floating
+    void *x2            # (A) -2 x, floating
+    double *ex          # (M) exact distances computed for the current instance ...
+    int64_t *stamp      # (M) ... valid where stamp[j] == cur
+    int64_t cur
     Entry *ent          # (M) scratch for the neurons of the boundary bucket
+    Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt
     uint8_t *bkt        # (M) distance bucket of every neuron
-    Py_ssize_t *hist    # (NB) neurons of the pool per bucket
+    int32_t *hc         # (L, NB) neurons per class and bucket
+    int32_t *hist       # (NB) neurons of the pool per bucket
     Py_ssize_t *winnr   # (L) best-matching unit of each map (global index), -1 without a map
     Py_ssize_t *votes   # (L)
     uint8_t *removed    # (L) classes already ranked
@@ -326,32 +611,47 @@ ctypedef struct Work:
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
 
 
-cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
+cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
     cdef Work *w = <Work *> malloc(sizeof(Work))
+    cdef Py_ssize_t j
     if w == NULL:
         return NULL
-    w.d2 = <double *> malloc(M * sizeof(double))
+    w.d = malloc(M * sizeof(double))
+    w.x2 = malloc(A * sizeof(double))
+    w.ex = <double *> malloc(M * sizeof(double))
+    w.stamp = <int64_t *> malloc(M * sizeof(int64_t))
     w.ent = <Entry *> malloc(M * sizeof(Entry))
+    w.amb = <Entry *> malloc(M * sizeof(Entry))
     w.bkt = <uint8_t *> malloc(M * sizeof(uint8_t))
-    w.hist = <Py_ssize_t *> malloc(NB * sizeof(Py_ssize_t))
+    w.hc = <int32_t *> malloc(L * NB * sizeof(int32_t))
+    w.hist = <int32_t *> malloc(NB * sizeof(int32_t))
     w.winnr = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.votes = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.removed = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
-    if (w.d2 == NULL or w.ent == NULL or w.bkt == NULL or w.hist == NULL or w.winnr == NULL
+    if (w.d == NULL or w.x2 == NULL or w.ex == NULL or w.stamp == NULL or w.ent == NULL
+            or w.amb == NULL or w.bkt == NULL or w.hc == NULL or w.hist == NULL or w.winnr == NULL
             or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL):
         _work_free(w)
         return NULL
+    w.cur = 0
+    for j in range(M):
+        w.stamp[j] = -1
     return w
 
 
 cdef void _work_free(Work *w) noexcept nogil:
     if w == NULL:
         return
-    free(w.d2)
+    free(w.d)
+    free(w.x2)
+    free(w.ex)
+    free(w.stamp)
     free(w.ent)
+    free(w.amb)
     free(w.bkt)
+    free(w.hc)
     free(w.hist)
     free(w.winnr)
     free(w.votes)
@@ -359,6 +659,15 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.in_y)
     free(w.rank)
     free(w)
+
+
+cdef inline double _exact(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                          Py_ssize_t j, Work *w) noexcept nogil:
+    """Exact squared distance from the current instance to neuron j, computed once."""
+    if w.stamp[j] != w.cur:
+        w.ex[j] = _sqdist_col(x, Wt, A, M, j)
+        w.stamp[j] = w.cur
+    return w.ex[j]
 
 
 cdef void _log_cond(const int64_t *T, Py_ssize_t L, double *logC, Py_ssize_t c) noexcept nogil:
@@ -372,28 +681,62 @@ cdef void _log_cond(const int64_t *T, Py_ssize_t L, double *logC, Py_ssize_t c) 
             logC[k * L + c] = -INFINITY
 
 
-cdef Py_ssize_t _classify(const double *x, const double *Wt, Py_ssize_t A, Py_ssize_t M,
-                          const int32_t *ncls, const int64_t *offsets, Py_ssize_t L,
-                          const int64_t *T, const double *logC, const double *logA,
+cdef inline Py_ssize_t _bucket(double v, double lo, double scale) noexcept nogil:
+    """Distance bucket of v, exactly as the bucket kernel computes it: monotone in v."""
+    cdef double f = (v - lo) * scale
+    f = f if f > 0.0 else 0.0
+    f = f if f < <double> (NB - 1) else <double> (NB - 1)
+    return <Py_ssize_t> <int> f
+
+
+cdef double _screen_row(const floating *x, const floating *Wt, const floating *ww, double wwmax,
+                        Py_ssize_t A, Py_ssize_t M, floating *d, floating *x2) noexcept nogil:
+    """OUT d: screening distances of x to every neuron. Returns the gap 2 tol (0 when d holds
+    exact distances: with screening switched off, or if the bound is not finite)."""
+    cdef Py_ssize_t i
+    cdef double xx, gap
+    if _screening:
+        xx = _sqnorm(x, A)
+        gap = 2.0 * _screen_tol(A, xx, wwmax, floating is float)
+        if isfinite(gap):
+            for i in range(A):
+                x2[i] = -2 * x[i]
+            if floating is double:
+                mlsom_screen_d(x2, Wt, A, M, xx, ww, d)
+            else:
+                mlsom_screen_f(x2, Wt, A, M, <float> xx, ww, d)
+            return gap
+    _sqdist(x, Wt, A, M, d)
+    return 0.0
+
+
+cdef Py_ssize_t _classify(const floating *x, const floating *d, double gap, const floating *Wt,
+                          Py_ssize_t A, Py_ssize_t M, const int32_t *ncls, const int64_t *offsets,
+                          Py_ssize_t L, const int64_t *T, const double *logC, const double *logA,
                           Py_ssize_t k_nn, Py_ssize_t n_rank, bint squared, bint skip_zero,
                           Work *w) noexcept nogil:
-    """Classify x from a frozen state. OUT w.rank[:n_ranked], w.in_y, w.winnr, w.d2.
+    """Classify x from a frozen state, given its screening distances d to every neuron and the gap
+    2 tol that bounds their disagreement with the exact distances (0: d is exact).
 
-    Returns the number of labels predicted; the labels are w.rank[r] for r with w.in_y set.
+    OUT w.rank[:n_ranked], w.in_y, w.winnr. Returns the number of labels predicted; the labels are
+    w.rank[r] for r with w.in_y set.
     """
-    cdef Py_ssize_t c, j, r, b, bb, bv, cnt, cum, n_pool, n_ent, best, kk
+    cdef Py_ssize_t c, j, r, b, bb, cnt, cum, n_pool, n_ent, n_amb, n_def, need, best, kk
     cdef Py_ssize_t n_pred = 0, n_ranked = 0
-    cdef double dist, rhs, lo, hi, scale
+    cdef double dist, rhs, lo, hi, scale, t
     cdef bint ok
     cdef Entry e1, e2
+    cdef int32_t *hc
+    global _n_doubt_knn, _n_doubt_straddle
+    w.cur += 1
 
-    # 1. distances to every kept neuron, best-matching unit of every map
-    mlsom_sqdist_t(x, Wt, A, M, w.d2)
+    # 1. best-matching unit of every map
     for c in range(L):
         w.removed[c] = 0
         w.in_y[c] = 0
         if offsets[c + 1] > offsets[c]:
-            w.winnr[c] = _argmin(w.d2, offsets[c], offsets[c + 1])
+            w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, offsets[c], offsets[c + 1], w.ex,
+                                        w.stamp, w.cur)
         else:
             w.winnr[c] = -1
 
@@ -403,33 +746,39 @@ cdef Py_ssize_t _classify(const double *x, const double *Wt, Py_ssize_t A, Py_ss
     #    settled by the (distance, index) order of the best-matching units.
     #    The k_nn nearest are found without sorting: the distances are spread over NB buckets by a
     #    monotone map, the bucket holding the k_nn-th nearest is found from a histogram, and only
-    #    the neurons of that bucket are ordered exactly.
-    lo = w.d2[0]
-    hi = w.d2[0]
-    for j in range(1, M):
-        lo = w.d2[j] if w.d2[j] < lo else lo
-        hi = w.d2[j] if w.d2[j] > hi else hi
+    #    the neurons of that bucket are ordered. With screening values, the neurons within the gap
+    #    of the boundary then get their exact distances and are ordered by those.
+    lo = INFINITY
+    for c in range(L):
+        if w.winnr[c] >= 0 and d[w.winnr[c]] < lo:
+            lo = d[w.winnr[c]]      # about the smallest value: any reference point will do
+    hi = _max(d, M)
     scale = 0.0
     if hi - lo > 0.0:
         scale = <double> NB / (hi - lo)
         if not scale < 1e300:
             scale = 0.0
-    for j in range(M):
-        bv = <Py_ssize_t> ((w.d2[j] - lo) * scale)
-        w.bkt[j] = <uint8_t> (bv if bv < NB - 1 else NB - 1)
-    for _ in range(n_rank):
+    _buckets(d, M, lo, scale, w.bkt)
+    # per-class histograms (once), the pool's histogram (updated as classes leave the pool)
+    for b in range(NB):
+        w.hist[b] = 0
+    n_pool = 0
+    for c in range(L):
+        hc = w.hc + c * NB
         for b in range(NB):
-            w.hist[b] = 0
-        n_pool = 0
-        for c in range(L):
-            w.votes[c] = 0
-            if w.removed[c] or w.winnr[c] < 0:
-                continue
-            for j in range(offsets[c], offsets[c + 1]):
-                w.hist[w.bkt[j]] += 1
-            n_pool += offsets[c + 1] - offsets[c]
+            hc[b] = 0
+        if w.winnr[c] < 0:
+            continue
+        for j in range(offsets[c], offsets[c + 1]):
+            hc[w.bkt[j]] += 1
+        for b in range(NB):
+            w.hist[b] += hc[b]
+        n_pool += offsets[c + 1] - offsets[c]
+    for _ in range(n_rank):
         if n_pool == 0:
             break  # every map has been ranked
+        for c in range(L):
+            w.votes[c] = 0
         if n_pool <= k_nn:
             for c in range(L):
                 if not w.removed[c] and w.winnr[c] >= 0:
@@ -444,17 +793,64 @@ cdef Py_ssize_t _classify(const double *x, const double *Wt, Py_ssize_t A, Py_ss
             for c in range(L):
                 if w.removed[c] or w.winnr[c] < 0:
                     continue
+                hc = w.hc + c * NB
                 cnt = 0
+                for b in range(bb):
+                    cnt += hc[b]
+                w.votes[c] = cnt
+                if hc[bb] == 0:
+                    continue
                 for j in range(offsets[c], offsets[c + 1]):
-                    cnt += w.bkt[j] < bb
                     if w.bkt[j] == bb:
-                        w.ent[n_ent].d = w.d2[j]
+                        w.ent[n_ent].d = d[j]
                         w.ent[n_ent].j = j
                         n_ent += 1
-                w.votes[c] = cnt
-            _select_smallest(w.ent, n_ent, k_nn - cum)
-            for j in range(k_nn - cum):
-                w.votes[ncls[w.ent[j].j]] += 1
+            need = k_nn - cum
+            _select_smallest(w.ent, n_ent, need)
+            if gap == 0.0:
+                for j in range(need):
+                    w.votes[ncls[w.ent[j].j]] += 1
+            else:
+                # t: the k_nn-th smallest screening value. The k_nn nearest exactly are the
+                # neurons below t - gap, plus the nearest (exactly) of those within t +- gap.
+                t = w.ent[0].d
+                for j in range(1, need):
+                    t = w.ent[j].d if w.ent[j].d > t else t
+                n_def = 0
+                n_amb = 0
+                if _bucket(t - gap, lo, scale) == bb and _bucket(t + gap, lo, scale) == bb:
+                    # every neuron in doubt is in the boundary bucket (the bucket map is monotone)
+                    for j in range(n_ent):
+                        if w.ent[j].d < t - gap:
+                            w.votes[ncls[w.ent[j].j]] += 1
+                            n_def += 1
+                        elif w.ent[j].d <= t + gap:
+                            w.amb[n_amb] = w.ent[j]
+                            n_amb += 1
+                    need = need - n_def
+                else:
+                    # the doubt straddles buckets: recount the whole pool against t
+                    _n_doubt_straddle += 1
+                    for c in range(L):
+                        w.votes[c] = 0
+                        if w.removed[c] or w.winnr[c] < 0:
+                            continue
+                        for j in range(offsets[c], offsets[c + 1]):
+                            if d[j] < t - gap:
+                                w.votes[c] += 1
+                                n_def += 1
+                            elif d[j] <= t + gap:
+                                w.amb[n_amb].d = d[j]
+                                w.amb[n_amb].j = j
+                                n_amb += 1
+                    need = k_nn - n_def
+                if need < n_amb:
+                    _n_doubt_knn += 1
+                    for j in range(n_amb):
+                        w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
+                    _select_smallest(w.amb, n_amb, need)
+                for j in range(need):
+                    w.votes[ncls[w.amb[j].j]] += 1
         best = -1
         for c in range(L):
             if w.votes[c] == 0:
@@ -462,15 +858,19 @@ cdef Py_ssize_t _classify(const double *x, const double *Wt, Py_ssize_t A, Py_ss
             if best < 0 or w.votes[c] > w.votes[best]:
                 best = c
             elif w.votes[c] == w.votes[best]:
-                e1.d = w.d2[w.winnr[c]]
+                e1.d = _exact(x, Wt, A, M, w.winnr[c], w)
                 e1.j = w.winnr[c]
-                e2.d = w.d2[w.winnr[best]]
+                e2.d = _exact(x, Wt, A, M, w.winnr[best], w)
                 e2.j = w.winnr[best]
                 if _less(e1, e2):
                     best = c
         w.rank[n_ranked] = best
         n_ranked += 1
         w.removed[best] = 1
+        hc = w.hc + best * NB
+        for b in range(NB):
+            w.hist[b] -= hc[b]
+        n_pool -= offsets[best + 1] - offsets[best]
 
     # 3. Bayes decision in log space. The score p(c) prod_{d in Y} P[d,c] out_c is compared with
     #    the threshold p(c) prod_{k != c, P[k,c] > 0} P[k,c] averOut_b. Their common factors cancel,
@@ -497,7 +897,7 @@ cdef Py_ssize_t _classify(const double *x, const double *Wt, Py_ssize_t A, Py_ss
                 rhs = rhs + logC[kk * L + c]
         if not ok:
             continue
-        dist = w.d2[w.winnr[c]]
+        dist = _exact(x, Wt, A, M, w.winnr[c], w)
         if not squared:
             dist = sqrt(dist)
         if -dist - logA[w.winnr[c]] >= rhs:
@@ -510,7 +910,7 @@ cdef inline Py_ssize_t _ceil_div(int64_t a, int64_t b) noexcept nogil:
     return <Py_ssize_t> ((a + b - 1) // b)
 
 
-def stream(const double[:, ::1] X, double[:, ::1] Wt, const int32_t[::1] ncls,
+def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
            const int64_t[::1] offsets, int64_t[::1] counts, double[::1] logA, int64_t[:, ::1] T,
            int64_t[::1] NS, Py_ssize_t k_nn, double eta, bint squared, bint skip_zero,
            uint8_t[:, ::1] Y):
@@ -525,19 +925,27 @@ def stream(const double[:, ::1] X, double[:, ::1] Wt, const int32_t[::1] ncls,
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t row, r, c, c2, b, i, n_pred, n_rank
     cdef int64_t N, S, nb
-    cdef double dd, dist
-    cdef const double *x
-    cdef double *wt = &Wt[0, 0]
+    cdef double dist, gap, wwmax
+    cdef floating etaf = <floating> eta, wv, tv, s, nrm
+    cdef const floating *x
+    cdef floating *wt = &Wt[0, 0]
+    cdef floating *d
     cdef int64_t *t = &T[0, 0]
+    dtype = np.float64 if floating is double else np.float32
     logC_arr = np.empty((L, L), dtype=np.float64)
+    ww_arr = np.empty(M, dtype=dtype)
     cdef double[:, ::1] logC = logC_arr
-    cdef Work *w = _work_alloc(M, L)
+    cdef floating[::1] ww = ww_arr
+    cdef Work *w = _work_alloc(M, L, A)
     if w == NULL:
         raise MemoryError()
+    d = <floating *> w.d
     try:
         with nogil:
             for c in range(L):
                 _log_cond(t, L, &logC[0, 0], c)
+            _col_norms(wt, A, M, &ww[0])
+            wwmax = _maxval(&ww[0], M)
             N = NS[0]
             S = NS[1]
             for row in range(n):
@@ -545,22 +953,13 @@ def stream(const double[:, ::1] X, double[:, ::1] Wt, const int32_t[::1] ncls,
                 n_rank = _ceil_div(S, N)
                 if n_rank > L:
                     n_rank = L
-                n_pred = _classify(x, wt, A, M, &ncls[0], &offsets[0], L, t, &logC[0, 0],
+                gap = _screen_row(x, wt, &ww[0], wwmax, A, M, d, <floating *> w.x2)
+                n_pred = _classify(x, d, gap, wt, A, M, &ncls[0], &offsets[0], L, t, &logC[0, 0],
                                    &logA[0], k_nn, n_rank, squared, skip_zero, w)
-                # weights: the best-matching unit of every predicted map moves towards x
-                for r in range(L):
-                    c = w.rank[r]
-                    if c < 0:
-                        break
-                    if not w.in_y[c]:
-                        continue
-                    b = w.winnr[c]
-                    for i in range(A):
-                        wt[i * M + b] = wt[i * M + b] + eta * (x[i] - wt[i * M + b])
-                # cardinality
+                # the best-matching unit of every predicted map moves towards x; its new norm and
+                # its exact distance to x after the move are computed on the way
                 N += 1
                 S += n_pred
-                # averOut of the moved neurons: running mean, in log space, distance after the move
                 for r in range(L):
                     c = w.rank[r]
                     if c < 0:
@@ -568,8 +967,20 @@ def stream(const double[:, ::1] X, double[:, ::1] Wt, const int32_t[::1] ncls,
                     if not w.in_y[c]:
                         continue
                     b = w.winnr[c]
-                    dd = _sqdist_col(x, wt, A, M, b)
-                    dist = dd if squared else sqrt(dd)
+                    s = 0
+                    nrm = 0
+                    for i in range(A):
+                        wv = wt[i * M + b]
+                        wv = wv + etaf * (x[i] - wv)
+                        wt[i * M + b] = wv
+                        tv = x[i] - wv
+                        s = s + tv * tv
+                        nrm = nrm + wv * wv
+                    ww[b] = nrm
+                    if nrm > wwmax:
+                        wwmax = nrm
+                    # averOut: running mean, in log space, of exp(-distance after the move)
+                    dist = s if squared else sqrt(<double> s)
                     nb = counts[b]
                     logA[b] = _logaddexp(log(<double> nb) + logA[b], -dist) - log(<double> (nb + 1))
                     counts[b] = nb + 1
@@ -593,47 +1004,94 @@ def stream(const double[:, ::1] X, double[:, ::1] Wt, const int32_t[::1] ncls,
         _work_free(w)
 
 
-def predict(const double[:, ::1] X, const double[:, ::1] Wt, const int32_t[::1] ncls,
+def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
-            uint8_t[:, ::1] Y, int n_threads):
+            uint8_t[:, ::1] Y, int n_threads, bint use_blas):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only).  OUT Y (n, L).
     Rows are spread over n_threads OpenMP threads; each row's result does not depend on it.
+    use_blas: take the screening distances of blocks of rows from one BLAS matrix product each
+    (worth it for many rows) instead of the per-row kernel.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t row, c, n_rank
+    cdef Py_ssize_t row, c, j, n_rank, s, e, blk = _gemm_block(M, n)
     cdef int failed = 0
+    cdef double gap, wwmax
+    cdef floating base
+    cdef floating *g
     cdef Work *w
+    cdef bint screened = _screening
+    dtype = np.float64 if floating is double else np.float32
     logC_arr = np.empty((L, L), dtype=np.float64)
+    ww_arr = np.empty(M, dtype=dtype)
     cdef double[:, ::1] logC = logC_arr
+    cdef floating[::1] ww = ww_arr
+    cdef floating[:, ::1] G
+    cdef double[::1] xx
     n_rank = _ceil_div(S, N)
     if n_rank > L:
         n_rank = L
     with nogil:
         for c in range(L):
             _log_cond(&T[0, 0], L, &logC[0, 0], c)
-        with parallel(num_threads=n_threads):
-            w = _work_alloc(M, L)
+        _col_norms(&Wt[0, 0], A, M, &ww[0])
+        wwmax = _maxval(&ww[0], M)
+    if not (use_blas and screened):
+        with nogil, parallel(num_threads=n_threads):
+            w = _work_alloc(M, L, A)
             for row in prange(n, schedule="static"):
                 if w == NULL:
                     failed += 1
                 else:
-                    _predict_row(&X[row, 0], Wt, ncls, offsets, logA, T, &logC[0, 0], k_nn,
-                                 n_rank, squared, skip_zero, w, &Y[row, 0], A, M, L)
+                    gap = _screen_row(&X[row, 0], &Wt[0, 0], &ww[0], wwmax, A, M,
+                                      <floating *> w.d, <floating *> w.x2)
+                    _predict_row(&X[row, 0], <floating *> w.d, gap, Wt, ncls, offsets, logA, T,
+                                 &logC[0, 0], k_nn, n_rank, squared, skip_zero, w, &Y[row, 0],
+                                 A, M, L)
             _work_free(w)
+    else:
+        G_arr = np.empty((blk, M), dtype=dtype)
+        G = G_arr
+        xx_arr = row_norms(X)
+        xx = xx_arr
+        Xnp = np.asarray(X)
+        Wnp = np.asarray(Wt)
+        for s in range(0, n, blk):
+            e = min(n, s + blk)
+            np.matmul(Xnp[s:e], Wnp, out=G_arr[: e - s])
+            with nogil, parallel(num_threads=n_threads):
+                w = _work_alloc(M, L, A)
+                for row in prange(s, e, schedule="static"):
+                    if w == NULL:
+                        failed += 1
+                    else:
+                        g = &G[row - s, 0]
+                        gap = 2.0 * _screen_tol(A, xx[row], wwmax, floating is float)
+                        if isfinite(gap):
+                            _finish(g, &ww[0], <floating> xx[row], M)
+                        else:
+                            _sqdist(&X[row, 0], &Wt[0, 0], A, M, g)
+                            gap = 0.0
+                        _predict_row(&X[row, 0], g, gap, Wt, ncls, offsets, logA, T,
+                                     &logC[0, 0], k_nn, n_rank, squared, skip_zero, w,
+                                     &Y[row, 0], A, M, L)
+                _work_free(w)
+            if failed:
+                break
     if failed:
         raise MemoryError()
 
 
-cdef void _predict_row(const double *x, const double[:, ::1] Wt, const int32_t[::1] ncls,
+cdef void _predict_row(const floating *x, const floating *d, double gap,
+                       const floating[:, ::1] Wt, const int32_t[::1] ncls,
                        const int64_t[::1] offsets, const double[::1] logA,
                        const int64_t[:, ::1] T, const double *logC, Py_ssize_t k_nn,
                        Py_ssize_t n_rank, bint squared, bint skip_zero, Work *w, uint8_t *y,
                        Py_ssize_t A, Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     cdef Py_ssize_t c
-    _classify(x, &Wt[0, 0], A, M, &ncls[0], &offsets[0], L, &T[0, 0], logC, &logA[0], k_nn,
-              n_rank, squared, skip_zero, w)
+    _classify(x, d, gap, &Wt[0, 0], A, M, &ncls[0], &offsets[0], L, &T[0, 0], logC, &logA[0],
+              k_nn, n_rank, squared, skip_zero, w)
     for c in range(L):
         y[c] = w.in_y[c]

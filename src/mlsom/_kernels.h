@@ -1,16 +1,27 @@
 /*
- * The two hot loops of mlsom, with SIMD paths chosen at run time: squared Euclidean distances from
- * one instance to many neurons, and the row sums of the batch SOM update.
+ * The hot loops of mlsom, in float64 and float32, with SIMD paths chosen at run time.
  *
  * The neurons are stored transposed (feature-major): Wt[i * M + j] is feature i of neuron j. The
- * innermost loop then runs over neurons, so every lane of a vector register accumulates the distance
- * of one neuron, feature after feature, in exactly the order of a plain scalar loop. No sum is
- * re-associated: the SIMD paths and the plain C path give bitwise identical results (the build turns
- * off fused multiply-add contraction for the same reason), and a compiler needs no -ffast-math to
- * vectorise the loop.
+ * innermost loops run over neurons, so every lane of a vector register works on one neuron and a
+ * compiler vectorises them without -ffast-math.
  *
- * On x86-64 with GCC or clang the same loop is compiled three times (baseline SSE2, AVX2, AVX-512F)
- * and the widest one the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
+ * Two distance kernels:
+ *
+ *  - sqdist ("exact"): out[j] = sum_i (x[i] - Wt[i, j])^2, summed over i in increasing order, with
+ *    no re-association and no fused multiply-add (the build turns contraction off). This value
+ *    *defines* every distance mlsom compares: the SIMD paths and the plain C path give bitwise
+ *    identical results.
+ *  - screen: out[j] = base + ww[j] + sum_i (-2 x[i]) Wt[i, j], the expansion
+ *    |x|^2 + |w|^2 - 2 x.w, one multiply-add per term instead of three operations and free to
+ *    re-associate. It is only ever used to *screen*: the compiled core knows a bound on its
+ *    difference from the exact value (see _core.pyx, _screen_tol) and computes the exact distance
+ *    of every neuron whose order the bound leaves in doubt. Results are therefore those of the
+ *    exact kernel, bit for bit, whatever the SIMD path, the BLAS or the thread count.
+ *
+ * and the per-unit row sums of the batch SOM update (in float64 for both input types).
+ *
+ * On x86-64 with GCC or clang each kernel is compiled three times (baseline SSE2, AVX2, AVX-512F)
+ * and the widest path the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
  * baseline path is used; on ARM64 it is NEON-vectorised by the compiler.
  */
 #ifndef MLSOM_KERNELS_H
@@ -25,95 +36,284 @@
 #define MLSOM_RESTRICT __restrict__
 #endif
 
-/* out[j] = sum_i (x[i] - Wt[i*M + j])^2 for j in [0, M); the sum runs over i in increasing order. */
-#define MLSOM_SQDIST_T_BODY                                                              \
+/* ------------------------------------------------------------------------------------------------
+ * exact squared distances, features in order
+ */
+#define MLSOM_SQDIST_BODY(T)                                                             \
     {                                                                                    \
         Py_ssize_t i = 0, j;                                                             \
-        for (j = 0; j < M; j++) out[j] = 0.0;                                            \
+        for (j = 0; j < M; j++) out[j] = 0;                                              \
         for (; i + 4 <= A; i += 4) {                                                     \
-            const double x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];         \
-            const double *MLSOM_RESTRICT w0 = Wt + i * M;                                \
-            const double *MLSOM_RESTRICT w1 = w0 + M;                                    \
-            const double *MLSOM_RESTRICT w2 = w1 + M;                                    \
-            const double *MLSOM_RESTRICT w3 = w2 + M;                                    \
+            const T x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];              \
+            const T *MLSOM_RESTRICT w0 = Wt + i * M;                                     \
+            const T *MLSOM_RESTRICT w1 = w0 + M;                                         \
+            const T *MLSOM_RESTRICT w2 = w1 + M;                                         \
+            const T *MLSOM_RESTRICT w3 = w2 + M;                                         \
             for (j = 0; j < M; j++) {                                                    \
-                const double t0 = x0 - w0[j], t1 = x1 - w1[j];                           \
-                const double t2 = x2 - w2[j], t3 = x3 - w3[j];                           \
+                const T t0 = x0 - w0[j], t1 = x1 - w1[j];                                \
+                const T t2 = x2 - w2[j], t3 = x3 - w3[j];                                \
                 out[j] = (((out[j] + t0 * t0) + t1 * t1) + t2 * t2) + t3 * t3;           \
             }                                                                            \
         }                                                                                \
         for (; i < A; i++) {                                                             \
-            const double xi = x[i];                                                      \
-            const double *MLSOM_RESTRICT w0 = Wt + i * M;                                \
+            const T xi = x[i];                                                           \
+            const T *MLSOM_RESTRICT w0 = Wt + i * M;                                     \
             for (j = 0; j < M; j++) {                                                    \
-                const double t0 = xi - w0[j];                                            \
+                const T t0 = xi - w0[j];                                                 \
                 out[j] = out[j] + t0 * t0;                                               \
             }                                                                            \
         }                                                                                \
     }
 
-/* Batch SOM update, one block of features [a0, a1):
- * acc[u*A + a] = sum over rows i in order of h(u, bmu[i]) * X[i*A + a], where the units u taking
- * the rows of BMU v, with their weights h, are nb_unit/nb_h[nb_start[v] .. nb_start[v+1]).
- * unit_weights != 0 means every h is 1 (bubble), and the product is skipped (it is exact anyway). */
-#define MLSOM_ACCUMULATE_BODY                                                            \
+/* ------------------------------------------------------------------------------------------------
+ * screening distances: out[j] = base + ww[j] + sum_i x2[i] * Wt[i, j], with x2 = -2 x given.
+ * Eight features per pass over out[], in two independent sums of four.
+ */
+#define MLSOM_SCREEN_BODY(T)                                                             \
     {                                                                                    \
-        Py_ssize_t i, t, u, a;                                                           \
-        for (u = 0; u < M; u++)                                                          \
-            for (a = a0; a < a1; a++) acc[u * A + a] = 0.0;                              \
+        Py_ssize_t i = 0, j;                                                             \
+        for (j = 0; j < M; j++) out[j] = base + ww[j];                                   \
+        for (; i + 8 <= A; i += 8) {                                                     \
+            const T x0 = x2[i], x1 = x2[i + 1], x2_ = x2[i + 2], x3 = x2[i + 3];         \
+            const T x4 = x2[i + 4], x5 = x2[i + 5], x6 = x2[i + 6], x7 = x2[i + 7];      \
+            const T *MLSOM_RESTRICT w0 = Wt + i * M;                                     \
+            const T *MLSOM_RESTRICT w1 = w0 + M;                                         \
+            const T *MLSOM_RESTRICT w2 = w1 + M;                                         \
+            const T *MLSOM_RESTRICT w3 = w2 + M;                                         \
+            const T *MLSOM_RESTRICT w4 = w3 + M;                                         \
+            const T *MLSOM_RESTRICT w5 = w4 + M;                                         \
+            const T *MLSOM_RESTRICT w6 = w5 + M;                                         \
+            const T *MLSOM_RESTRICT w7 = w6 + M;                                         \
+            for (j = 0; j < M; j++) {                                                    \
+                const T a = (x0 * w0[j] + x1 * w1[j]) + (x2_ * w2[j] + x3 * w3[j]);      \
+                const T b = (x4 * w4[j] + x5 * w5[j]) + (x6 * w6[j] + x7 * w7[j]);      \
+                out[j] = out[j] + (a + b);                                               \
+            }                                                                            \
+        }                                                                                \
+        for (; i < A; i++) {                                                             \
+            const T xi = x2[i];                                                          \
+            const T *MLSOM_RESTRICT w0 = Wt + i * M;                                     \
+            for (j = 0; j < M; j++) out[j] = out[j] + xi * w0[j];                        \
+        }                                                                                \
+    }
+
+/* ------------------------------------------------------------------------------------------------
+ * batch update. The new weight of unit u is  sum_i h(u, bmu_i) x_i / sum_i h(u, bmu_i).  It is
+ * computed in two steps, the rows' sums per best-matching unit v (O(n A)) and then, per unit, the
+ * h-weighted sum of those (O(M^2 A)), in double-double arithmetic (error-free transformations:
+ * Knuth's TwoSum, Dekker's TwoProduct; see Ogita, Rump and Oishi, "Accurate sum and dot product",
+ * SIAM J. Sci. Comput. 26, 2005). A sum is thus carried to about 2^-106 of its terms' magnitude
+ * and rounded once at the end: the weight is the correctly rounded mean except in cases of
+ * probability ~1e-16, whatever the grouping of the rows. Units that take the same rows get
+ * bit-identical weights (their ties are then exact and go to the first index, as in exact
+ * arithmetic), and the result does not depend on the thread count.
+ *
+ * The build turns off contraction into fused multiply-adds, which would break these
+ * transformations.
+ */
+#define MLSOM_TWO_SUM(a, b, s, e)                                                        \
+    do {                                                                                 \
+        const double s_ = (a) + (b);                                                     \
+        const double bp_ = s_ - (a);                                                     \
+        const double ap_ = s_ - bp_;                                                     \
+        (e) = ((a) - ap_) + ((b) - bp_);                                                 \
+        (s) = s_;                                                                        \
+    } while (0)
+
+/* group sums, features [a0, a1): (hi, lo)[v*A + a] = sum over the rows i with bmu[i] = v. */
+#define MLSOM_GROUP_SUMS_BODY(T)                                                         \
+    {                                                                                    \
+        Py_ssize_t i, v, a;                                                              \
+        for (v = 0; v < M; v++)                                                          \
+            for (a = a0; a < a1; a++) {                                                  \
+                hi[v * A + a] = 0.0;                                                     \
+                lo[v * A + a] = 0.0;                                                     \
+            }                                                                            \
         for (i = 0; i < n; i++) {                                                        \
-            const double *MLSOM_RESTRICT x = X + i * A;                                  \
-            const Py_ssize_t v = (Py_ssize_t)bmu[i];                                     \
-            for (t = nb_start[v]; t < nb_start[v + 1]; t++) {                            \
-                double *MLSOM_RESTRICT row = acc + nb_unit[t] * A;                       \
-                const double h = nb_h[t];                                                \
-                if (unit_weights) {                                                      \
-                    for (a = a0; a < a1; a++) row[a] = row[a] + x[a];                    \
-                } else {                                                                 \
-                    for (a = a0; a < a1; a++) row[a] = row[a] + h * x[a];                \
+            const T *MLSOM_RESTRICT xr = X + i * A;                                      \
+            double *MLSOM_RESTRICT h_ = hi + (Py_ssize_t)bmu[i] * A;                     \
+            double *MLSOM_RESTRICT l_ = lo + (Py_ssize_t)bmu[i] * A;                     \
+            for (a = a0; a < a1; a++) {                                                  \
+                double s, e;                                                             \
+                const double x = (double)xr[a];                                          \
+                MLSOM_TWO_SUM(h_[a], x, s, e);                                           \
+                h_[a] = s;                                                               \
+                l_[a] = l_[a] + e;                                                       \
+            }                                                                            \
+        }                                                                                \
+    }
+
+/* one unit: (out_hi, out_lo)[a] = sum over t < nv of h[t] * (hi, lo)[v[t]*A + a], a in [0, A);
+ * unit_weights: every h is 1 (no products). */
+#define MLSOM_COMBINE_BODY                                                               \
+    {                                                                                    \
+        Py_ssize_t t, a;                                                                 \
+        for (a = 0; a < A; a++) {                                                        \
+            out_hi[a] = 0.0;                                                             \
+            out_lo[a] = 0.0;                                                             \
+        }                                                                                \
+        for (t = 0; t < nv; t++) {                                                       \
+            const double *MLSOM_RESTRICT sh = hi + v[t] * A;                             \
+            const double *MLSOM_RESTRICT sl = lo + v[t] * A;                             \
+            if (unit_weights) {                                                          \
+                for (a = 0; a < A; a++) {                                                \
+                    double s, e;                                                         \
+                    MLSOM_TWO_SUM(out_hi[a], sh[a], s, e);                               \
+                    out_hi[a] = s;                                                       \
+                    out_lo[a] = out_lo[a] + (e + sl[a]);                                 \
+                }                                                                        \
+            } else {                                                                     \
+                const double w = h[t];                                                   \
+                const double cw = 134217729.0 * w; /* Dekker's split of w */             \
+                const double wh = cw - (cw - w), wl = w - wh;                            \
+                for (a = 0; a < A; a++) {                                                \
+                    double s, e;                                                         \
+                    const double x = sh[a];                                              \
+                    const double p = w * x;                                              \
+                    const double cx = 134217729.0 * x;                                   \
+                    const double xh = cx - (cx - x), xl = x - xh;                        \
+                    const double pe = ((wh * xh - p) + wh * xl + wl * xh) + wl * xl;     \
+                    MLSOM_TWO_SUM(out_hi[a], p, s, e);                                   \
+                    out_hi[a] = s;                                                       \
+                    out_lo[a] = out_lo[a] + ((e + pe) + w * sl[a]);                      \
                 }                                                                        \
             }                                                                            \
         }                                                                                \
     }
 
-#define MLSOM_ACCUMULATE_ARGS                                                            \
-    (const double *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,      \
-     const Py_ssize_t *nb_start, const Py_ssize_t *nb_unit, const double *nb_h,           \
-     int unit_weights, Py_ssize_t M, double *MLSOM_RESTRICT acc, Py_ssize_t a0,           \
+/* ------------------------------------------------------------------------------------------------
+ * small passes over one instance's distances
+ */
+/* g[j] = (base + ww[j]) - 2 g[j]: screening values from the products x.w of a matrix product */
+#define MLSOM_FINISH_BODY(T)                                                             \
+    {                                                                                    \
+        Py_ssize_t j;                                                                    \
+        for (j = 0; j < M; j++) g[j] = (base + ww[j]) - 2 * g[j];                        \
+    }
+
+/* first index of the smallest d[0:n] (n > 0); *n_cand = entries <= that minimum + gap */
+#define MLSOM_ARGMIN_BODY(T)                                                             \
+    {                                                                                    \
+        Py_ssize_t j, k, b = 0, cnt = 0;                                                 \
+        T m[8], mv;                                                                      \
+        for (k = 0; k < 8; k++) m[k] = d[0];                                             \
+        for (j = 0; j + 8 <= n; j += 8)                                                  \
+            for (k = 0; k < 8; k++) m[k] = d[j + k] < m[k] ? d[j + k] : m[k];            \
+        mv = m[0];                                                                       \
+        for (k = 1; k < 8; k++) mv = m[k] < mv ? m[k] : mv;                              \
+        for (; j < n; j++) mv = d[j] < mv ? d[j] : mv;                                   \
+        while (b < n - 1 && d[b] != mv) b++;                                             \
+        if (gap > 0.0) {                                                                 \
+            const double lim = (double)mv + gap;                                         \
+            for (j = 0; j < n; j++) cnt += (double)d[j] <= lim;                          \
+        } else {                                                                         \
+            cnt = 1;                                                                     \
+        }                                                                                \
+        *n_cand = cnt;                                                                   \
+        return b;                                                                        \
+    }
+
+/* largest of d[0:n] (n > 0) */
+#define MLSOM_MAX_BODY(T)                                                                \
+    {                                                                                    \
+        Py_ssize_t j, k;                                                                 \
+        T m[8], mv;                                                                      \
+        for (k = 0; k < 8; k++) m[k] = d[0];                                             \
+        for (j = 0; j + 8 <= n; j += 8)                                                  \
+            for (k = 0; k < 8; k++) m[k] = d[j + k] > m[k] ? d[j + k] : m[k];            \
+        mv = m[0];                                                                       \
+        for (k = 1; k < 8; k++) mv = m[k] > mv ? m[k] : mv;                              \
+        for (; j < n; j++) mv = d[j] > mv ? d[j] : mv;                                   \
+        return (double)mv;                                                               \
+    }
+
+/* bkt[j] = (d[j] - lo) * scale truncated and clamped to [0, nb - 1]: a monotone map of d[j] */
+#define MLSOM_BUCKETS_BODY(T)                                                            \
+    {                                                                                    \
+        Py_ssize_t j;                                                                    \
+        const double top = (double)(nb - 1);                                             \
+        for (j = 0; j < n; j++) {                                                        \
+            double f = ((double)d[j] - lo) * scale;                                      \
+            f = f > 0.0 ? f : 0.0;                                                       \
+            f = f < top ? f : top;                                                       \
+            bkt[j] = (uint8_t)(int)f;                                                    \
+        }                                                                                \
+    }
+
+#define MLSOM_SQDIST_ARGS(T)                                                             \
+    (const T *MLSOM_RESTRICT x, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M,  \
+     T *MLSOM_RESTRICT out)
+#define MLSOM_SCREEN_ARGS(T)                                                             \
+    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
+     T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
+#define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
+    (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
+     Py_ssize_t M, double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t a0,   \
      Py_ssize_t a1)
+#define MLSOM_COMBINE_ARGS                                                               \
+    (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
+     const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights,               \
+     double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
+#define MLSOM_FINISH_ARGS(T)                                                             \
+    (T *MLSOM_RESTRICT g, const T *MLSOM_RESTRICT ww, T base, Py_ssize_t M)
+#define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
+                              Py_ssize_t *n_cand)
+#define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n)
+#define MLSOM_BUCKETS_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double lo,        \
+                               double scale, int nb, uint8_t *MLSOM_RESTRICT bkt)
 
-typedef void (*mlsom_accumulate_fn) MLSOM_ACCUMULATE_ARGS;
+typedef void (*mlsom_sqdist_d_fn) MLSOM_SQDIST_ARGS(double);
+typedef void (*mlsom_sqdist_f_fn) MLSOM_SQDIST_ARGS(float);
+typedef void (*mlsom_screen_d_fn) MLSOM_SCREEN_ARGS(double);
+typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
+typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
+typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
+typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
+typedef void (*mlsom_finish_d_fn) MLSOM_FINISH_ARGS(double);
+typedef void (*mlsom_finish_f_fn) MLSOM_FINISH_ARGS(float);
+typedef Py_ssize_t (*mlsom_argmin_d_fn) MLSOM_ARGMIN_ARGS(double);
+typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
+typedef double (*mlsom_max_d_fn) MLSOM_MAX_ARGS(double);
+typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
+typedef void (*mlsom_buckets_d_fn) MLSOM_BUCKETS_ARGS(double);
+typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
 
-static void mlsom_accumulate_base MLSOM_ACCUMULATE_ARGS
-MLSOM_ACCUMULATE_BODY
+/* all kernels of one path, for one target attribute (empty for the baseline) */
+#define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
+    ATTR static void mlsom_sqdist_d_##SUFFIX MLSOM_SQDIST_ARGS(double)                   \
+        MLSOM_SQDIST_BODY(double)                                                        \
+    ATTR static void mlsom_sqdist_f_##SUFFIX MLSOM_SQDIST_ARGS(float)                    \
+        MLSOM_SQDIST_BODY(float)                                                         \
+    ATTR static void mlsom_screen_d_##SUFFIX MLSOM_SCREEN_ARGS(double)                   \
+        MLSOM_SCREEN_BODY(double)                                                        \
+    ATTR static void mlsom_screen_f_##SUFFIX MLSOM_SCREEN_ARGS(float)                    \
+        MLSOM_SCREEN_BODY(float)                                                         \
+    ATTR static void mlsom_group_sums_d_##SUFFIX MLSOM_GROUP_SUMS_ARGS(double)          \
+        MLSOM_GROUP_SUMS_BODY(double)                                                   \
+    ATTR static void mlsom_group_sums_f_##SUFFIX MLSOM_GROUP_SUMS_ARGS(float)           \
+        MLSOM_GROUP_SUMS_BODY(float)                                                    \
+    ATTR static void mlsom_combine_##SUFFIX MLSOM_COMBINE_ARGS MLSOM_COMBINE_BODY       \
+    ATTR static void mlsom_finish_d_##SUFFIX MLSOM_FINISH_ARGS(double)                  \
+        MLSOM_FINISH_BODY(double)                                                       \
+    ATTR static void mlsom_finish_f_##SUFFIX MLSOM_FINISH_ARGS(float)                   \
+        MLSOM_FINISH_BODY(float)                                                        \
+    ATTR static Py_ssize_t mlsom_argmin_d_##SUFFIX MLSOM_ARGMIN_ARGS(double)            \
+        MLSOM_ARGMIN_BODY(double)                                                       \
+    ATTR static Py_ssize_t mlsom_argmin_f_##SUFFIX MLSOM_ARGMIN_ARGS(float)             \
+        MLSOM_ARGMIN_BODY(float)                                                        \
+    ATTR static double mlsom_max_d_##SUFFIX MLSOM_MAX_ARGS(double) MLSOM_MAX_BODY(double)\
+    ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float) \
+    ATTR static void mlsom_buckets_d_##SUFFIX MLSOM_BUCKETS_ARGS(double)                \
+        MLSOM_BUCKETS_BODY(double)                                                      \
+    ATTR static void mlsom_buckets_f_##SUFFIX MLSOM_BUCKETS_ARGS(float)                 \
+        MLSOM_BUCKETS_BODY(float)
 
-typedef void (*mlsom_sqdist_fn)(const double *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT Wt,
-                                Py_ssize_t A, Py_ssize_t M, double *MLSOM_RESTRICT out);
-
-static void mlsom_sqdist_t_base(const double *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT Wt,
-                                Py_ssize_t A, Py_ssize_t M, double *MLSOM_RESTRICT out)
-MLSOM_SQDIST_T_BODY
+MLSOM_DEFINE_PATH(base, )
 
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define MLSOM_X86_DISPATCH 1
-
-__attribute__((target("avx2")))
-static void mlsom_sqdist_t_avx2(const double *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT Wt,
-                                Py_ssize_t A, Py_ssize_t M, double *MLSOM_RESTRICT out)
-MLSOM_SQDIST_T_BODY
-
-__attribute__((target("avx512f")))
-static void mlsom_sqdist_t_avx512(const double *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT Wt,
-                                  Py_ssize_t A, Py_ssize_t M, double *MLSOM_RESTRICT out)
-MLSOM_SQDIST_T_BODY
-
-__attribute__((target("avx2")))
-static void mlsom_accumulate_avx2 MLSOM_ACCUMULATE_ARGS
-MLSOM_ACCUMULATE_BODY
-
-__attribute__((target("avx512f")))
-static void mlsom_accumulate_avx512 MLSOM_ACCUMULATE_ARGS
-MLSOM_ACCUMULATE_BODY
+MLSOM_DEFINE_PATH(avx2, __attribute__((target("avx2"))))
+MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
 #endif
 
 /* 0 = baseline, 1 = AVX2, 2 = AVX-512F */
@@ -128,8 +328,40 @@ static int mlsom_simd_max_level(void)
 }
 
 static int mlsom_simd_level = 0;
-static mlsom_sqdist_fn mlsom_sqdist_t = mlsom_sqdist_t_base;
-static mlsom_accumulate_fn mlsom_accumulate = mlsom_accumulate_base;
+static mlsom_sqdist_d_fn mlsom_sqdist_d = mlsom_sqdist_d_base;
+static mlsom_sqdist_f_fn mlsom_sqdist_f = mlsom_sqdist_f_base;
+static mlsom_screen_d_fn mlsom_screen_d = mlsom_screen_d_base;
+static mlsom_screen_f_fn mlsom_screen_f = mlsom_screen_f_base;
+static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
+static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
+static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
+static mlsom_finish_d_fn mlsom_finish_d = mlsom_finish_d_base;
+static mlsom_finish_f_fn mlsom_finish_f = mlsom_finish_f_base;
+static mlsom_argmin_d_fn mlsom_argmin_d = mlsom_argmin_d_base;
+static mlsom_argmin_f_fn mlsom_argmin_f = mlsom_argmin_f_base;
+static mlsom_max_d_fn mlsom_max_d = mlsom_max_d_base;
+static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
+static mlsom_buckets_d_fn mlsom_buckets_d = mlsom_buckets_d_base;
+static mlsom_buckets_f_fn mlsom_buckets_f = mlsom_buckets_f_base;
+
+#define MLSOM_USE_PATH(SUFFIX)                                                           \
+    do {                                                                                 \
+        mlsom_sqdist_d = mlsom_sqdist_d_##SUFFIX;                                        \
+        mlsom_sqdist_f = mlsom_sqdist_f_##SUFFIX;                                        \
+        mlsom_screen_d = mlsom_screen_d_##SUFFIX;                                        \
+        mlsom_screen_f = mlsom_screen_f_##SUFFIX;                                        \
+        mlsom_group_sums_d = mlsom_group_sums_d_##SUFFIX;                               \
+        mlsom_group_sums_f = mlsom_group_sums_f_##SUFFIX;                               \
+        mlsom_combine = mlsom_combine_##SUFFIX;                                         \
+        mlsom_finish_d = mlsom_finish_d_##SUFFIX;                                       \
+        mlsom_finish_f = mlsom_finish_f_##SUFFIX;                                       \
+        mlsom_argmin_d = mlsom_argmin_d_##SUFFIX;                                       \
+        mlsom_argmin_f = mlsom_argmin_f_##SUFFIX;                                       \
+        mlsom_max_d = mlsom_max_d_##SUFFIX;                                             \
+        mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
+        mlsom_buckets_d = mlsom_buckets_d_##SUFFIX;                                     \
+        mlsom_buckets_f = mlsom_buckets_f_##SUFFIX;                                     \
+    } while (0)
 
 /* Select a path; a level above what the processor supports is lowered. Returns the level used. */
 static int mlsom_set_simd_level(int level)
@@ -137,17 +369,10 @@ static int mlsom_set_simd_level(int level)
     int top = mlsom_simd_max_level();
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
-    mlsom_sqdist_t = mlsom_sqdist_t_base;
-    mlsom_accumulate = mlsom_accumulate_base;
+    MLSOM_USE_PATH(base);
 #ifdef MLSOM_X86_DISPATCH
-    if (level == 1) {
-        mlsom_sqdist_t = mlsom_sqdist_t_avx2;
-        mlsom_accumulate = mlsom_accumulate_avx2;
-    }
-    if (level == 2) {
-        mlsom_sqdist_t = mlsom_sqdist_t_avx512;
-        mlsom_accumulate = mlsom_accumulate_avx512;
-    }
+    if (level == 1) MLSOM_USE_PATH(avx2);
+    if (level == 2) MLSOM_USE_PATH(avx512);
 #endif
     return level;
 }

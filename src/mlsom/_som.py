@@ -1,6 +1,8 @@
 """SOM-Stream-ML: the estimator (Python layer over the compiled core)."""
 
 import json
+import numbers
+import os
 import threading
 import warnings
 import zipfile
@@ -12,6 +14,8 @@ from . import _core
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._validation import (
+    MAX_ABS_VALUE,
+    MAX_ABS_VALUE_32,
     check_features,
     check_float,
     check_int,
@@ -28,6 +32,11 @@ __all__ = ["SOMStreamClassifier"]
 # and joining OpenMP threads costs more than it saves, and far more on a machine whose cores are
 # busy with other work. Results never depend on the thread count.
 _PARALLEL_MIN_WORK = 4_000_000
+
+
+# From this many rows on, predict takes the screening distances from BLAS matrix products
+# (blocks of rows times all neurons) instead of one row at a time.
+_BLAS_MIN_ROWS = 64
 
 
 def _threads_for(work, n_threads):
@@ -199,13 +208,22 @@ class SOMStreamClassifier(ParamsMixin):
     def _validate_params(self):
         d = check_int("grid_size", self.grid_size, low=1, high=1000)
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
-        n_epochs = check_int("n_epochs", self.n_epochs, low=1)
-        max_epochs = check_int("max_epochs", self.max_epochs, low=1)
+        n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
+        max_epochs = check_int("max_epochs", self.max_epochs, low=1, high=10**7)
         if max_epochs < n_epochs:
             raise ValueError(
                 f"max_epochs must be >= n_epochs, got max_epochs={max_epochs}, n_epochs={n_epochs}"
             )
         check_int("min_neuron_size", self.min_neuron_size, low=1)
+        rs = self.random_state
+        if not (rs is None or isinstance(rs, np.random.Generator)):
+            if isinstance(rs, bool) or not isinstance(rs, numbers.Integral):
+                raise TypeError(
+                    f"random_state must be None, a non-negative integer or a "
+                    f"numpy.random.Generator, got {rs!r} ({type(rs).__name__})"
+                )
+            if rs < 0:
+                raise ValueError(f"random_state must be non-negative, got {rs}")
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, {"reject", "skip"})
@@ -220,7 +238,9 @@ class SOMStreamClassifier(ParamsMixin):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training instances (converted to float64).
+            Training instances. float32 input gives a float32 model (weights, distances and
+            later inputs in float32: half the memory, about twice the speed); anything else is
+            converted to float64.
         Y : array-like of shape (n_samples, n_labels)
             Their label sets as a 0/1 matrix. A label with no positive gets no map and is never
             predicted; rows with no label count in N and z only.
@@ -231,7 +251,7 @@ class SOMStreamClassifier(ParamsMixin):
         """
         d, _, n_epochs, max_epochs = self._validate_params()
         names = _feature_names(X)
-        X = check_features("X", X)
+        X = check_features("X", X, dtype=None)
         Y = check_labels("Y", Y, X.shape[0])
         n, A = X.shape
         L = Y.shape[1]
@@ -399,6 +419,8 @@ class SOMStreamClassifier(ParamsMixin):
         dict of int to bool
             For every label index, whether it is predicted.
         """
+        if not isinstance(adapt, (bool, np.bool_)):
+            raise TypeError(f"adapt must be True or False, got {adapt!r}")
         st = self._fitted_state()
         if isinstance(x, dict):
             keys = st.get("feature_names") or list(range(st["n_features"]))
@@ -466,6 +488,7 @@ class SOMStreamClassifier(ParamsMixin):
                 st["skip_zero"],
                 Y,
                 n_threads,
+                X.shape[0] >= _BLAS_MIN_ROWS,
             )
         finally:
             self._lock.release_read()
@@ -589,23 +612,45 @@ class SOMStreamClassifier(ParamsMixin):
             If the file is not an mlsom model file, has another format version, or holds
             inconsistent arrays; the message says what is wrong.
         """
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no model file {str(path)!r}")
         try:
-            with np.load(path, allow_pickle=False) as f:
-                files = set(f.files) if hasattr(f, "files") else set()
+            f = np.load(path, allow_pickle=False)
+            if not hasattr(f, "files"):  # a plain .npy array
+                raise ValueError("not a .npz archive")
+            with f:
+                files = set(f.files)
                 meta = json.loads(str(f["meta"])) if "meta" in files else None
                 arrays = {k: f[k] for k in _STATE_ARRAYS if k in files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        except (
+            OSError,
+            ValueError,
+            EOFError,
+            NotImplementedError,
+            zipfile.BadZipFile,
+            UnicodeDecodeError,
+        ) as exc:
             raise ValueError(f"{path!r} cannot be read as an mlsom model file: {exc}") from None
         missing = {"meta", *_STATE_ARRAYS} - files
         if missing:
             raise ValueError(f"{path!r} is not an mlsom model file: missing {sorted(missing)}")
-        if not isinstance(meta, dict) or meta.get("format") != _FILE_FORMAT:
+        if not isinstance(meta, dict):
+            raise ValueError(f"{path!r} is not an mlsom model file: its header is not an object")
+        if meta.get("format") != _FILE_FORMAT:
             raise ValueError(
                 f"{path!r}: unsupported model file format {meta.get('format')!r} "
                 f"(this mlsom reads format {_FILE_FORMAT})"
             )
-        model = cls(**meta["params"])
-        model._validate_params()
+        params = meta.get("params")
+        known = set(cls().get_params())
+        if not isinstance(params, dict) or not set(params) <= known:
+            unknown = sorted(set(params) - known) if isinstance(params, dict) else params
+            raise ValueError(f"{path!r}: inconsistent model file: parameters {unknown!r}")
+        model = cls(**params)
+        try:
+            model._validate_params()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path!r}: inconsistent model file: {exc}") from None
         state = _check_state(arrays, meta, path)
         state.update(
             squared=model.averout_distance == "sqeuclidean",
@@ -629,7 +674,9 @@ def _check_stream_X(st, X):
             f"X has feature names {names[:5]}... in another order or set than the model's "
             f"{fitted[:5]}...; pass the columns in the order of feature_names_in_"
         )
-    return check_features("X", X, n_features=st["n_features"], allow_empty=True)
+    return check_features(
+        "X", X, n_features=st["n_features"], allow_empty=True, dtype=st["Wt"].dtype
+    )
 
 
 def _check_names(names, n_features, bad):
@@ -687,6 +734,8 @@ def _check_state(a, meta, path):
         "T": (np.int64, 2),
         "NS": (np.int64, 1),
     }
+    if a["Wt"].dtype == np.float32:
+        expected["Wt"] = (np.float32, 2)
     for key, (dtype, ndim) in expected.items():
         if a[key].dtype != dtype or a[key].ndim != ndim:
             bad(
@@ -723,8 +772,12 @@ def _check_state(a, meta, path):
     if np.any((sizes > 0) != (np.diag(T) > 0)):
         bad("labels with a map and labels with positive counts differ")
     NS = a["NS"]
-    if NS.shape != (2,) or NS[0] < 1 or NS[1] < 1:
-        bad(f"N, S = {NS.tolist()}")
+    # S is the sum of the label-set sizes seen, which is the trace of T; N >= every label's count
+    if NS.shape != (2,) or NS[0] < 1 or NS[1] != np.trace(T) or NS[0] < np.diag(T).max():
+        bad(f"N, S = {NS.tolist()} do not agree with the label counts T")
+    limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
+    if np.abs(Wt).max() > limit:
+        bad(f"weights beyond {limit:g}")
     k = meta.get("k_nn")
     if not isinstance(k, int) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

@@ -8,6 +8,8 @@ import numpy as np
 # Squared Euclidean distances of float64 vectors overflow near 1e154; refuse values that could get
 # there instead of returning infinite distances and arbitrary neighbours.
 MAX_ABS_VALUE = 1e100
+# The same for float32 (overflow near 1.8e19): the limit leaves room for 10^7 features.
+MAX_ABS_VALUE_32 = 1e15
 
 
 def _describe(value):
@@ -64,10 +66,12 @@ def _to_dense(name, X):
     return arr
 
 
-def check_features(name, X, *, n_features=None, allow_empty=False):
-    """Validate a feature matrix and return it as a C-contiguous float64 array.
+def check_features(name, X, *, n_features=None, allow_empty=False, dtype=np.float64):
+    """Validate a feature matrix and return it as a C-contiguous array of ``dtype``.
 
-    Rules: 2-D; numeric or boolean; finite; |value| <= 1e100; n_features columns when given.
+    ``dtype=None`` keeps float32 input in float32 and makes anything else float64.
+    Rules: 2-D; numeric or boolean; finite; |value| <= 1e100 (1e15 in float32); n_features
+    columns when given.
     """
     arr = _to_dense(name, X)
     if arr.dtype.kind not in "biuf":
@@ -83,7 +87,12 @@ def check_features(name, X, *, n_features=None, allow_empty=False):
         raise ValueError(
             f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}"
         )
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if dtype is None:
+        dtype = np.float32 if arr.dtype == np.float32 else np.float64
+    dtype = np.dtype(dtype)
+    limit = MAX_ABS_VALUE_32 if dtype == np.float32 else MAX_ABS_VALUE
+    # checked in the input's own precision (float64 for anything but float32), then converted
+    arr = np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
     if arr.size:
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -91,14 +100,15 @@ def check_features(name, X, *, n_features=None, allow_empty=False):
             raise ValueError(
                 f"{name} contains NaN or infinity (first at row {i}, column {j}: {arr[i, j]})"
             )
-        big = np.abs(arr) > MAX_ABS_VALUE
+        # (a float32 array cannot exceed the float64 limit; comparing would overflow the cast)
+        big = np.abs(arr) > limit if limit < np.finfo(arr.dtype).max else np.zeros(1, bool)
         if big.any():
             i, j = np.argwhere(big)[0]
             raise ValueError(
-                f"{name} has a value too large for Euclidean distances in float64 (row {i}, "
-                f"column {j}: {arr[i, j]:g}; the limit is {MAX_ABS_VALUE:g}); scale the features"
+                f"{name} has a value too large for Euclidean distances in {dtype} (row {i}, "
+                f"column {j}: {arr[i, j]:g}; the limit is {limit:g}); scale the features"
             )
-    return arr
+    return np.ascontiguousarray(arr, dtype=dtype)
 
 
 def check_labels(name, Y, n_samples, *, require_positive=True):

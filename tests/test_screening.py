@@ -1,0 +1,188 @@
+"""Distance screening, BLAS products and float32: they must never change a result.
+
+The compiled core screens distances with |x|^2 + |w|^2 - 2 x.w (its own kernel, or BLAS matrix
+products for training and for large ``predict`` calls) and computes exact distances only where the
+screening bound leaves the order in doubt. Switching screening off computes every distance
+exactly; both must give bit-identical models and predictions, also on data built to produce ties
+and near-ties. float32 models are checked against float64 ones within float32 tolerance.
+"""
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+import mlsom
+from mlsom import _core, _som
+
+
+@pytest.fixture
+def no_screening():
+    old = _core.set_screening(False)
+    yield
+    _core.set_screening(old)
+
+
+def _stream(kind, n, A, L, seed):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, L)) < 0.35).astype(np.uint8)
+    Y[np.arange(n), rng.integers(0, L, n)] = 1
+    centres = rng.normal(scale=2.0, size=(L, A))
+    X = Y @ centres / Y.sum(1, keepdims=True) + rng.normal(size=(n, A))
+    if kind == "integers":  # small integer grid: many exactly equal distances
+        X = np.round(X).clip(-2, 2)
+    elif kind == "duplicates":  # every row four times
+        X = np.repeat(X[: n // 4], 4, axis=0)
+        Y = np.repeat(Y[: n // 4], 4, axis=0)
+    elif kind == "offset":  # far from the origin: |x|^2 >> distances, screening is coarse
+        X = X + 1e4
+    elif kind == "tiny":
+        X = X * 1e-150
+    elif kind == "huge":
+        X = X * 1e90
+    elif kind == "binary":
+        X = (X > 0).astype(np.float64)
+    return np.ascontiguousarray(X), Y
+
+
+def _state(model):
+    st = model._state
+    return {k: np.array(st[k]) for k in ("Wt", "counts", "log_averout", "T", "NS")}
+
+
+def _run(kind, dtype, seed, grid=4, gaussian=False):
+    X, Y = _stream(kind, 600, 7, 3, seed)
+    X = X.astype(dtype)
+    model = mlsom.SOMStreamClassifier(
+        grid_size=grid,
+        random_state=seed,
+        neighborhood="gaussian" if gaussian else "bubble",
+        n_epochs=20,
+        max_epochs=60,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # short max_epochs may not settle: irrelevant here
+        model.fit(X[:300], Y[:300])
+    frozen = model.predict(X[300:])
+    stream = model.predict_stream(X[300:])
+    return model, frozen, stream
+
+
+KINDS = ["normal", "integers", "duplicates", "offset", "tiny", "huge", "binary"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("gaussian", [False, True])
+def test_screening_changes_nothing(kind, dtype, gaussian):
+    if dtype == np.float32 and kind == "huge":
+        pytest.skip("beyond the float32 limit (tested elsewhere)")
+    if dtype == np.float32 and kind == "tiny":
+        pytest.skip("float32 has no such values")
+    for seed in range(3):
+        m1, f1, s1 = _run(kind, dtype, seed, gaussian=gaussian)
+        old = _core.set_screening(False)
+        try:
+            m2, f2, s2 = _run(kind, dtype, seed, gaussian=gaussian)
+        finally:
+            _core.set_screening(old)
+        assert m1.n_iter_ == m2.n_iter_
+        np.testing.assert_array_equal(f1, f2)
+        np.testing.assert_array_equal(s1, s2)
+        for key, a in _state(m1).items():
+            np.testing.assert_array_equal(a, _state(m2)[key], err_msg=key)
+
+
+@pytest.mark.parametrize(
+    "kind, dtype", [("duplicates", np.float64), ("offset", np.float32), ("integers", np.float32)]
+)
+def test_the_doubtful_paths_are_exercised(kind, dtype):
+    """The data of the identity test reach every path that settles a doubt with exact distances
+    (best-matching units, the k nearest within a bucket and across buckets); otherwise that test
+    would prove nothing about them."""
+    _core.screening_stats(reset=True)
+    _run(kind, dtype, 0)
+    bmu, knn, straddle = _core.screening_stats()
+    assert bmu > 0 and knn > 0, (bmu, knn, straddle)
+    if dtype == np.float32:
+        assert straddle > 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_blas_and_per_row_predict_agree(dtype, monkeypatch):
+    X, Y = _stream("integers", 3000, 9, 4, 1)
+    X = X.astype(dtype)
+    model = mlsom.SOMStreamClassifier(grid_size=5, random_state=1).fit(X[:1000], Y[:1000])
+    monkeypatch.setattr(_som, "_BLAS_MIN_ROWS", 1)
+    blas = model.predict(X[1000:])
+    monkeypatch.setattr(_som, "_BLAS_MIN_ROWS", 10**9)
+    per_row = model.predict(X[1000:])
+    np.testing.assert_array_equal(blas, per_row)
+    # and both are what predict_stream gives each row as the next instance
+    for i in range(0, 2000, 97):
+        m = copy.deepcopy(model)
+        np.testing.assert_array_equal(m.predict_stream(X[1000 + i : 1001 + i])[0], blas[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_simd_paths_identical_with_screening(dtype):
+    X, Y = _stream("normal", 2000, 13, 3, 5)
+    X = X.astype(dtype)
+    out = []
+    try:
+        for level in range(_core.set_simd_level(-1) + 1):
+            _core.set_simd_level(level)
+            m = mlsom.SOMStreamClassifier(grid_size=5, random_state=2).fit(X[:800], Y[:800])
+            out.append((m.predict(X[800:]), m.predict_stream(X[800:]), _state(m)))
+    finally:
+        _core.set_simd_level(-1)
+    for f, s, st in out[1:]:
+        np.testing.assert_array_equal(f, out[0][0])
+        np.testing.assert_array_equal(s, out[0][1])
+        for key in st:
+            np.testing.assert_array_equal(st[key], out[0][2][key])
+
+
+def test_float32_model_keeps_float32_and_agrees_with_float64():
+    X, Y = _stream("normal", 6000, 20, 4, 3)
+    m64 = mlsom.SOMStreamClassifier(grid_size=6, random_state=0).fit(X[:2000], Y[:2000])
+    m32 = mlsom.SOMStreamClassifier(grid_size=6, random_state=0).fit(
+        X[:2000].astype(np.float32), Y[:2000]
+    )
+    assert all(w.dtype == np.float32 for w in m32.weights_)
+    assert all(w.dtype == np.float64 for w in m64.weights_)
+    assert m32.n_iter_ == m64.n_iter_
+    for w32, w64 in zip(m32.weights_, m64.weights_, strict=True):
+        np.testing.assert_allclose(w32, w64, rtol=1e-4, atol=1e-4)
+    # float64 input to a float32 model is converted, and gives the float32 input's result
+    np.testing.assert_array_equal(m32.predict(X[2000:]), m32.predict(X[2000:].astype(np.float32)))
+    f32 = m32.predict(X[2000:])
+    f64 = m64.predict(X[2000:])
+    assert (f32 == f64).all(axis=1).mean() > 0.995
+    s32 = m32.predict_stream(X[2000:].astype(np.float32))
+    s64 = m64.predict_stream(X[2000:])
+    assert (s32 == s64).all(axis=1).mean() > 0.99
+    np.testing.assert_allclose(m32.P_, m64.P_, atol=1e-3)
+
+
+def test_float32_model_file_round_trip(tmp_path):
+    X, Y = _stream("normal", 1500, 6, 3, 4)
+    X = X.astype(np.float32)
+    m = mlsom.SOMStreamClassifier(grid_size=4, random_state=0).fit(X[:500], Y[:500])
+    m.predict_stream(X[500:1000])
+    m.save(tmp_path / "m.npz")
+    back = mlsom.SOMStreamClassifier.load(tmp_path / "m.npz")
+    assert back.weights_[0].dtype == np.float32
+    np.testing.assert_array_equal(back.predict_stream(X[1000:]), m.predict_stream(X[1000:]))
+
+
+def test_float32_limit_is_named():
+    X, Y = _stream("normal", 200, 4, 2, 0)
+    m = mlsom.SOMStreamClassifier(grid_size=3, random_state=0).fit(X.astype(np.float32), Y)
+    bad = X[:5].copy()
+    bad[2, 1] = 1e20
+    with pytest.raises(ValueError, match=r"X has a value too large .* float32 .*row 2, column 1"):
+        m.predict(bad)
+    with pytest.raises(ValueError, match="too large"):
+        mlsom.SOMStreamClassifier(grid_size=3).fit(bad.astype(np.float32), Y[:5])
