@@ -4,25 +4,26 @@
 # The functions here trust their inputs: the Python layer (mlsom._som) validates shapes, dtypes,
 # contiguity and values before calling them. Instances and neurons are float64 or float32 (one
 # type per call: Cython generates both versions of every function); everything else (averOut,
-# probabilities) is float64. Neurons are stored transposed (feature-major, Wt[i, j] = feature i of
-# neuron j) so that the distance kernels of _kernels.h vectorise over neurons.
+# probabilities, the batch update's sums) is float64. Neurons are stored transposed (feature-major,
+# Wt[i, j] = feature i of neuron j).
 #
 # Exact distances and screening. A distance mlsom compares is always the "exact" one: the sum of
-# (x_i - w_i)^2 over the features in order (mlsom_sqdist_*, _sqdist_col: bitwise identical). Most
-# of them are never computed, though: every neuron first gets a cheap screening value
-# |x|^2 + |w|^2 - 2 x.w (one multiply-add per feature, from the screening kernel or from a BLAS
-# matrix product), which is within a known bound `tol` of the exact value (_screen_tol). Two
-# neurons whose screening values differ by more than 2 tol are in the same order exactly; only
-# the neurons the bound leaves in doubt get their exact distance. Every decision (best-matching
-# units, the k nearest neurons, ties, the Bayes test) is therefore the one the exact distances
-# give, independent of the SIMD path, the BLAS and the thread count.
+# (x_i - w_i)^2 over the features in order, in the model's type (_sqdist_col). Most of them are
+# never computed, though: every neuron first gets a cheap screening value |x'|^2 + |w'|^2 - 2 x'.w'
+# in float32 from copies centred on a common point (the screening kernel of _kernels.h per
+# instance, a float32 BLAS matrix product for blocks of rows), which is within a known bound `tol`
+# of the exact value (_screen_tol). Two neurons whose screening values differ by more than 2 tol
+# are in the same order exactly; only the neurons the bound leaves in doubt get their exact
+# distance. Every decision (best-matching units, the k nearest neurons, ties, the Bayes test) is
+# therefore the one the exact distances give, independent of the SIMD path, the BLAS and the
+# thread count.
 #
 # Notation follows the method description (docs/method.md): L labels, M kept neurons over all maps,
 # A features, N instances seen, S = sum of label-set sizes seen (label cardinality z = S/N).
 
 from cython cimport floating
 from cython.parallel cimport parallel, prange
-from libc.float cimport DBL_EPSILON, DBL_MIN, FLT_EPSILON, FLT_MIN
+from libc.float cimport FLT_EPSILON, FLT_MIN
 from libc.math cimport INFINITY, exp, isfinite, log, log1p, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
@@ -30,13 +31,9 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 cdef extern from "_kernels.h" nogil:
-    ctypedef void (*mlsom_sqdist_d_fn)(const double *x, const double *Wt, Py_ssize_t A,
-                                       Py_ssize_t M, double *out) noexcept nogil
-    ctypedef void (*mlsom_sqdist_f_fn)(const float *x, const float *Wt, Py_ssize_t A,
-                                       Py_ssize_t M, float *out) noexcept nogil
-    ctypedef void (*mlsom_screen_d_fn)(const double *x2, const double *Wt, Py_ssize_t A,
-                                       Py_ssize_t M, double base, const double *ww,
-                                       double *out) noexcept nogil
+    ctypedef struct mlsom_entry:
+        double d
+        Py_ssize_t j
     ctypedef void (*mlsom_screen_f_fn)(const float *x2, const float *Wt, Py_ssize_t A,
                                        Py_ssize_t M, float base, const float *ww,
                                        float *out) noexcept nogil
@@ -52,35 +49,27 @@ cdef extern from "_kernels.h" nogil:
                                       const Py_ssize_t *v, const double *h, Py_ssize_t nv,
                                       int unit_weights, double *out_hi,
                                       double *out_lo) noexcept nogil
-    ctypedef void (*mlsom_finish_d_fn)(double *g, const double *ww, double base,
-                                       Py_ssize_t M) noexcept nogil
     ctypedef void (*mlsom_finish_f_fn)(float *g, const float *ww, float base,
                                        Py_ssize_t M) noexcept nogil
-    ctypedef Py_ssize_t (*mlsom_argmin_d_fn)(const double *d, Py_ssize_t n, double gap,
-                                             Py_ssize_t *n_cand) noexcept nogil
     ctypedef Py_ssize_t (*mlsom_argmin_f_fn)(const float *d, Py_ssize_t n, double gap,
                                              Py_ssize_t *n_cand) noexcept nogil
-    ctypedef double (*mlsom_max_d_fn)(const double *d, Py_ssize_t n) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_gather_f_fn)(const float *d, const uint8_t *bkt, Py_ssize_t lo,
+                                             Py_ssize_t hi, int bb,
+                                             mlsom_entry *ent) noexcept nogil
     ctypedef double (*mlsom_max_f_fn)(const float *d, Py_ssize_t n) noexcept nogil
-    ctypedef void (*mlsom_buckets_d_fn)(const double *d, Py_ssize_t n, double lo, double scale,
-                                        int nb, uint8_t *bkt) noexcept nogil
     ctypedef void (*mlsom_buckets_f_fn)(const float *d, Py_ssize_t n, double lo, double scale,
                                         int nb, uint8_t *bkt) noexcept nogil
-    mlsom_sqdist_d_fn mlsom_sqdist_d
-    mlsom_sqdist_f_fn mlsom_sqdist_f
-    mlsom_screen_d_fn mlsom_screen_d
     mlsom_screen_f_fn mlsom_screen_f
     mlsom_group_sums_d_fn mlsom_group_sums_d
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
-    mlsom_finish_d_fn mlsom_finish_d
     mlsom_finish_f_fn mlsom_finish_f
-    mlsom_argmin_d_fn mlsom_argmin_d
     mlsom_argmin_f_fn mlsom_argmin_f
-    mlsom_max_d_fn mlsom_max_d
+    mlsom_gather_f_fn mlsom_gather_f
     mlsom_max_f_fn mlsom_max_f
-    mlsom_buckets_d_fn mlsom_buckets_d
     mlsom_buckets_f_fn mlsom_buckets_f
+    Py_ssize_t mlsom_count_bucket(const uint8_t *bkt, Py_ssize_t n, int bb,
+                                  Py_ssize_t *eq) noexcept nogil
     int mlsom_simd_level
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
@@ -144,48 +133,6 @@ def set_screening(bint on):
 # distances
 # --------------------------------------------------------------------------------------------------
 
-cdef inline void _sqdist(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
-                         floating *out) noexcept nogil:
-    """out[j] = exact squared distance from x to neuron j, for every j."""
-    if floating is double:
-        mlsom_sqdist_d(x, Wt, A, M, out)
-    else:
-        mlsom_sqdist_f(x, Wt, A, M, out)
-
-
-cdef inline void _finish(floating *g, const floating *ww, floating base,
-                         Py_ssize_t M) noexcept nogil:
-    """g[j] = base + ww[j] - 2 g[j]: screening values from the products of a matrix product."""
-    if floating is double:
-        mlsom_finish_d(g, ww, base, M)
-    else:
-        mlsom_finish_f(g, ww, base, M)
-
-
-cdef inline Py_ssize_t _argmin_count(const floating *d, Py_ssize_t n, double gap,
-                                     Py_ssize_t *n_cand) noexcept nogil:
-    """First index of the smallest of d[0:n]; OUT n_cand: entries within gap of it (1 if gap 0)."""
-    if floating is double:
-        return mlsom_argmin_d(d, n, gap, n_cand)
-    else:
-        return mlsom_argmin_f(d, n, gap, n_cand)
-
-
-cdef inline double _max(const floating *d, Py_ssize_t n) noexcept nogil:
-    if floating is double:
-        return mlsom_max_d(d, n)
-    else:
-        return mlsom_max_f(d, n)
-
-
-cdef inline void _buckets(const floating *d, Py_ssize_t n, double lo, double scale,
-                          uint8_t *bkt) noexcept nogil:
-    if floating is double:
-        mlsom_buckets_d(d, n, lo, scale, NB, bkt)
-    else:
-        mlsom_buckets_f(d, n, lo, scale, NB, bkt)
-
-
 cdef inline double _sqdist_col(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
                                Py_ssize_t j) noexcept nogil:
     """Exact squared distance from x to neuron j (bitwise the value of _sqdist)."""
@@ -205,33 +152,34 @@ cdef inline double _sqnorm(const floating *x, Py_ssize_t A) noexcept nogil:
     return s
 
 
-cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax,
-                               bint single) noexcept nogil:
-    """A bound on |screening value - exact distance| for any neuron with |w|^2 <= wwmax.
+cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept nogil:
+    """A bound on |screening value - exact distance| for any neuron with |w - c|^2 <= wwmax.
 
-    Both are sums of A + 2 rounded terms of total magnitude at most 3 (|x|^2 + |w|^2); the
-    textbook bound for floating-point sums and dot products in any order, with or without fused
-    multiply-add (Higham, Accuracy and Stability of Numerical Algorithms, ch. 3), is below
-    (A + 4) eps (|x|^2 + |w|^2) for each, plus an underflow term. Four times that is returned; the
-    computed norms' own errors are far inside the margin. Infinite when the inputs are.
+    The screening value is |x'|^2 + |w'|^2 - 2 x'.w' computed in float32 from x' = x - c and
+    w' = w - c rounded to float32 (c: a centre, any vector). It is a sum of A + 2 rounded terms of
+    total magnitude at most 2 (|x'|^2 + |w'|^2); the textbook bound for floating-point sums and dot
+    products in any order, with or without fused multiply-add (Higham, Accuracy and Stability of
+    Numerical Algorithms, ch. 3), is below (A + 2) eps (|x'|^2 + |w'|^2), eps the float32 epsilon.
+    Rounding x' and w' to float32 moves the distance by at most 4 eps (|x'|^2 + |w'|^2), and the
+    exact distance (a float32 or float64 sum of A squares of x - w, which c does not change) is
+    within (A + 2) eps of the true one in float32. Twice the sum of these is returned; an
+    underflow term covers tiny values. Infinite when the inputs are.
     """
-    cdef double eps = FLT_EPSILON if single else DBL_EPSILON
-    cdef double tiny = FLT_MIN if single else DBL_MIN
-    return 4.0 * <double> (A + 4) * (eps * (xx + wwmax) + tiny)
+    return 4.0 * <double> (A + 4) * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
 
 
-cdef void _col_norms(const floating *Wt, Py_ssize_t A, Py_ssize_t M, floating *ww) noexcept nogil:
+cdef void _col_norms(const float *Ws, Py_ssize_t A, Py_ssize_t M, float *ww) noexcept nogil:
     cdef Py_ssize_t i, j
     for j in range(M):
         ww[j] = 0
     for i in range(A):
         for j in range(M):
-            ww[j] = ww[j] + Wt[i * M + j] * Wt[i * M + j]
+            ww[j] = ww[j] + Ws[i * M + j] * Ws[i * M + j]
 
 
-cdef inline double _maxval(const floating *v, Py_ssize_t n) noexcept nogil:
+cdef inline double _maxval(const float *v, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t j
-    cdef floating m = v[0]
+    cdef float m = v[0]
     for j in range(1, n):
         if v[j] > m:
             m = v[j]
@@ -259,7 +207,7 @@ cdef inline Py_ssize_t _argmin(const floating *v, Py_ssize_t lo, Py_ssize_t hi) 
     return best
 
 
-cdef Py_ssize_t _refine_argmin(const floating *x, const floating *d, double gap,
+cdef Py_ssize_t _refine_argmin(const floating *x, const float *d, double gap,
                                const floating *Wt, Py_ssize_t A, Py_ssize_t M, Py_ssize_t lo,
                                Py_ssize_t hi, double *ex, int64_t *stamp,
                                int64_t cur) noexcept nogil:
@@ -270,7 +218,7 @@ cdef Py_ssize_t _refine_argmin(const floating *x, const floating *d, double gap,
     (stamp[j] == cur: ex[j] is valid), or NULL.
     """
     cdef Py_ssize_t j, n_cand, best
-    cdef Py_ssize_t b = lo + _argmin_count(d + lo, hi - lo, gap, &n_cand)
+    cdef Py_ssize_t b = lo + mlsom_argmin_f(d + lo, hi - lo, gap, &n_cand)
     cdef double lim = <double> d[b] + gap, e, be = INFINITY
     if n_cand <= 1:
         return b
@@ -314,64 +262,87 @@ cdef inline Py_ssize_t _gemm_block(Py_ssize_t M, Py_ssize_t n) noexcept nogil:
     return b if b > 0 else 1
 
 
-cdef void _assign_block(const floating *X, const double *xx, floating *G, Py_ssize_t r,
-                        const floating *Wt, const floating *ww, double wwmax, Py_ssize_t A,
-                        Py_ssize_t M, int64_t *bmu, double *bmu_d2, bint screened,
-                        int n_threads) noexcept nogil:
-    """Best-matching unit of r rows X (r, A). G (r, M) holds X Wt on entry (screened) and is
-    overwritten with screening values; unscreened, G is scratch for exact distances."""
+cdef void _assign_block(const floating *X, const double *xx, float *G, Py_ssize_t r,
+                        const floating *Wt, const float *ww, double wwmax, Py_ssize_t A,
+                        Py_ssize_t M, int64_t *bmu, double *bmu_d2, int n_threads) noexcept nogil:
+    """Best-matching unit of r rows X (r, A) and (bmu_d2 not NULL) its exact squared distance.
+    On entry G (r, M) holds the products x'.w' of the centred float32 copies (see _screen_tol),
+    xx their squared norms |x'|^2; G is overwritten with the screening values."""
     cdef Py_ssize_t i, j, b
-    cdef floating *g
-    cdef floating base
+    cdef float *g
     cdef double gap
     for i in prange(r, schedule="static", num_threads=_threads(4.0 * r * M, n_threads)):
         g = G + i * M
-        if screened:
-            gap = 2.0 * _screen_tol(A, xx[i], wwmax, floating is float)
-        else:
-            gap = INFINITY
+        gap = 2.0 * _screen_tol(A, xx[i], wwmax) if _screening else INFINITY
         if isfinite(gap):
-            _finish(g, ww, <floating> xx[i], M)
+            mlsom_finish_f(g, ww, <float> xx[i], M)
         else:
-            _sqdist(X + i * A, Wt, A, M, g)
-            gap = 0.0
+            for j in range(M):   # every neuron is a candidate: all distances exact
+                g[j] = 0
         b = _refine_argmin(X + i * A, g, gap, Wt, A, M, 0, M, NULL, NULL, 0)
         bmu[i] = b
-        bmu_d2[i] = _sqdist_col(X + i * A, Wt, A, M, b)
+        if bmu_d2 != NULL:
+            bmu_d2[i] = _sqdist_col(X + i * A, Wt, A, M, b)
 
 
-cdef _assign(floating[:, ::1] X, const double[::1] xx, floating[:, ::1] Wt,
-             int64_t[::1] bmu, double[::1] bmu_d2, int n_threads):
-    """Best-matching unit of every row of X among the neurons Wt, with exact distances."""
+cdef _shadow(Wt, c):
+    """The centred float32 copy of the neurons used for screening, and its column norms."""
+    Ws = np.ascontiguousarray(np.asarray(Wt) - np.asarray(c)[:, None], dtype=np.float32)
+    cdef Py_ssize_t A = Ws.shape[0], M = Ws.shape[1]
+    ww = np.empty(M, dtype=np.float32)
+    cdef float[:, ::1] ws_ = Ws
+    cdef float[::1] ww_ = ww
+    with nogil:
+        _col_norms(&ws_[0, 0], A, M, &ww_[0])
+    return Ws, ww
+
+
+cdef _centred32(X, c):
+    """float32 copy of X - c, and its rows' squared norms (summed in float32, as float64)."""
+    Xs = np.asarray(X, dtype=np.float64) - np.asarray(c)[None, :]
+    with np.errstate(over="ignore"):
+        Xs = np.ascontiguousarray(Xs, dtype=np.float32)
+    return Xs, row_norms(Xs)
+
+
+cdef _assign(floating[:, ::1] X, Xs_arr, const double[::1] xxs, const double[::1] c,
+             floating[:, ::1] Wt, int64_t[::1] bmu, double[::1] bmu_d2, bint want_d2,
+             int n_threads, G_arr):
+    """Best-matching unit of every row of X among the neurons Wt (OUT bmu) and, with want_d2, its
+    exact squared distance (OUT bmu_d2). Xs_arr, xxs: the centred float32 copy of X and its rows'
+    squared norms (centre c). G_arr: float32 scratch of _gemm_block(M, n) rows, or None."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
     cdef Py_ssize_t blk = _gemm_block(M, n), s, e
-    cdef bint screened = _screening
-    dtype = np.float64 if floating is double else np.float32
-    ww_arr = np.empty(M, dtype=dtype)
-    cdef floating[::1] ww = ww_arr
-    G_arr = np.empty((blk, M), dtype=dtype)
-    cdef floating[:, ::1] G = G_arr
     cdef double wwmax
+    cdef double *d2 = NULL
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ws_arr, ww_arr = _shadow(Wt, c)
+    cdef float[::1] ww = ww_arr
+    if G_arr is None:
+        G_arr = np.zeros((blk, M), dtype=np.float32)
+    cdef float[:, ::1] G = G_arr
     with nogil:
-        _col_norms(&Wt[0, 0], A, M, &ww[0])
         wwmax = _maxval(&ww[0], M)
-    Xnp = np.asarray(X)
-    Wnp = np.asarray(Wt)
     for s in range(0, n, blk):
         e = min(n, s + blk)
-        if screened:
-            np.matmul(Xnp[s:e], Wnp, out=G_arr[: e - s])
+        if _screening:
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.matmul(Xs_arr[s:e], Ws_arr, out=G_arr[: e - s])
+        d2 = &bmu_d2[s] if want_d2 else NULL
         with nogil:
-            _assign_block(&X[s, 0], &xx[s], &G[0, 0], e - s, &Wt[0, 0], &ww[0], wwmax, A, M,
-                          &bmu[s], &bmu_d2[s], screened, n_threads)
+            _assign_block(&X[s, 0], &xxs[s], &G[0, 0], e - s, &Wt[0, 0], &ww[0], wwmax, A, M,
+                          &bmu[s], d2, n_threads)
 
 
 def assign(floating[:, ::1] X, floating[:, ::1] Wt, int64_t[::1] bmu, double[::1] bmu_d2,
            int n_threads):
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
-    cdef double[::1] xx = row_norms(X)
-    _assign(X, xx, Wt, bmu, bmu_d2, n_threads)
+    c_arr = np.asarray(X, dtype=np.float64).mean(axis=0)
+    Xs, xxs_arr = _centred32(X, c_arr)
+    cdef double[::1] c = c_arr
+    cdef double[::1] xxs = xxs_arr
+    _assign(X, Xs, xxs, c, Wt, bmu, bmu_d2, True, n_threads, None)
 
 
 def row_norms(const floating[:, ::1] X):
@@ -434,7 +405,10 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     if n == 0:
         raise ValueError("train_map needs at least one row")
     n_blocks = (A + fblock - 1) // fblock
-    cdef double[::1] xx = row_norms(X)
+    c_arr = np.asarray(X, dtype=np.float64).mean(axis=0)   # centre of the screening copies
+    Xs_arr, xxs_arr = _centred32(X, c_arr)
+    cdef double[::1] c_v = c_arr
+    cdef double[::1] xxs_v = xxs_arr
     cnt_arr = np.zeros(M, dtype=np.int64)
     shi_arr = np.zeros((M, A), dtype=np.float64)   # rows' sums per best-matching unit ...
     slo_arr = np.zeros((M, A), dtype=np.float64)   # ... and their low parts
@@ -456,7 +430,8 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef Py_ssize_t[::1] nb_v = nb_v_arr
     cdef double[::1] nb_h = nb_h_arr
 
-    _assign(X, xx, Wt, bmu, bmu_d2, n_threads)
+    G_arr = np.zeros((_gemm_block(M, n), M), dtype=np.float32)
+    _assign(X, Xs_arr, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads, G_arr)
     for e in range(max_epochs):
         if e < n_epochs:
             r = r0 * <double> (n_epochs - e) / <double> n_epochs
@@ -514,7 +489,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
                 if den[u] > 0.0:
                     for a in range(A):
                         Wt[a, u] = <floating> ((uhi[u, a] + ulo[u, a]) / den[u])
-        _assign(X, xx, Wt, bmu_new, bmu_d2, n_threads)
+        _assign(X, Xs_arr, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads, G_arr)
         changed = 0
         for i in range(n):
             if bmu_new[i] != bmu[i]:
@@ -524,6 +499,9 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         if winner_only and changed == 0:
             converged = True
             break
+    with nogil:
+        for i in range(n):
+            bmu_d2[i] = _sqdist_col(&X[i, 0], &Wt[0, 0], A, M, bmu[i])
     return n_epochs_run, bool(converged)
 
 
@@ -531,9 +509,9 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
 # online phase
 # --------------------------------------------------------------------------------------------------
 
-ctypedef struct Entry:
-    double d          # squared distance (screening or exact)
-    Py_ssize_t j      # global neuron index (maps laid out in label order)
+# Entry (mlsom_entry of _kernels.h): d, a squared distance (screening or exact), and j, a global
+# neuron index (maps laid out in label order).
+ctypedef mlsom_entry Entry
 
 
 cdef inline bint _less(Entry a, Entry b) noexcept nogil:
@@ -602,7 +580,7 @@ ctypedef struct Work:
     Entry *ent          # (M) scratch for the neurons of the boundary bucket
     Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt
     uint8_t *bkt        # (M) distance bucket of every neuron
-    int32_t *hc         # (L, NB) neurons per class and bucket
+    int32_t *h4         # (4 NB) four partial histograms
     int32_t *hist       # (NB) neurons of the pool per bucket
     Py_ssize_t *winnr   # (L) best-matching unit of each map (global index), -1 without a map
     Py_ssize_t *votes   # (L)
@@ -623,7 +601,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
     w.ent = <Entry *> malloc(M * sizeof(Entry))
     w.amb = <Entry *> malloc(M * sizeof(Entry))
     w.bkt = <uint8_t *> malloc(M * sizeof(uint8_t))
-    w.hc = <int32_t *> malloc(L * NB * sizeof(int32_t))
+    w.h4 = <int32_t *> malloc(4 * NB * sizeof(int32_t))
     w.hist = <int32_t *> malloc(NB * sizeof(int32_t))
     w.winnr = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.votes = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
@@ -631,7 +609,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     if (w.d == NULL or w.x2 == NULL or w.ex == NULL or w.stamp == NULL or w.ent == NULL
-            or w.amb == NULL or w.bkt == NULL or w.hc == NULL or w.hist == NULL or w.winnr == NULL
+            or w.amb == NULL or w.bkt == NULL or w.h4 == NULL or w.hist == NULL or w.winnr == NULL
             or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL):
         _work_free(w)
         return NULL
@@ -651,7 +629,7 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.ent)
     free(w.amb)
     free(w.bkt)
-    free(w.hc)
+    free(w.h4)
     free(w.hist)
     free(w.winnr)
     free(w.votes)
@@ -689,28 +667,31 @@ cdef inline Py_ssize_t _bucket(double v, double lo, double scale) noexcept nogil
     return <Py_ssize_t> <int> f
 
 
-cdef double _screen_row(const floating *x, const floating *Wt, const floating *ww, double wwmax,
-                        Py_ssize_t A, Py_ssize_t M, floating *d, floating *x2) noexcept nogil:
-    """OUT d: screening distances of x to every neuron. Returns the gap 2 tol (0 when d holds
-    exact distances: with screening switched off, or if the bound is not finite)."""
+cdef double _screen_row(const floating *x, const double *c, const float *Ws, const float *ww,
+                        double wwmax, Py_ssize_t A, Py_ssize_t M, float *d,
+                        float *x2) noexcept nogil:
+    """OUT d: screening values of x to every neuron, from the centred float32 copies (centre c,
+    neurons Ws, their squared norms ww, the largest wwmax). Returns the gap 2 tol; infinite (and d
+    all 0: every neuron a candidate, every decision by exact distances) with screening switched
+    off or when the bound is not finite."""
     cdef Py_ssize_t i
-    cdef double xx, gap
+    cdef float xs, xx = 0
+    cdef double gap = INFINITY
     if _screening:
-        xx = _sqnorm(x, A)
-        gap = 2.0 * _screen_tol(A, xx, wwmax, floating is float)
+        for i in range(A):
+            xs = <float> (<double> x[i] - c[i])
+            x2[i] = -2 * xs
+            xx = xx + xs * xs
+        gap = 2.0 * _screen_tol(A, xx, wwmax)
         if isfinite(gap):
-            for i in range(A):
-                x2[i] = -2 * x[i]
-            if floating is double:
-                mlsom_screen_d(x2, Wt, A, M, xx, ww, d)
-            else:
-                mlsom_screen_f(x2, Wt, A, M, <float> xx, ww, d)
+            mlsom_screen_f(x2, Ws, A, M, xx, ww, d)
             return gap
-    _sqdist(x, Wt, A, M, d)
-    return 0.0
+    for i in range(M):
+        d[i] = 0
+    return INFINITY
 
 
-cdef Py_ssize_t _classify(const floating *x, const floating *d, double gap, const floating *Wt,
+cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const floating *Wt,
                           Py_ssize_t A, Py_ssize_t M, const int32_t *ncls, const int64_t *offsets,
                           Py_ssize_t L, const int64_t *T, const double *logC, const double *logA,
                           Py_ssize_t k_nn, Py_ssize_t n_rank, bint squared, bint skip_zero,
@@ -726,7 +707,6 @@ cdef Py_ssize_t _classify(const floating *x, const floating *d, double gap, cons
     cdef double dist, rhs, lo, hi, scale, t
     cdef bint ok
     cdef Entry e1, e2
-    cdef int32_t *hc
     global _n_doubt_knn, _n_doubt_straddle
     w.cur += 1
 
@@ -752,28 +732,34 @@ cdef Py_ssize_t _classify(const floating *x, const floating *d, double gap, cons
     for c in range(L):
         if w.winnr[c] >= 0 and d[w.winnr[c]] < lo:
             lo = d[w.winnr[c]]      # about the smallest value: any reference point will do
-    hi = _max(d, M)
+    hi = mlsom_max_f(d, M)
     scale = 0.0
     if hi - lo > 0.0:
         scale = <double> NB / (hi - lo)
         if not scale < 1e300:
             scale = 0.0
-    _buckets(d, M, lo, scale, w.bkt)
-    # per-class histograms (once), the pool's histogram (updated as classes leave the pool)
-    for b in range(NB):
-        w.hist[b] = 0
+    mlsom_buckets_f(d, M, lo, scale, NB, w.bkt)
+    # the pool's histogram, built in four interleaved copies so that consecutive increments (of
+    # neighbouring neurons, often in the same bucket) do not wait on each other
+    for b in range(4 * NB):
+        w.h4[b] = 0
     n_pool = 0
     for c in range(L):
-        hc = w.hc + c * NB
-        for b in range(NB):
-            hc[b] = 0
         if w.winnr[c] < 0:
             continue
-        for j in range(offsets[c], offsets[c + 1]):
-            hc[w.bkt[j]] += 1
-        for b in range(NB):
-            w.hist[b] += hc[b]
+        j = offsets[c]
+        while j + 4 <= offsets[c + 1]:
+            w.h4[w.bkt[j]] += 1
+            w.h4[NB + w.bkt[j + 1]] += 1
+            w.h4[2 * NB + w.bkt[j + 2]] += 1
+            w.h4[3 * NB + w.bkt[j + 3]] += 1
+            j += 4
+        while j < offsets[c + 1]:
+            w.h4[w.bkt[j]] += 1
+            j += 1
         n_pool += offsets[c + 1] - offsets[c]
+    for b in range(NB):
+        w.hist[b] = w.h4[b] + w.h4[NB + b] + w.h4[2 * NB + b] + w.h4[3 * NB + b]
     for _ in range(n_rank):
         if n_pool == 0:
             break  # every map has been ranked
@@ -793,18 +779,11 @@ cdef Py_ssize_t _classify(const floating *x, const floating *d, double gap, cons
             for c in range(L):
                 if w.removed[c] or w.winnr[c] < 0:
                     continue
-                hc = w.hc + c * NB
-                cnt = 0
-                for b in range(bb):
-                    cnt += hc[b]
-                w.votes[c] = cnt
-                if hc[bb] == 0:
-                    continue
-                for j in range(offsets[c], offsets[c + 1]):
-                    if w.bkt[j] == bb:
-                        w.ent[n_ent].d = d[j]
-                        w.ent[n_ent].j = j
-                        n_ent += 1
+                w.votes[c] = mlsom_count_bucket(w.bkt + offsets[c], offsets[c + 1] - offsets[c],
+                                                bb, &cnt)
+                if cnt > 0:
+                    n_ent += mlsom_gather_f(d, w.bkt, offsets[c], offsets[c + 1], bb,
+                                            w.ent + n_ent)
             need = k_nn - cum
             _select_smallest(w.ent, n_ent, need)
             if gap == 0.0:
@@ -867,9 +846,8 @@ cdef Py_ssize_t _classify(const floating *x, const floating *d, double gap, cons
         w.rank[n_ranked] = best
         n_ranked += 1
         w.removed[best] = 1
-        hc = w.hc + best * NB
-        for b in range(NB):
-            w.hist[b] -= hc[b]
+        for j in range(offsets[best], offsets[best + 1]):
+            w.hist[w.bkt[j]] -= 1
         n_pool -= offsets[best + 1] - offsets[best]
 
     # 3. Bayes decision in log space. The score p(c) prod_{d in Y} P[d,c] out_c is compared with
@@ -926,25 +904,29 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef Py_ssize_t row, r, c, c2, b, i, n_pred, n_rank
     cdef int64_t N, S, nb
     cdef double dist, gap, wwmax
-    cdef floating etaf = <floating> eta, wv, tv, s, nrm
+    cdef floating etaf = <floating> eta, wv, tv, s
+    cdef float nrm, ws
     cdef const floating *x
     cdef floating *wt = &Wt[0, 0]
-    cdef floating *d
+    cdef float *d
     cdef int64_t *t = &T[0, 0]
-    dtype = np.float64 if floating is double else np.float32
     logC_arr = np.empty((L, L), dtype=np.float64)
-    ww_arr = np.empty(M, dtype=dtype)
     cdef double[:, ::1] logC = logC_arr
-    cdef floating[::1] ww = ww_arr
+    # the centred float32 copy of the neurons that screens distances, kept in step with Wt
+    c_arr = np.asarray(Wt, dtype=np.float64).mean(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ws_arr, ww_arr = _shadow(Wt, c_arr)
+    cdef const double[::1] cc = c_arr
+    cdef float[:, ::1] Ws = Ws_arr
+    cdef float[::1] ww = ww_arr
     cdef Work *w = _work_alloc(M, L, A)
     if w == NULL:
         raise MemoryError()
-    d = <floating *> w.d
+    d = <float *> w.d
     try:
         with nogil:
             for c in range(L):
                 _log_cond(t, L, &logC[0, 0], c)
-            _col_norms(wt, A, M, &ww[0])
             wwmax = _maxval(&ww[0], M)
             N = NS[0]
             S = NS[1]
@@ -953,7 +935,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                 n_rank = _ceil_div(S, N)
                 if n_rank > L:
                     n_rank = L
-                gap = _screen_row(x, wt, &ww[0], wwmax, A, M, d, <floating *> w.x2)
+                gap = _screen_row(x, &cc[0], &Ws[0, 0], &ww[0], wwmax, A, M, d, <float *> w.x2)
                 n_pred = _classify(x, d, gap, wt, A, M, &ncls[0], &offsets[0], L, t, &logC[0, 0],
                                    &logA[0], k_nn, n_rank, squared, skip_zero, w)
                 # the best-matching unit of every predicted map moves towards x; its new norm and
@@ -975,7 +957,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                         wt[i * M + b] = wv
                         tv = x[i] - wv
                         s = s + tv * tv
-                        nrm = nrm + wv * wv
+                        ws = <float> (<double> wv - cc[i])
+                        Ws[i, b] = ws
+                        nrm = nrm + ws * ws
                     ww[b] = nrm
                     if nrm > wwmax:
                         wwmax = nrm
@@ -983,6 +967,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                     dist = s if squared else sqrt(<double> s)
                     nb = counts[b]
                     logA[b] = _logaddexp(log(<double> nb) + logA[b], -dist) - log(<double> (nb + 1))
+                    if logA[b] > 0.0:
+                        logA[b] = 0.0   # a mean of values <= 1 is <= 1; rounding could say more
                     counts[b] = nb + 1
                     Y[row, c] = 1
                 # co-occurrence counts and the conditional probabilities of the changed columns
@@ -1012,23 +998,24 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
 
     IN  X (n, A) and the state (read only).  OUT Y (n, L).
     Rows are spread over n_threads OpenMP threads; each row's result does not depend on it.
-    use_blas: take the screening distances of blocks of rows from one BLAS matrix product each
-    (worth it for many rows) instead of the per-row kernel.
+    use_blas: take the screening values of blocks of rows from one float32 BLAS matrix product
+    each (worth it for many rows) instead of the per-row kernel.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t row, c, j, n_rank, s, e, blk = _gemm_block(M, n)
     cdef int failed = 0
     cdef double gap, wwmax
-    cdef floating base
-    cdef floating *g
+    cdef float *g
     cdef Work *w
-    cdef bint screened = _screening
-    dtype = np.float64 if floating is double else np.float32
     logC_arr = np.empty((L, L), dtype=np.float64)
-    ww_arr = np.empty(M, dtype=dtype)
     cdef double[:, ::1] logC = logC_arr
-    cdef floating[::1] ww = ww_arr
-    cdef floating[:, ::1] G
+    c_arr = np.asarray(Wt, dtype=np.float64).mean(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ws_arr, ww_arr = _shadow(Wt, c_arr)
+    cdef const double[::1] cc = c_arr
+    cdef float[:, ::1] Ws = Ws_arr
+    cdef float[::1] ww = ww_arr
+    cdef float[:, ::1] G
     cdef double[::1] xx
     n_rank = _ceil_div(S, N)
     if n_rank > L:
@@ -1036,44 +1023,46 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     with nogil:
         for c in range(L):
             _log_cond(&T[0, 0], L, &logC[0, 0], c)
-        _col_norms(&Wt[0, 0], A, M, &ww[0])
         wwmax = _maxval(&ww[0], M)
-    if not (use_blas and screened):
+    if not use_blas:
         with nogil, parallel(num_threads=n_threads):
             w = _work_alloc(M, L, A)
             for row in prange(n, schedule="static"):
                 if w == NULL:
                     failed += 1
                 else:
-                    gap = _screen_row(&X[row, 0], &Wt[0, 0], &ww[0], wwmax, A, M,
-                                      <floating *> w.d, <floating *> w.x2)
-                    _predict_row(&X[row, 0], <floating *> w.d, gap, Wt, ncls, offsets, logA, T,
+                    gap = _screen_row(&X[row, 0], &cc[0], &Ws[0, 0], &ww[0], wwmax, A, M,
+                                      <float *> w.d, <float *> w.x2)
+                    _predict_row(&X[row, 0], <float *> w.d, gap, Wt, ncls, offsets, logA, T,
                                  &logC[0, 0], k_nn, n_rank, squared, skip_zero, w, &Y[row, 0],
                                  A, M, L)
             _work_free(w)
     else:
-        G_arr = np.empty((blk, M), dtype=dtype)
+        # blocks of about 4 MB of float32 results: the product's output is still in cache when the
+        # rows are classified
+        blk = min(n, max(64, 1048576 // M))
+        G_arr = np.zeros((blk, M), dtype=np.float32)
         G = G_arr
-        xx_arr = row_norms(X)
-        xx = xx_arr
-        Xnp = np.asarray(X)
-        Wnp = np.asarray(Wt)
         for s in range(0, n, blk):
             e = min(n, s + blk)
-            np.matmul(Xnp[s:e], Wnp, out=G_arr[: e - s])
-            with nogil, parallel(num_threads=n_threads):
+            Xs_arr, xx_arr = _centred32(X[s:e], c_arr)
+            xx = xx_arr
+            if _screening:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    np.matmul(Xs_arr, Ws_arr, out=G_arr[: e - s])
+            with nogil, parallel(num_threads=_threads(40.0 * (e - s) * M, n_threads)):
                 w = _work_alloc(M, L, A)
                 for row in prange(s, e, schedule="static"):
                     if w == NULL:
                         failed += 1
                     else:
                         g = &G[row - s, 0]
-                        gap = 2.0 * _screen_tol(A, xx[row], wwmax, floating is float)
+                        gap = 2.0 * _screen_tol(A, xx[row - s], wwmax) if _screening else INFINITY
                         if isfinite(gap):
-                            _finish(g, &ww[0], <floating> xx[row], M)
+                            mlsom_finish_f(g, &ww[0], <float> xx[row - s], M)
                         else:
-                            _sqdist(&X[row, 0], &Wt[0, 0], A, M, g)
-                            gap = 0.0
+                            for j in range(M):
+                                g[j] = 0
                         _predict_row(&X[row, 0], g, gap, Wt, ncls, offsets, logA, T,
                                      &logC[0, 0], k_nn, n_rank, squared, skip_zero, w,
                                      &Y[row, 0], A, M, L)
@@ -1084,7 +1073,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         raise MemoryError()
 
 
-cdef void _predict_row(const floating *x, const floating *d, double gap,
+cdef void _predict_row(const floating *x, const float *d, double gap,
                        const floating[:, ::1] Wt, const int32_t[::1] ncls,
                        const int64_t[::1] offsets, const double[::1] logA,
                        const int64_t[:, ::1] T, const double *logC, Py_ssize_t k_nn,

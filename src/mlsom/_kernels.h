@@ -1,24 +1,22 @@
 /*
- * The hot loops of mlsom, in float64 and float32, with SIMD paths chosen at run time.
+ * The hot loops of mlsom, with SIMD paths chosen at run time.
  *
- * The neurons are stored transposed (feature-major): Wt[i * M + j] is feature i of neuron j. The
- * innermost loops run over neurons, so every lane of a vector register works on one neuron and a
- * compiler vectorises them without -ffast-math.
+ * Distances are screened, never decided, here: the screening value of neuron j for an instance x
+ * is |x'|^2 + |w_j'|^2 - 2 x'.w_j' in float32, where x' = x - c and w' = w - c are float32 copies
+ * centred on a common point c (one multiply-add per feature, free to re-associate, half the
+ * memory traffic of float64). The compiled core knows a bound on the difference between this
+ * value and the exact distance (_core.pyx, _screen_tol), and computes the exact distance (the sum
+ * of (x_i - w_i)^2 over the features in order, in the model's type, in _core.pyx) of every neuron
+ * whose order the bound leaves in doubt. Every decision is therefore the exact one, whatever the
+ * SIMD path, the BLAS or the thread count.
  *
- * Two distance kernels:
+ * The screening copy of the neurons is stored transposed (feature-major): Ws[i * M + j] is feature
+ * i of neuron j. The innermost loops run over neurons, so every lane of a vector register works on
+ * one neuron and a compiler vectorises them without -ffast-math.
  *
- *  - sqdist ("exact"): out[j] = sum_i (x[i] - Wt[i, j])^2, summed over i in increasing order, with
- *    no re-association and no fused multiply-add (the build turns contraction off). This value
- *    *defines* every distance mlsom compares: the SIMD paths and the plain C path give bitwise
- *    identical results.
- *  - screen: out[j] = base + ww[j] + sum_i (-2 x[i]) Wt[i, j], the expansion
- *    |x|^2 + |w|^2 - 2 x.w, one multiply-add per term instead of three operations and free to
- *    re-associate. It is only ever used to *screen*: the compiled core knows a bound on its
- *    difference from the exact value (see _core.pyx, _screen_tol) and computes the exact distance
- *    of every neuron whose order the bound leaves in doubt. Results are therefore those of the
- *    exact kernel, bit for bit, whatever the SIMD path, the BLAS or the thread count.
- *
- * and the per-unit row sums of the batch SOM update (in float64 for both input types).
+ * Also here: the small passes over one instance's screening values (minimum and candidates,
+ * maximum, buckets, gathering a bucket) and the sums of the batch SOM update (in float64
+ * double-double arithmetic for both input types).
  *
  * On x86-64 with GCC or clang each kernel is compiled three times (baseline SSE2, AVX2, AVX-512F)
  * and the widest path the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
@@ -28,42 +26,20 @@
 #define MLSOM_KERNELS_H
 
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
+
+/* a neuron and its (screening or exact) squared distance */
+typedef struct {
+    double d;
+    Py_ssize_t j;
+} mlsom_entry;
 
 #if defined(_MSC_VER)
 #define MLSOM_RESTRICT __restrict
 #else
 #define MLSOM_RESTRICT __restrict__
 #endif
-
-/* ------------------------------------------------------------------------------------------------
- * exact squared distances, features in order
- */
-#define MLSOM_SQDIST_BODY(T)                                                             \
-    {                                                                                    \
-        Py_ssize_t i = 0, j;                                                             \
-        for (j = 0; j < M; j++) out[j] = 0;                                              \
-        for (; i + 4 <= A; i += 4) {                                                     \
-            const T x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];              \
-            const T *MLSOM_RESTRICT w0 = Wt + i * M;                                     \
-            const T *MLSOM_RESTRICT w1 = w0 + M;                                         \
-            const T *MLSOM_RESTRICT w2 = w1 + M;                                         \
-            const T *MLSOM_RESTRICT w3 = w2 + M;                                         \
-            for (j = 0; j < M; j++) {                                                    \
-                const T t0 = x0 - w0[j], t1 = x1 - w1[j];                                \
-                const T t2 = x2 - w2[j], t3 = x3 - w3[j];                                \
-                out[j] = (((out[j] + t0 * t0) + t1 * t1) + t2 * t2) + t3 * t3;           \
-            }                                                                            \
-        }                                                                                \
-        for (; i < A; i++) {                                                             \
-            const T xi = x[i];                                                           \
-            const T *MLSOM_RESTRICT w0 = Wt + i * M;                                     \
-            for (j = 0; j < M; j++) {                                                    \
-                const T t0 = xi - w0[j];                                                 \
-                out[j] = out[j] + t0 * t0;                                               \
-            }                                                                            \
-        }                                                                                \
-    }
 
 /* ------------------------------------------------------------------------------------------------
  * screening distances: out[j] = base + ww[j] + sum_i x2[i] * Wt[i, j], with x2 = -2 x given.
@@ -191,26 +167,39 @@
         for (j = 0; j < M; j++) g[j] = (base + ww[j]) - 2 * g[j];                        \
     }
 
-/* first index of the smallest d[0:n] (n > 0); *n_cand = entries <= that minimum + gap */
-#define MLSOM_ARGMIN_BODY(T)                                                             \
+/* first index of the smallest d[0:n] (n > 0); *n_cand = entries <= that minimum + gap (the
+ * bound is rounded up to the type of d, which can only add candidates) */
+#define MLSOM_ARGMIN_BODY(T, NEXTUP)                                                     \
     {                                                                                    \
-        Py_ssize_t j, k, b = 0, cnt = 0;                                                 \
-        T m[8], mv;                                                                      \
+        Py_ssize_t j, k, cnt = 0, first = 0;                                             \
+        T m[8], mv, limt;                                                                \
+        double lim;                                                                      \
         for (k = 0; k < 8; k++) m[k] = d[0];                                             \
         for (j = 0; j + 8 <= n; j += 8)                                                  \
             for (k = 0; k < 8; k++) m[k] = d[j + k] < m[k] ? d[j + k] : m[k];            \
         mv = m[0];                                                                       \
         for (k = 1; k < 8; k++) mv = m[k] < mv ? m[k] : mv;                              \
         for (; j < n; j++) mv = d[j] < mv ? d[j] : mv;                                   \
-        while (b < n - 1 && d[b] != mv) b++;                                             \
-        if (gap > 0.0) {                                                                 \
-            const double lim = (double)mv + gap;                                         \
-            for (j = 0; j < n; j++) cnt += (double)d[j] <= lim;                          \
-        } else {                                                                         \
-            cnt = 1;                                                                     \
+        lim = gap > 0.0 ? (double)mv + gap : (double)mv;                                 \
+        limt = (T)lim;                                                                   \
+        if ((double)limt < lim) limt = NEXTUP(limt, (T)INFINITY);                        \
+        for (j = 0; j < n; j++) cnt += d[j] <= limt;                                     \
+        while (first < n - 1 && !(d[first] <= mv)) first++;                              \
+        *n_cand = gap > 0.0 ? cnt : 1;                                                   \
+        return first;                                                                    \
+    }
+
+/* the entries of bucket bb among d[lo:hi] into ent (branch-free); returns how many */
+#define MLSOM_GATHER_BODY(T)                                                             \
+    {                                                                                    \
+        Py_ssize_t j, n_ent = 0;                                                         \
+        const uint8_t b = (uint8_t)bb;                                                   \
+        for (j = lo; j < hi; j++) {                                                      \
+            ent[n_ent].d = (double)d[j];                                                 \
+            ent[n_ent].j = j;                                                            \
+            n_ent += bkt[j] == b;                                                        \
         }                                                                                \
-        *n_cand = cnt;                                                                   \
-        return b;                                                                        \
+        return n_ent;                                                                    \
     }
 
 /* largest of d[0:n] (n > 0) */
@@ -240,9 +229,6 @@
         }                                                                                \
     }
 
-#define MLSOM_SQDIST_ARGS(T)                                                             \
-    (const T *MLSOM_RESTRICT x, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M,  \
-     T *MLSOM_RESTRICT out)
 #define MLSOM_SCREEN_ARGS(T)                                                             \
     (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
      T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
@@ -258,34 +244,25 @@
     (T *MLSOM_RESTRICT g, const T *MLSOM_RESTRICT ww, T base, Py_ssize_t M)
 #define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
                               Py_ssize_t *n_cand)
+#define MLSOM_GATHER_ARGS(T) (const T *MLSOM_RESTRICT d, const uint8_t *MLSOM_RESTRICT bkt,   \
+                              Py_ssize_t lo, Py_ssize_t hi, int bb,                      \
+                              mlsom_entry *MLSOM_RESTRICT ent)
 #define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n)
 #define MLSOM_BUCKETS_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double lo,        \
                                double scale, int nb, uint8_t *MLSOM_RESTRICT bkt)
 
-typedef void (*mlsom_sqdist_d_fn) MLSOM_SQDIST_ARGS(double);
-typedef void (*mlsom_sqdist_f_fn) MLSOM_SQDIST_ARGS(float);
-typedef void (*mlsom_screen_d_fn) MLSOM_SCREEN_ARGS(double);
 typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
 typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
 typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
 typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
-typedef void (*mlsom_finish_d_fn) MLSOM_FINISH_ARGS(double);
 typedef void (*mlsom_finish_f_fn) MLSOM_FINISH_ARGS(float);
-typedef Py_ssize_t (*mlsom_argmin_d_fn) MLSOM_ARGMIN_ARGS(double);
 typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
-typedef double (*mlsom_max_d_fn) MLSOM_MAX_ARGS(double);
+typedef Py_ssize_t (*mlsom_gather_f_fn) MLSOM_GATHER_ARGS(float);
 typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
-typedef void (*mlsom_buckets_d_fn) MLSOM_BUCKETS_ARGS(double);
 typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
 
 /* all kernels of one path, for one target attribute (empty for the baseline) */
 #define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
-    ATTR static void mlsom_sqdist_d_##SUFFIX MLSOM_SQDIST_ARGS(double)                   \
-        MLSOM_SQDIST_BODY(double)                                                        \
-    ATTR static void mlsom_sqdist_f_##SUFFIX MLSOM_SQDIST_ARGS(float)                    \
-        MLSOM_SQDIST_BODY(float)                                                         \
-    ATTR static void mlsom_screen_d_##SUFFIX MLSOM_SCREEN_ARGS(double)                   \
-        MLSOM_SCREEN_BODY(double)                                                        \
     ATTR static void mlsom_screen_f_##SUFFIX MLSOM_SCREEN_ARGS(float)                    \
         MLSOM_SCREEN_BODY(float)                                                         \
     ATTR static void mlsom_group_sums_d_##SUFFIX MLSOM_GROUP_SUMS_ARGS(double)          \
@@ -293,18 +270,13 @@ typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
     ATTR static void mlsom_group_sums_f_##SUFFIX MLSOM_GROUP_SUMS_ARGS(float)           \
         MLSOM_GROUP_SUMS_BODY(float)                                                    \
     ATTR static void mlsom_combine_##SUFFIX MLSOM_COMBINE_ARGS MLSOM_COMBINE_BODY       \
-    ATTR static void mlsom_finish_d_##SUFFIX MLSOM_FINISH_ARGS(double)                  \
-        MLSOM_FINISH_BODY(double)                                                       \
     ATTR static void mlsom_finish_f_##SUFFIX MLSOM_FINISH_ARGS(float)                   \
         MLSOM_FINISH_BODY(float)                                                        \
-    ATTR static Py_ssize_t mlsom_argmin_d_##SUFFIX MLSOM_ARGMIN_ARGS(double)            \
-        MLSOM_ARGMIN_BODY(double)                                                       \
     ATTR static Py_ssize_t mlsom_argmin_f_##SUFFIX MLSOM_ARGMIN_ARGS(float)             \
-        MLSOM_ARGMIN_BODY(float)                                                        \
-    ATTR static double mlsom_max_d_##SUFFIX MLSOM_MAX_ARGS(double) MLSOM_MAX_BODY(double)\
+        MLSOM_ARGMIN_BODY(float, nextafterf)                                            \
+    ATTR static Py_ssize_t mlsom_gather_f_##SUFFIX MLSOM_GATHER_ARGS(float)              \
+        MLSOM_GATHER_BODY(float)                                                         \
     ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float) \
-    ATTR static void mlsom_buckets_d_##SUFFIX MLSOM_BUCKETS_ARGS(double)                \
-        MLSOM_BUCKETS_BODY(double)                                                      \
     ATTR static void mlsom_buckets_f_##SUFFIX MLSOM_BUCKETS_ARGS(float)                 \
         MLSOM_BUCKETS_BODY(float)
 
@@ -315,6 +287,21 @@ MLSOM_DEFINE_PATH(base, )
 MLSOM_DEFINE_PATH(avx2, __attribute__((target("avx2"))))
 MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
 #endif
+
+/* entries of bkt[0:n] below bb (returned) and equal to it (*eq); vectorised by the compiler */
+static Py_ssize_t mlsom_count_bucket(const uint8_t *MLSOM_RESTRICT bkt, Py_ssize_t n, int bb,
+                                     Py_ssize_t *eq)
+{
+    Py_ssize_t j;
+    int32_t below = 0, equal = 0;
+    const uint8_t b = (uint8_t)bb;
+    for (j = 0; j < n; j++) {
+        below += bkt[j] < b;
+        equal += bkt[j] == b;
+    }
+    *eq = equal;
+    return below;
+}
 
 /* 0 = baseline, 1 = AVX2, 2 = AVX-512F */
 static int mlsom_simd_max_level(void)
@@ -328,38 +315,26 @@ static int mlsom_simd_max_level(void)
 }
 
 static int mlsom_simd_level = 0;
-static mlsom_sqdist_d_fn mlsom_sqdist_d = mlsom_sqdist_d_base;
-static mlsom_sqdist_f_fn mlsom_sqdist_f = mlsom_sqdist_f_base;
-static mlsom_screen_d_fn mlsom_screen_d = mlsom_screen_d_base;
 static mlsom_screen_f_fn mlsom_screen_f = mlsom_screen_f_base;
 static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
 static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
 static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
-static mlsom_finish_d_fn mlsom_finish_d = mlsom_finish_d_base;
 static mlsom_finish_f_fn mlsom_finish_f = mlsom_finish_f_base;
-static mlsom_argmin_d_fn mlsom_argmin_d = mlsom_argmin_d_base;
 static mlsom_argmin_f_fn mlsom_argmin_f = mlsom_argmin_f_base;
-static mlsom_max_d_fn mlsom_max_d = mlsom_max_d_base;
+static mlsom_gather_f_fn mlsom_gather_f = mlsom_gather_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
-static mlsom_buckets_d_fn mlsom_buckets_d = mlsom_buckets_d_base;
 static mlsom_buckets_f_fn mlsom_buckets_f = mlsom_buckets_f_base;
 
 #define MLSOM_USE_PATH(SUFFIX)                                                           \
     do {                                                                                 \
-        mlsom_sqdist_d = mlsom_sqdist_d_##SUFFIX;                                        \
-        mlsom_sqdist_f = mlsom_sqdist_f_##SUFFIX;                                        \
-        mlsom_screen_d = mlsom_screen_d_##SUFFIX;                                        \
         mlsom_screen_f = mlsom_screen_f_##SUFFIX;                                        \
         mlsom_group_sums_d = mlsom_group_sums_d_##SUFFIX;                               \
         mlsom_group_sums_f = mlsom_group_sums_f_##SUFFIX;                               \
         mlsom_combine = mlsom_combine_##SUFFIX;                                         \
-        mlsom_finish_d = mlsom_finish_d_##SUFFIX;                                       \
         mlsom_finish_f = mlsom_finish_f_##SUFFIX;                                       \
-        mlsom_argmin_d = mlsom_argmin_d_##SUFFIX;                                       \
         mlsom_argmin_f = mlsom_argmin_f_##SUFFIX;                                       \
-        mlsom_max_d = mlsom_max_d_##SUFFIX;                                             \
+        mlsom_gather_f = mlsom_gather_f_##SUFFIX;                                        \
         mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
-        mlsom_buckets_d = mlsom_buckets_d_##SUFFIX;                                     \
         mlsom_buckets_f = mlsom_buckets_f_##SUFFIX;                                     \
     } while (0)
 

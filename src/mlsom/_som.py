@@ -305,7 +305,7 @@ class SOMStreamClassifier(ParamsMixin):
             np.maximum.at(top, bmu, -dist)
             s = np.bincount(bmu, weights=np.exp(-dist - top[bmu]), minlength=M0)
             with np.errstate(divide="ignore", invalid="ignore"):
-                la = top + np.log(s) - np.log(cnt)
+                la = np.minimum(top + np.log(s) - np.log(cnt), 0.0)  # a mean of exp(-d) <= 1
             kept = np.flatnonzero(keep)
             cols.append(Wt[:, kept])
             ncls.append(np.full(kept.size, j, dtype=np.int32))

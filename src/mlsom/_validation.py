@@ -93,15 +93,16 @@ def check_features(name, X, *, n_features=None, allow_empty=False, dtype=np.floa
     limit = MAX_ABS_VALUE_32 if dtype == np.float32 else MAX_ABS_VALUE
     # checked in the input's own precision (float64 for anything but float32), then converted
     arr = np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
-    if arr.size:
+    # two reductions (no temporary arrays) settle the common case; only a failing check looks
+    # for the first bad value
+    if arr.size and not (-limit <= float(arr.min()) and float(arr.max()) <= limit):
         bad = ~np.isfinite(arr)
         if bad.any():
             i, j = np.argwhere(bad)[0]
             raise ValueError(
                 f"{name} contains NaN or infinity (first at row {i}, column {j}: {arr[i, j]})"
             )
-        # (a float32 array cannot exceed the float64 limit; comparing would overflow the cast)
-        big = np.abs(arr) > limit if limit < np.finfo(arr.dtype).max else np.zeros(1, bool)
+        big = np.abs(arr.astype(np.float64)) > limit
         if big.any():
             i, j = np.argwhere(big)[0]
             raise ValueError(
