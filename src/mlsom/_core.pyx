@@ -674,14 +674,28 @@ cdef double _screen_row(const floating *x, const double *c, const float *Ws, con
     neurons Ws, their squared norms ww, the largest wwmax). Returns the gap 2 tol; infinite (and d
     all 0: every neuron a candidate, every decision by exact distances) with screening switched
     off or when the bound is not finite."""
-    cdef Py_ssize_t i
-    cdef float xs, xx = 0
+    cdef Py_ssize_t i, k
+    cdef float xx = 0
+    cdef float part[8]
     cdef double gap = INFINITY
     if _screening:
         for i in range(A):
-            xs = <float> (<double> x[i] - c[i])
-            x2[i] = -2 * xs
-            xx = xx + xs * xs
+            x2[i] = <float> (<double> x[i] - c[i])
+        # |x'|^2 in eight partial sums (any order will do for screening)
+        for k in range(8):
+            part[k] = 0
+        i = 0
+        while i + 8 <= A:
+            for k in range(8):
+                part[k] = part[k] + x2[i + k] * x2[i + k]
+            i += 8
+        while i < A:
+            part[0] = part[0] + x2[i] * x2[i]
+            i += 1
+        for k in range(8):
+            xx = xx + part[k]
+        for i in range(A):
+            x2[i] = -2 * x2[i]
         gap = 2.0 * _screen_tol(A, xx, wwmax)
         if isfinite(gap):
             mlsom_screen_f(x2, Ws, A, M, xx, ww, d)
