@@ -271,7 +271,9 @@ cdef void _assign_block(const floating *X, const double *xx, float *G, Py_ssize_
     cdef Py_ssize_t i, j, b
     cdef float *g
     cdef double gap
-    for i in prange(r, schedule="static", num_threads=_threads(4.0 * r * M, n_threads)):
+    # in parallel only for very large blocks: the BLAS product of each epoch runs on its own
+    # threads, and short OpenMP regions between its calls make the two pools fight for the cores
+    for i in prange(r, schedule="static", num_threads=_threads(0.04 * r * M, n_threads)):
         g = G + i * M
         gap = 2.0 * _screen_tol(A, xx[i], wwmax) if _screening else INFINITY
         if isfinite(gap):
@@ -445,7 +447,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             for i in range(n):
                 cnt[bmu[i]] += 1
             for blk in prange(n_blocks, schedule="static",
-                              num_threads=_threads(8.0 * n * A, n_threads)):
+                              num_threads=_threads(0.5 * n * A, n_threads)):
                 if floating is double:
                     mlsom_group_sums_d(&X[0, 0], n, A, &bmu[0], M, &shi[0, 0], &slo[0, 0],
                                        blk * fblock, min(A, (blk + 1) * fblock))
@@ -474,7 +476,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             nb_start[M] = t
             # unit u: sum_v h(u, v) S_v / sum_v h(u, v) n_v (a unit with no rows keeps its weight)
             for u in prange(M, schedule="static",
-                            num_threads=_threads(8.0 * (nb_start[M] + M) * A, n_threads)):
+                            num_threads=_threads(1.0 * (nb_start[M] + M) * A, n_threads)):
                 mlsom_combine(&shi[0, 0], &slo[0, 0], A, &nb_v[nb_start[u]], &nb_h[nb_start[u]],
                               nb_start[u + 1] - nb_start[u], not gaussian, &uhi[u, 0],
                               &ulo[u, 0])
