@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import mlsom
-from mlsom import _core, _som
+from mlsom import _core
 
 
 @pytest.fixture
@@ -110,19 +110,21 @@ def test_the_doubtful_paths_are_exercised(kind, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_blas_and_per_row_predict_agree(dtype, monkeypatch):
+def test_predict_does_not_depend_on_blocks_or_threads(dtype):
+    """predict screens rows in blocks, four rows per kernel pass, over threads: a row's result
+    must not depend on its neighbours in the block or on the thread count."""
     X, Y = _stream("integers", 3000, 9, 4, 1)
     X = X.astype(dtype)
     model = mlsom.SOMStreamClassifier(grid_size=5, random_state=1).fit(X[:1000], Y[:1000])
-    monkeypatch.setattr(_som, "_BLAS_MIN_ROWS", 1)
-    blas = model.predict(X[1000:])
-    monkeypatch.setattr(_som, "_BLAS_MIN_ROWS", 10**9)
-    per_row = model.predict(X[1000:])
-    np.testing.assert_array_equal(blas, per_row)
-    # and both are what predict_stream gives each row as the next instance
+    whole = model.predict(X[1000:])
+    model.set_params(n_jobs=2)
+    np.testing.assert_array_equal(model.predict(X[1000:]), whole)
+    for lo, hi in [(0, 1), (3, 10), (5, 70), (61, 200), (1999, 2000)]:
+        np.testing.assert_array_equal(model.predict(X[1000 + lo : 1000 + hi]), whole[lo:hi])
+    # and each row gets what predict_stream gives it as the next instance
     for i in range(0, 2000, 97):
         m = copy.deepcopy(model)
-        np.testing.assert_array_equal(m.predict_stream(X[1000 + i : 1001 + i])[0], blas[i])
+        np.testing.assert_array_equal(m.predict_stream(X[1000 + i : 1001 + i])[0], whole[i])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

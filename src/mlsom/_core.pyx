@@ -60,6 +60,10 @@ cdef extern from "_kernels.h" nogil:
     ctypedef void (*mlsom_buckets_f_fn)(const float *d, Py_ssize_t n, double lo, double scale,
                                         int nb, uint8_t *bkt) noexcept nogil
     mlsom_screen_f_fn mlsom_screen_f
+    ctypedef void (*mlsom_screen4_f_fn)(const float *x2, const float *Ws, Py_ssize_t A,
+                                        Py_ssize_t M, const float *base, const float *ww,
+                                        float *out) noexcept nogil
+    mlsom_screen4_f_fn mlsom_screen4_f
     mlsom_group_sums_d_fn mlsom_group_sums_d
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
@@ -250,41 +254,51 @@ cdef inline int _threads(double work, int n_threads) noexcept nogil:
     return n_threads if work >= 4e6 else 1
 
 
-cdef inline Py_ssize_t _gemm_block(Py_ssize_t M, Py_ssize_t n) noexcept nogil:
-    """Rows per block of a matrix product against M neurons: at most 2^22 results (32 MB in
-    float64). Few blocks mean few parallel regions, which matters on a machine whose cores are
-    busy with other work."""
-    cdef Py_ssize_t b = 4194304 // (M if M > 0 else 1)
-    if b < 16:
-        b = 16
-    if b > n:
-        b = n
-    return b if b > 0 else 1
+cdef enum:
+    RB = 64   # rows per screening block (a thread's unit of work)
 
 
-cdef void _assign_block(const floating *X, const double *xx, float *G, Py_ssize_t r,
-                        const floating *Wt, const float *ww, double wwmax, Py_ssize_t A,
-                        Py_ssize_t M, int64_t *bmu, double *bmu_d2, int n_threads) noexcept nogil:
-    """Best-matching unit of r rows X (r, A) and (bmu_d2 not NULL) its exact squared distance.
-    On entry G (r, M) holds the products x'.w' of the centred float32 copies (see _screen_tol),
-    xx their squared norms |x'|^2; G is overwritten with the screening values."""
-    cdef Py_ssize_t i, j, b
-    cdef float *g
-    cdef double gap
-    # in parallel only for very large blocks: the BLAS product of each epoch runs on its own
-    # threads, and short OpenMP regions between its calls make the two pools fight for the cores
-    for i in prange(r, schedule="static", num_threads=_threads(0.04 * r * M, n_threads)):
-        g = G + i * M
-        gap = 2.0 * _screen_tol(A, xx[i], wwmax) if _screening else INFINITY
-        if isfinite(gap):
-            mlsom_finish_f(g, ww, <float> xx[i], M)
-        else:
-            for j in range(M):   # every neuron is a candidate: all distances exact
-                g[j] = 0
-        b = _refine_argmin(X + i * A, g, gap, Wt, A, M, 0, M, NULL, NULL, 0)
-        bmu[i] = b
-        if bmu_d2 != NULL:
-            bmu_d2[i] = _sqdist_col(X + i * A, Wt, A, M, b)
+cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const float *Ws,
+                       const float *ww, Py_ssize_t A, Py_ssize_t M, float *G,
+                       float *base) noexcept nogil:
+    """OUT G (r, M): screening values of r rows whose -2 x' are X2 (r, A) and |x'|^2 are xx,
+    four rows per pass of the neurons (each weight loaded serves four rows). base: scratch (4)."""
+    cdef Py_ssize_t q = 0
+    while q + 4 <= r:
+        base[0] = <float> xx[q]
+        base[1] = <float> xx[q + 1]
+        base[2] = <float> xx[q + 2]
+        base[3] = <float> xx[q + 3]
+        mlsom_screen4_f(X2 + q * A, Ws, A, M, base, ww, G + q * M)
+        q += 4
+    while q < r:
+        mlsom_screen_f(X2 + q * A, Ws, A, M, <float> xx[q], ww, G + q * M)
+        q += 1
+
+
+cdef double _centre_row(const floating *x, const double *c, Py_ssize_t A,
+                        float *x2) noexcept nogil:
+    """OUT x2 = -2 x' with x' = x - c rounded to float32; returns |x'|^2 (float32 partial sums)."""
+    cdef Py_ssize_t i, k
+    cdef float xx = 0
+    cdef float part[8]
+    for i in range(A):
+        x2[i] = <float> (<double> x[i] - c[i])
+    for k in range(8):
+        part[k] = 0
+    i = 0
+    while i + 8 <= A:
+        for k in range(8):
+            part[k] = part[k] + x2[i + k] * x2[i + k]
+        i += 8
+    while i < A:
+        part[0] = part[0] + x2[i] * x2[i]
+        i += 1
+    for k in range(8):
+        xx = xx + part[k]
+    for i in range(A):
+        x2[i] = -2 * x2[i]
+    return xx
 
 
 cdef _shadow(Wt, c):
@@ -299,52 +313,75 @@ cdef _shadow(Wt, c):
     return Ws, ww
 
 
-cdef _centred32(X, c):
-    """float32 copy of X - c, and its rows' squared norms (summed in float32, as float64)."""
-    Xs = np.asarray(X, dtype=np.float64) - np.asarray(c)[None, :]
-    with np.errstate(over="ignore"):
-        Xs = np.ascontiguousarray(Xs, dtype=np.float32)
-    return Xs, row_norms(Xs)
-
-
-cdef _assign(floating[:, ::1] X, Xs_arr, const double[::1] xxs, const double[::1] c,
-             floating[:, ::1] Wt, int64_t[::1] bmu, double[::1] bmu_d2, bint want_d2,
-             int n_threads, G_arr):
+cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1] xxs,
+             const double[::1] c, const floating[:, ::1] Wt, int64_t[::1] bmu,
+             double[::1] bmu_d2, bint want_d2, int n_threads):
     """Best-matching unit of every row of X among the neurons Wt (OUT bmu) and, with want_d2, its
-    exact squared distance (OUT bmu_d2). Xs_arr, xxs: the centred float32 copy of X and its rows'
-    squared norms (centre c). G_arr: float32 scratch of _gemm_block(M, n) rows, or None."""
+    exact squared distance (OUT bmu_d2). X2, xxs: -2 x' for the rows' centred float32 copies x'
+    (centre c) and |x'|^2. One parallel region; blocks of RB rows per thread."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
-    cdef Py_ssize_t blk = _gemm_block(M, n), s, e
-    cdef double wwmax
-    cdef double *d2 = NULL
+    cdef Py_ssize_t ch, s, e, row, j, b, n_chunks = (n + RB - 1) // RB
+    cdef double wwmax, gap
+    cdef int failed = 0
+    cdef float *G
+    cdef float *g
+    cdef bint screening = _screening
     with np.errstate(over="ignore", invalid="ignore"):
         Ws_arr, ww_arr = _shadow(Wt, c)
-    cdef float[::1] ww = ww_arr
-    if G_arr is None:
-        G_arr = np.zeros((blk, M), dtype=np.float32)
-    cdef float[:, ::1] G = G_arr
+    cdef const float[:, ::1] Ws = Ws_arr
+    cdef const float[::1] ww = ww_arr
     with nogil:
         wwmax = _maxval(&ww[0], M)
-    for s in range(0, n, blk):
-        e = min(n, s + blk)
-        if _screening:
-            with np.errstate(over="ignore", invalid="ignore"):
-                np.matmul(Xs_arr[s:e], Ws_arr, out=G_arr[: e - s])
-        d2 = &bmu_d2[s] if want_d2 else NULL
-        with nogil:
-            _assign_block(&X[s, 0], &xxs[s], &G[0, 0], e - s, &Wt[0, 0], &ww[0], wwmax, A, M,
-                          &bmu[s], d2, n_threads)
+        with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
+            G = <float *> malloc((RB * M + 4) * sizeof(float))
+            for ch in prange(n_chunks, schedule="static"):
+                if G == NULL:
+                    failed += 1
+                    continue
+                s = ch * RB
+                e = min(n, s + RB)
+                if screening:
+                    _screen_rows(&X2[s, 0], &xxs[s], e - s, &Ws[0, 0], &ww[0], A, M, G,
+                                 G + RB * M)
+                for row in range(s, e):
+                    g = G + (row - s) * M
+                    gap = 2.0 * _screen_tol(A, xxs[row], wwmax) if screening else INFINITY
+                    if not isfinite(gap):
+                        for j in range(M):   # every neuron a candidate: all distances exact
+                            g[j] = 0
+                    b = _refine_argmin(&X[row, 0], g, gap, &Wt[0, 0], A, M, 0, M, NULL, NULL, 0)
+                    bmu[row] = b
+                    if want_d2:
+                        bmu_d2[row] = _sqdist_col(&X[row, 0], &Wt[0, 0], A, M, b)
+            free(G)
+    if failed:
+        raise MemoryError()
 
 
-def assign(floating[:, ::1] X, floating[:, ::1] Wt, int64_t[::1] bmu, double[::1] bmu_d2,
-           int n_threads):
+cdef _centred32x2(const floating[:, ::1] X, c):
+    """-2 x' for the centred float32 copies x' = X - c of the rows, and |x'|^2 per row."""
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i
+    X2 = np.empty((n, A), dtype=np.float32)
+    xx = np.empty(n, dtype=np.float64)
+    cdef float[:, ::1] x2_ = X2
+    cdef double[::1] xx_ = xx
+    cdef const double[::1] c_ = c
+    with nogil:
+        for i in range(n):
+            xx_[i] = _centre_row(&X[i, 0], &c_[0], A, &x2_[i, 0])
+    return X2, xx
+
+
+def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu,
+           double[::1] bmu_d2, int n_threads):
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
     c_arr = np.asarray(X, dtype=np.float64).mean(axis=0)
-    Xs, xxs_arr = _centred32(X, c_arr)
+    X2_arr, xxs_arr = _centred32x2(X, c_arr)
+    cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c = c_arr
     cdef double[::1] xxs = xxs_arr
-    _assign(X, Xs, xxs, c, Wt, bmu, bmu_d2, True, n_threads, None)
+    _assign(X, X2, xxs, c, Wt, bmu, bmu_d2, True, n_threads)
 
 
 def row_norms(const floating[:, ::1] X):
@@ -408,7 +445,8 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         raise ValueError("train_map needs at least one row")
     n_blocks = (A + fblock - 1) // fblock
     c_arr = np.asarray(X, dtype=np.float64).mean(axis=0)   # centre of the screening copies
-    Xs_arr, xxs_arr = _centred32(X, c_arr)
+    X2_arr, xxs_arr = _centred32x2(X, c_arr)
+    cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c_v = c_arr
     cdef double[::1] xxs_v = xxs_arr
     cnt_arr = np.zeros(M, dtype=np.int64)
@@ -432,8 +470,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef Py_ssize_t[::1] nb_v = nb_v_arr
     cdef double[::1] nb_h = nb_h_arr
 
-    G_arr = np.zeros((_gemm_block(M, n), M), dtype=np.float32)
-    _assign(X, Xs_arr, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads, G_arr)
+    _assign(X, X2, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads)
     for e in range(max_epochs):
         if e < n_epochs:
             r = r0 * <double> (n_epochs - e) / <double> n_epochs
@@ -491,7 +528,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
                 if den[u] > 0.0:
                     for a in range(A):
                         Wt[a, u] = <floating> ((uhi[u, a] + ulo[u, a]) / den[u])
-        _assign(X, Xs_arr, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads, G_arr)
+        _assign(X, X2, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads)
         changed = 0
         for i in range(n):
             if bmu_new[i] != bmu[i]:
@@ -676,31 +713,13 @@ cdef double _screen_row(const floating *x, const double *c, const float *Ws, con
     neurons Ws, their squared norms ww, the largest wwmax). Returns the gap 2 tol; infinite (and d
     all 0: every neuron a candidate, every decision by exact distances) with screening switched
     off or when the bound is not finite."""
-    cdef Py_ssize_t i, k
-    cdef float xx = 0
-    cdef float part[8]
-    cdef double gap = INFINITY
+    cdef Py_ssize_t i
+    cdef double xx, gap
     if _screening:
-        for i in range(A):
-            x2[i] = <float> (<double> x[i] - c[i])
-        # |x'|^2 in eight partial sums (any order will do for screening)
-        for k in range(8):
-            part[k] = 0
-        i = 0
-        while i + 8 <= A:
-            for k in range(8):
-                part[k] = part[k] + x2[i + k] * x2[i + k]
-            i += 8
-        while i < A:
-            part[0] = part[0] + x2[i] * x2[i]
-            i += 1
-        for k in range(8):
-            xx = xx + part[k]
-        for i in range(A):
-            x2[i] = -2 * x2[i]
+        xx = _centre_row(x, c, A, x2)
         gap = 2.0 * _screen_tol(A, xx, wwmax)
         if isfinite(gap):
-            mlsom_screen_f(x2, Ws, A, M, xx, ww, d)
+            mlsom_screen_f(x2, Ws, A, M, <float> xx, ww, d)
             return gap
     for i in range(M):
         d[i] = 0
@@ -1009,30 +1028,32 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
 def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
-            uint8_t[:, ::1] Y, int n_threads, bint use_blas):
+            uint8_t[:, ::1] Y, int n_threads):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only).  OUT Y (n, L).
-    Rows are spread over n_threads OpenMP threads; each row's result does not depend on it.
-    use_blas: take the screening values of blocks of rows from one float32 BLAS matrix product
-    each (worth it for many rows) instead of the per-row kernel.
+    Blocks of RB rows are spread over n_threads OpenMP threads (one parallel region); the
+    screening values of a block come from the four-row kernel. A row's result does not depend on
+    the blocks or the threads.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t row, c, j, n_rank, s, e, blk = _gemm_block(M, n)
+    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks = (n + RB - 1) // RB
     cdef int failed = 0
     cdef double gap, wwmax
+    cdef float *G
+    cdef float *X2
+    cdef double *xx
     cdef float *g
     cdef Work *w
+    cdef bint screening = _screening
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
     c_arr = np.asarray(Wt, dtype=np.float64).mean(axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
         Ws_arr, ww_arr = _shadow(Wt, c_arr)
     cdef const double[::1] cc = c_arr
-    cdef float[:, ::1] Ws = Ws_arr
-    cdef float[::1] ww = ww_arr
-    cdef float[:, ::1] G
-    cdef double[::1] xx
+    cdef const float[:, ::1] Ws = Ws_arr
+    cdef const float[::1] ww = ww_arr
     n_rank = _ceil_div(S, N)
     if n_rank > L:
         n_rank = L
@@ -1040,51 +1061,33 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         for c in range(L):
             _log_cond(&T[0, 0], L, &logC[0, 0], c)
         wwmax = _maxval(&ww[0], M)
-    if not use_blas:
-        with nogil, parallel(num_threads=n_threads):
+        with parallel(num_threads=n_threads):
             w = _work_alloc(M, L, A)
-            for row in prange(n, schedule="static"):
-                if w == NULL:
+            G = <float *> malloc((RB * M + 4) * sizeof(float))
+            X2 = <float *> malloc(RB * A * sizeof(float))
+            xx = <double *> malloc(RB * sizeof(double))
+            for ch in prange(n_chunks, schedule="static"):
+                if w == NULL or G == NULL or X2 == NULL or xx == NULL:
                     failed += 1
-                else:
-                    gap = _screen_row(&X[row, 0], &cc[0], &Ws[0, 0], &ww[0], wwmax, A, M,
-                                      <float *> w.d, <float *> w.x2)
-                    _predict_row(&X[row, 0], <float *> w.d, gap, Wt, ncls, offsets, logA, T,
-                                 &logC[0, 0], k_nn, n_rank, squared, skip_zero, w, &Y[row, 0],
-                                 A, M, L)
+                    continue
+                s = ch * RB
+                e = min(n, s + RB)
+                if screening:
+                    for row in range(s, e):
+                        xx[row - s] = _centre_row(&X[row, 0], &cc[0], A, X2 + (row - s) * A)
+                    _screen_rows(X2, xx, e - s, &Ws[0, 0], &ww[0], A, M, G, G + RB * M)
+                for row in range(s, e):
+                    g = G + (row - s) * M
+                    gap = 2.0 * _screen_tol(A, xx[row - s], wwmax) if screening else INFINITY
+                    if not isfinite(gap):
+                        for j in range(M):   # every neuron a candidate: all distances exact
+                            g[j] = 0
+                    _predict_row(&X[row, 0], g, gap, Wt, ncls, offsets, logA, T, &logC[0, 0],
+                                 k_nn, n_rank, squared, skip_zero, w, &Y[row, 0], A, M, L)
             _work_free(w)
-    else:
-        # blocks of about 4 MB of float32 results: the product's output is still in cache when the
-        # rows are classified
-        blk = min(n, max(64, 1048576 // M))
-        G_arr = np.zeros((blk, M), dtype=np.float32)
-        G = G_arr
-        for s in range(0, n, blk):
-            e = min(n, s + blk)
-            Xs_arr, xx_arr = _centred32(X[s:e], c_arr)
-            xx = xx_arr
-            if _screening:
-                with np.errstate(over="ignore", invalid="ignore"):
-                    np.matmul(Xs_arr, Ws_arr, out=G_arr[: e - s])
-            with nogil, parallel(num_threads=_threads(40.0 * (e - s) * M, n_threads)):
-                w = _work_alloc(M, L, A)
-                for row in prange(s, e, schedule="static"):
-                    if w == NULL:
-                        failed += 1
-                    else:
-                        g = &G[row - s, 0]
-                        gap = 2.0 * _screen_tol(A, xx[row - s], wwmax) if _screening else INFINITY
-                        if isfinite(gap):
-                            mlsom_finish_f(g, &ww[0], <float> xx[row - s], M)
-                        else:
-                            for j in range(M):
-                                g[j] = 0
-                        _predict_row(&X[row, 0], g, gap, Wt, ncls, offsets, logA, T,
-                                     &logC[0, 0], k_nn, n_rank, squared, skip_zero, w,
-                                     &Y[row, 0], A, M, L)
-                _work_free(w)
-            if failed:
-                break
+            free(G)
+            free(X2)
+            free(xx)
     if failed:
         raise MemoryError()
 

@@ -160,6 +160,49 @@ typedef struct {
 /* ------------------------------------------------------------------------------------------------
  * small passes over one instance's distances
  */
+/* screening values of four rows at once: out[q*M + j] = base[q] + ww[j] + sum_i x2[q*A + i] *
+ * Ws[i*M + j] for q < 4. Every weight loaded serves four rows; four features per pass over out. */
+#define MLSOM_SCREEN4_BODY(T)                                                            \
+    {                                                                                    \
+        Py_ssize_t i = 0, j;                                                             \
+        T *MLSOM_RESTRICT o0 = out, *MLSOM_RESTRICT o1 = out + M;                        \
+        T *MLSOM_RESTRICT o2 = out + 2 * M, *MLSOM_RESTRICT o3 = out + 3 * M;            \
+        const T *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;              \
+        for (j = 0; j < M; j++) {                                                        \
+            o0[j] = base[0] + ww[j];                                                     \
+            o1[j] = base[1] + ww[j];                                                     \
+            o2[j] = base[2] + ww[j];                                                     \
+            o3[j] = base[3] + ww[j];                                                     \
+        }                                                                                \
+        for (; i + 4 <= A; i += 4) {                                                     \
+            const T *MLSOM_RESTRICT w0 = Ws + i * M;                                     \
+            const T *MLSOM_RESTRICT w1 = w0 + M;                                         \
+            const T *MLSOM_RESTRICT w2 = w1 + M;                                         \
+            const T *MLSOM_RESTRICT w3 = w2 + M;                                         \
+            const T a0 = p0[i], a1 = p0[i + 1], a2 = p0[i + 2], a3 = p0[i + 3];          \
+            const T b0 = p1[i], b1 = p1[i + 1], b2 = p1[i + 2], b3 = p1[i + 3];          \
+            const T c0 = p2[i], c1 = p2[i + 1], c2 = p2[i + 2], c3 = p2[i + 3];          \
+            const T d0 = p3[i], d1 = p3[i + 1], d2 = p3[i + 2], d3 = p3[i + 3];          \
+            for (j = 0; j < M; j++) {                                                    \
+                const T v0 = w0[j], v1 = w1[j], v2 = w2[j], v3 = w3[j];                  \
+                o0[j] = o0[j] + ((a0 * v0 + a1 * v1) + (a2 * v2 + a3 * v3));            \
+                o1[j] = o1[j] + ((b0 * v0 + b1 * v1) + (b2 * v2 + b3 * v3));            \
+                o2[j] = o2[j] + ((c0 * v0 + c1 * v1) + (c2 * v2 + c3 * v3));            \
+                o3[j] = o3[j] + ((d0 * v0 + d1 * v1) + (d2 * v2 + d3 * v3));            \
+            }                                                                            \
+        }                                                                                \
+        for (; i < A; i++) {                                                             \
+            const T *MLSOM_RESTRICT w0 = Ws + i * M;                                     \
+            const T a0 = p0[i], b0 = p1[i], c0 = p2[i], d0 = p3[i];                      \
+            for (j = 0; j < M; j++) {                                                    \
+                o0[j] = o0[j] + a0 * w0[j];                                              \
+                o1[j] = o1[j] + b0 * w0[j];                                              \
+                o2[j] = o2[j] + c0 * w0[j];                                              \
+                o3[j] = o3[j] + d0 * w0[j];                                              \
+            }                                                                            \
+        }                                                                                \
+    }
+
 /* g[j] = (base + ww[j]) - 2 g[j]: screening values from the products x.w of a matrix product */
 #define MLSOM_FINISH_BODY(T)                                                             \
     {                                                                                    \
@@ -232,6 +275,9 @@ typedef struct {
 #define MLSOM_SCREEN_ARGS(T)                                                             \
     (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
      T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
+#define MLSOM_SCREEN4_ARGS(T)                                                            \
+    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,  \
+     const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
 #define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
     (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
      Py_ssize_t M, double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t a0,   \
@@ -252,6 +298,7 @@ typedef struct {
                                double scale, int nb, uint8_t *MLSOM_RESTRICT bkt)
 
 typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
+typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
 typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
 typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
 typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
@@ -265,6 +312,8 @@ typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
 #define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
     ATTR static void mlsom_screen_f_##SUFFIX MLSOM_SCREEN_ARGS(float)                    \
         MLSOM_SCREEN_BODY(float)                                                         \
+    ATTR static void mlsom_screen4_f_##SUFFIX MLSOM_SCREEN4_ARGS(float)                  \
+        MLSOM_SCREEN4_BODY(float)                                                        \
     ATTR static void mlsom_group_sums_d_##SUFFIX MLSOM_GROUP_SUMS_ARGS(double)          \
         MLSOM_GROUP_SUMS_BODY(double)                                                   \
     ATTR static void mlsom_group_sums_f_##SUFFIX MLSOM_GROUP_SUMS_ARGS(float)           \
@@ -316,6 +365,7 @@ static int mlsom_simd_max_level(void)
 
 static int mlsom_simd_level = 0;
 static mlsom_screen_f_fn mlsom_screen_f = mlsom_screen_f_base;
+static mlsom_screen4_f_fn mlsom_screen4_f = mlsom_screen4_f_base;
 static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
 static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
 static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
@@ -328,6 +378,7 @@ static mlsom_buckets_f_fn mlsom_buckets_f = mlsom_buckets_f_base;
 #define MLSOM_USE_PATH(SUFFIX)                                                           \
     do {                                                                                 \
         mlsom_screen_f = mlsom_screen_f_##SUFFIX;                                        \
+        mlsom_screen4_f = mlsom_screen4_f_##SUFFIX;                                        \
         mlsom_group_sums_d = mlsom_group_sums_d_##SUFFIX;                               \
         mlsom_group_sums_f = mlsom_group_sums_f_##SUFFIX;                               \
         mlsom_combine = mlsom_combine_##SUFFIX;                                         \

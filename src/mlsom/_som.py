@@ -34,11 +34,6 @@ __all__ = ["SOMStreamClassifier"]
 _PARALLEL_MIN_WORK = 4_000_000
 
 
-# From this many rows on, predict takes the screening distances from BLAS matrix products
-# (blocks of rows times all neurons) instead of one row at a time.
-_BLAS_MIN_ROWS = 64
-
-
 def _threads_for(work, n_threads):
     return n_threads if work >= _PARALLEL_MIN_WORK else 1
 
@@ -488,7 +483,6 @@ class SOMStreamClassifier(ParamsMixin):
                 st["skip_zero"],
                 Y,
                 n_threads,
-                X.shape[0] >= _BLAS_MIN_ROWS,
             )
         finally:
             self._lock.release_read()
