@@ -33,9 +33,12 @@ import gzip
 import io
 import lzma
 import math
+import numbers
 import os
 import re
+import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Literal
@@ -163,15 +166,61 @@ def _open_text(path: PathLike, encoding: str) -> io.TextIOBase:
     suffix), legacy ``.lzma`` files by their suffix."""
     with open(path, "rb") as fh:
         magic = fh.read(6)
+    compression = None
     if magic[:2] == b"\x1f\x8b":
-        raw = gzip.open(path, "rb")
+        raw, compression = gzip.open(path, "rb"), "gzip"
     elif magic[:3] == b"BZh":
-        raw = bz2.open(path, "rb")
+        raw, compression = bz2.open(path, "rb"), "bzip2"
     elif magic == b"\xfd7zXZ\x00" or os.fspath(path).lower().endswith(".lzma"):
-        raw = lzma.open(path, "rb")
+        raw, compression = lzma.open(path, "rb"), "xz/lzma"
     else:
         raw = open(path, "rb")  # noqa: SIM115 (closed by the wrapper)
-    return io.TextIOWrapper(raw, encoding=encoding, newline=None)
+    # Undecodable bytes become lone surrogates (U+DC80-U+DCFF), which no valid text holds: the
+    # readers find them line by line (see _undecodable), so that the error names the exact line.
+    text = io.TextIOWrapper(raw, encoding=encoding, errors="surrogateescape", newline=None)
+    text.mlsom_compression = compression
+    return text
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _undecodable(line: str, encoding: str) -> str | None:
+    """The error message for a line that holds bytes undecodable in ``encoding``, else None."""
+    m = _UNDECODABLE.search(line)
+    if m is None:
+        return None
+    byte = ord(m.group(0)) - 0xDC00
+    return (
+        f"cannot decode the line as {encoding}: byte 0x{byte:02x} at character {m.start() + 1} "
+        "(pass encoding=)"
+    )
+
+
+# What the decompressors raise for damaged or truncated data: gzip.BadGzipFile and bz2's
+# "Invalid data stream" are OSErrors, a truncated stream raises EOFError, a damaged deflate stream
+# zlib.error, a damaged xz stream lzma.LZMAError.
+_DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
+@contextmanager
+def _decompressing(fh, path, lines_read=0):
+    """Turn the errors of a damaged compressed file, raised while ``fh`` is read, into
+    :class:`ArffError`; the I/O errors of an uncompressed file pass through unchanged.
+
+    ``lines_read``: the lines already read from ``fh`` (the damage lies after them)."""
+    try:
+        yield
+    except _DECOMPRESSION_ERRORS as exc:
+        compression = getattr(fh, "mlsom_compression", None)
+        if compression is None:
+            raise
+        where = f" after line {lines_read}" if lines_read else ""
+        raise ArffError(
+            f"cannot decompress the file ({compression} data damaged or truncated{where}): {exc}",
+            path,
+            None,
+        ) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -338,6 +387,13 @@ def _parse_attribute(rest: str, path, lineno: int) -> _Attr:
             )
         if len(set(values)) != len(values):
             raise ArffError(f"nominal attribute {name!r} repeats a value", path, lineno)
+        if "?" in values:  # a '?' in the data is always read as a missing value, quoted or not
+            raise ArffError(
+                f"nominal attribute {name!r} declares the value '?', which ARFF reserves for "
+                "missing values",
+                path,
+                lineno,
+            )
         return _Attr(name, "nominal", lineno, values)
     word = spec.split()[0].lower()
     if word in _NUMERIC_TYPES:
@@ -355,6 +411,9 @@ def _read_header(fh, path) -> _Header:
     lineno = 0
     for raw in fh:
         lineno += 1
+        bad = _undecodable(raw, fh.encoding)
+        if bad is not None:
+            raise ArffError(bad, path, lineno)
         s = raw.strip()
         if lineno == 1:
             s = s.lstrip("\ufeff")
@@ -431,6 +490,12 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
         raise ArffError(
             f"invalid XML: {expat.errors.messages.get(exc.code, exc)}", xml_path, exc.lineno
         ) from None
+    except (ValueError, LookupError) as exc:
+        # the encoding the XML declaration names: "multi-byte encodings are not supported"
+        # (UTF-7, ...), or an unknown one (LookupError)
+        if isinstance(exc, ArffError):
+            raise
+        raise ArffError(f"unsupported XML: {exc}", xml_path, None) from None
     if not found:
         raise ArffError("no <label> element", xml_path, None)
     seen: dict[str, int] = {}
@@ -475,7 +540,12 @@ def _label_indices(h: _Header, labels, label_location, xml) -> list[int]:
     if labels is not None:
         if isinstance(labels, str):
             raise TypeError("labels must be a sequence of attribute names, not a string")
-        labels = list(labels)
+        try:
+            labels = list(labels)
+        except TypeError:
+            raise TypeError(
+                f"labels must be a sequence of attribute names, got {labels!r}"
+            ) from None
         if not labels:
             raise ValueError("labels= is empty")
         if len(set(labels)) != len(labels):
@@ -905,22 +975,42 @@ class _Schema:
 # public functions
 
 
-def _check_options(nominal, missing, dtype) -> np.dtype:
-    if nominal not in ("error", "onehot"):
+def _check_path(name, path):
+    # an int would be taken for a file descriptor by open()
+    if not isinstance(path, (str, os.PathLike)) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"{name} must be a str or an os.PathLike of str, got {path!r}")
+
+
+def _check_options(path, nominal, missing, dtype, encoding, xml=None) -> np.dtype:
+    _check_path("path", path)
+    if xml is not None:
+        _check_path("xml", xml)
+    if not isinstance(nominal, str) or nominal not in ("error", "onehot"):
         raise ValueError(f"nominal must be 'error' or 'onehot', got {nominal!r}")
-    if missing not in ("error", "mean", "zero"):
+    if not isinstance(missing, str) or missing not in ("error", "mean", "zero"):
         raise ValueError(f"missing must be 'error', 'mean' or 'zero', got {missing!r}")
-    dt = np.dtype(dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be a floating-point type, got {dtype!r}") from None
     if dt.kind != "f":
         raise ValueError(f"dtype must be a floating-point type, got {dt}")
+    if not isinstance(encoding, str):
+        raise TypeError(f"encoding must be the name of a text encoding, got {encoding!r}")
+    try:
+        # LookupError for unknown names and for codecs that are no text encoding ("hex")
+        io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+    except LookupError:
+        raise ValueError(f"encoding {encoding!r} is not a known text encoding") from None
     return dt
 
 
 def _prepare(path, labels, label_location, xml, nominal, encoding) -> _Schema:
     with _open_text(path, encoding) as fh:
         try:
-            header = _read_header(fh, path)
-        except UnicodeDecodeError as exc:
+            with _decompressing(fh, path):
+                header = _read_header(fh, path)
+        except UnicodeError as exc:
             raise ArffError(f"cannot decode the header as {encoding}: {exc}", path, None) from None
     idx = _label_indices(header, labels, label_location, xml)
     return _Schema(header, idx, nominal)
@@ -932,22 +1022,35 @@ def _blocks(
     """(X, Y) per block of data lines; X may hold NaN when missing == 'mean'."""
     path = schema.path
     with _open_text(path, encoding) as fh:
-        for _ in islice(fh, schema.header.data_line):
-            pass
+        with _decompressing(fh, path):
+            for _ in islice(fh, schema.header.data_line):
+                pass
         first = schema.header.data_line + 1
         while True:
             try:
-                raw = list(islice(fh, block_lines))
-            except UnicodeDecodeError as exc:
+                with _decompressing(fh, path, first - 1):
+                    raw = list(islice(fh, block_lines))
+            except UnicodeError as exc:
+                # what surrogateescape cannot map (multi-byte codecs such as UTF-16): the decoder
+                # reads ahead, so the faulty line is only known to come after line first - 1
                 raise ArffError(
-                    f"cannot decode the text as {encoding} (pass encoding=): {exc}", path, first
+                    f"cannot decode the text after line {first - 1} as {encoding} (pass "
+                    f"encoding=): {exc}",
+                    path,
+                    None,
                 ) from None
             if not raw:
                 return
-            X, Y = schema.read_block(raw, first, missing)
+            bad = None
+            if _UNDECODABLE.search("".join(raw)):
+                bad = next(k for k, line in enumerate(raw) if _UNDECODABLE.search(line))
+            if bad != 0:  # the lines before an undecodable one come first, their errors too
+                X, Y = schema.read_block(raw if bad is None else raw[:bad], first, missing)
+                if X.shape[0]:
+                    yield X, Y
+            if bad is not None:
+                raise ArffError(_undecodable(raw[bad], encoding), path, first + bad)
             first += len(raw)
-            if X.shape[0]:
-                yield X, Y
 
 
 class _ColumnMeans:
@@ -1047,9 +1150,13 @@ def load_arff(
         (a ``ValueError``) for a malformed file: wrong number of values in a row, a non-number in
         a numeric column, a label value other than 0/1, an unknown attribute type, no ``@data``,
         a sparse index out of range, a label of the XML missing from the header, a string or date
-        attribute, ... The message names the file and the line.
+        attribute, bytes that are not text in ``encoding``, a damaged or truncated compressed
+        file, an XML file in an encoding the XML parser cannot read, ... The message names the
+        file and, where one applies, the line.
     ValueError
-        for invalid options.
+        for invalid options (TypeError for options of the wrong type).
+    FileNotFoundError
+        if ``path`` or ``xml`` does not exist.
 
     Notes
     -----
@@ -1065,7 +1172,7 @@ def load_arff(
     type names are case-insensitive. Instance weights, string, date and relational attributes are
     not supported.
     """
-    dt = _check_options(nominal, missing, dtype)
+    dt = _check_options(path, nominal, missing, dtype, encoding, xml)
     schema = _prepare(path, labels, label_location, xml, nominal, encoding)
     Xs: list[np.ndarray] = []
     Ys: list[np.ndarray] = []
@@ -1110,9 +1217,14 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
     def __init__(
         self, path, chunk_size, labels, label_location, xml, nominal, missing, dtype, encoding
     ):
-        self._dtype = _check_options(nominal, missing, dtype)
-        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        self._dtype = _check_options(path, nominal, missing, dtype, encoding, xml)
+        if (
+            isinstance(chunk_size, bool)
+            or not isinstance(chunk_size, numbers.Integral)
+            or chunk_size < 1
+        ):
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+        chunk_size = int(chunk_size)
         self._schema = _prepare(path, labels, label_location, xml, nominal, encoding)
         self.feature_names = self._schema.feature_names
         self.label_names = self._schema.label_names

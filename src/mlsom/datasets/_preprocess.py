@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -80,8 +81,10 @@ def _n_initial(n: int, fraction) -> int:
     Exact rational arithmetic: 0.1 * 2415 = 241.5 rounds up to 242 even though the binary double
     nearest 0.1 times 2415 might fall just below 241.5.
     """
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, Fraction)):
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
         raise TypeError(f"fraction must be a real number, got {fraction!r}")
+    if not isinstance(fraction, (int, float, Fraction)):  # numpy scalars
+        fraction = float(fraction)
     if not (isinstance(fraction, Fraction) or math.isfinite(fraction)) or not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
     f = fraction if isinstance(fraction, Fraction) else Fraction(repr(float(fraction)))
@@ -141,6 +144,10 @@ def filter_labels(
             raise ValueError(f"unknown label name(s) {unknown!r}; the labels are {list(names)!r}")
         kept = np.array(sorted(names.index(k) for k in keep), dtype=np.intp)
     else:
+        if min_frequency is not None and (
+            isinstance(min_frequency, bool) or not isinstance(min_frequency, numbers.Real)
+        ):
+            raise TypeError(f"min_frequency must be a real number, got {min_frequency!r}")
         mf = 0.05 if min_frequency is None else float(min_frequency)
         if not 0 <= mf <= 1:
             raise ValueError(f"min_frequency must be in [0, 1], got {min_frequency!r}")
@@ -327,7 +334,12 @@ def minmax_scale(train: ArrayLike, *others: ArrayLike) -> tuple[np.ndarray, ...]
     """
 
     def as_float(a, name):
-        arr = np.asarray(a)
+        try:
+            arr = np.asarray(a)
+        except Exception as exc:  # ragged lists and other objects numpy cannot read
+            raise TypeError(f"{name} cannot be read as an array: {exc}") from None
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}")
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
         dt = arr.dtype if arr.dtype.kind == "f" else np.float64
