@@ -606,8 +606,10 @@ class SOMStreamClassifier(ParamsMixin):
             If the file is not an mlsom model file, has another format version, or holds
             inconsistent arrays; the message says what is wrong.
         """
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
         if not os.path.exists(path):
-            raise FileNotFoundError(f"no model file {str(path)!r}")
+            raise FileNotFoundError(f"no model file {os.fsdecode(path)!r}")
         try:
             f = np.load(path, allow_pickle=False)
             if not hasattr(f, "files"):  # a plain .npy array
@@ -626,6 +628,11 @@ class SOMStreamClassifier(ParamsMixin):
         ) as exc:
             raise ValueError(f"{path!r} cannot be read as an mlsom model file: {exc}") from None
         missing = {"meta", *_STATE_ARRAYS} - files
+        not_arrays = sorted(k for k, v in arrays.items() if not isinstance(v, np.ndarray))
+        if not_arrays:
+            raise ValueError(
+                f"{path!r} is not an mlsom model file: {not_arrays} hold no NumPy array"
+            )
         if missing:
             raise ValueError(f"{path!r} is not an mlsom model file: missing {sorted(missing)}")
         if not isinstance(meta, dict):

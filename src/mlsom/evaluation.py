@@ -52,6 +52,7 @@ end of window w, as in the paper) or per window.
 
 import base64
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,30 +132,65 @@ def _check_measure(measure):
     return measure
 
 
+def _numeric_array(name, values, what):
+    """``values`` as an array of booleans, integers or reals; TypeError naming ``name`` if not."""
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged lists and other objects numpy cannot read
+        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold {what}, got an array of dtype {arr.dtype}")
+    return arr
+
+
+def _check_01(name, arr):
+    if arr.dtype.kind != "b" and arr.size:
+        bad = (arr != 0) & (arr != 1)  # NaN is neither
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise ValueError(
+                f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, "
+                f"column {j}"
+            )
+
+
 def _check_pair(Y, Y_hat):
-    Y = np.asarray(Y)
-    Y_hat = np.asarray(Y_hat)
+    Y = _numeric_array("Y", Y, "0/1 values")
+    Y_hat = _numeric_array("Y_hat", Y_hat, "0/1 values")
     if Y.ndim != 2 or Y.shape != Y_hat.shape:
         raise ValueError(
             f"Y and Y_hat must be 2-D arrays of the same shape, got {Y.shape} and {Y_hat.shape}"
         )
+    _check_01("Y", Y)
+    _check_01("Y_hat", Y_hat)
     return Y.astype(bool), Y_hat.astype(bool)
 
 
+def _check_whole_counts(name, arr):
+    """Counts must be whole numbers >= 0 (real arrays holding such values are accepted)."""
+    if arr.dtype.kind == "f" and arr.size:
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            raise ValueError(f"{name} must be whole numbers, found {arr[bad][0]!r}")
+    if arr.size and (arr < 0).any():
+        raise ValueError(f"{name} must be >= 0, found {arr[arr < 0][0]!r}")
+    return arr.astype(np.int64, copy=False)
+
+
 def _check_label_counts(counts):
-    counts = np.asarray(counts)
+    counts = _numeric_array("label counts", counts, "counts")
     if counts.ndim < 2 or counts.shape[-1] != 4:
         raise ValueError(f"label counts must have shape (..., n_labels, 4), got {counts.shape}")
-    return counts.astype(np.int64, copy=False)
+    return _check_whole_counts("label counts", counts)
 
 
 def _check_example_counts(ex_counts):
-    ex_counts = np.asarray(ex_counts, dtype=np.int64)
+    ex_counts = _numeric_array("example counts", ex_counts, "counts")
     if ex_counts.size == 0:
         return np.zeros((0, 4), np.int64)
     if ex_counts.ndim != 2 or ex_counts.shape[1] != 4:
         raise ValueError(f"example counts must have shape (n_rows, 4), got {ex_counts.shape}")
-    return ex_counts
+    return _check_whole_counts("example counts", ex_counts)
 
 
 # ------------------------------------------------------------------------ sufficient statistics
@@ -974,6 +1010,12 @@ class StreamEvaluation:
         label_counts : ndarray of shape (n_labels, 4), int64
         ex_counts : ndarray of shape (n_distinct, 4), int64
         """
+        if isinstance(window, bool) or not isinstance(window, numbers.Integral):
+            raise TypeError(f"window must be an integer, got {window!r}")
+        if not -self.n_windows <= window < self.n_windows:
+            raise IndexError(
+                f"window {window} is out of range: the result has {self.n_windows} windows"
+            )
         w = range(self.n_windows)[window]
         if cumulative:
             return (
@@ -1047,9 +1089,26 @@ class StreamEvaluation:
         -------
         StreamEvaluation
         """
+        if not isinstance(data, Mapping):
+            raise TypeError(
+                f"data must be a dict (the output of to_dict), got {type(data).__name__}"
+            )
         fmt = data.get("format", _FORMAT)
         if fmt != _FORMAT:
             raise ValueError(f"unsupported result format {fmt!r} (expected {_FORMAT!r})")
+        needed = ["n_labels", "window_edges", "label_counts", "example_counts"]
+        if data.get("predictions") is not None:
+            needed.append("n_test")
+        missing = [key for key in needed if key not in data]
+        if missing:
+            raise ValueError(f"data is not a stored StreamEvaluation: it has no {missing}")
+        try:
+            return cls._from_fields(data)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"data is not a valid stored StreamEvaluation: {exc}") from None
+
+    @classmethod
+    def _from_fields(cls, data):
         n_labels = int(data["n_labels"])
         W = len(data["window_edges"]) - 1
         counts = np.asarray(data["label_counts"], dtype=np.int64).reshape(W, n_labels, 4)
@@ -1152,6 +1211,9 @@ def average_curves(results, measure="macro_f1", cumulative=True, zero_division=N
     results = list(results)
     if not results:
         raise ValueError("no result to average")
+    for r in results:
+        if not isinstance(r, StreamEvaluation):
+            raise TypeError(f"results must hold StreamEvaluation objects, got {type(r).__name__}")
     edges = results[0].window_edges
     for r in results[1:]:
         if not np.array_equal(r.window_edges, edges):

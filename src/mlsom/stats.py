@@ -62,6 +62,12 @@ def _check_count(name, value, minimum):
     return value
 
 
+def _check_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+    return bool(value)
+
+
 def _check_names(name, names, expected):
     if isinstance(names, str) or not hasattr(names, "__len__"):
         raise TypeError(f"{name} must be a sequence of names, got {_describe(names)}")
@@ -204,8 +210,9 @@ def rank_data(scores, *, higher_is_better=True):
     array([[1. , 2.5, 2.5],
            [3. , 1. , 2. ]])
     """
+    higher_is_better = _check_bool("higher_is_better", higher_is_better)
     table, _, _ = _score_table(scores)
-    return _rank_rows(table, bool(higher_is_better))
+    return _rank_rows(table, higher_is_better)
 
 
 def average_ranks(scores, *, higher_is_better=True):
@@ -277,9 +284,16 @@ def iman_davenport(chi2, n_methods, n_datasets):
 
     k = _check_count("n_methods", n_methods, 2)
     n = _check_count("n_datasets", n_datasets, 2)
+    if isinstance(chi2, bool) or not isinstance(chi2, (int, float, np.integer, np.floating)):
+        raise TypeError(f"chi2 must be a real number, got {_describe(chi2)}")
     chi2 = float(chi2)
     if not np.isfinite(chi2) or chi2 < 0:
         raise ValueError(f"chi2 must be a finite number >= 0, got {chi2}")
+    if chi2 > n * (k - 1) * (1 + 1e-9):
+        raise ValueError(
+            f"chi2 must be <= n_datasets * (n_methods - 1) = {n * (k - 1)} (its value when every "
+            f"data set ranks the methods the same way), got {chi2}"
+        )
     denom = n * (k - 1) - chi2
     if denom <= 1e-12 * n * k:
         return float("inf"), 0.0
@@ -383,6 +397,12 @@ def _check_mean_ranks(mean_ranks):
         raise ValueError(f"mean_ranks must be 1-D with at least 2 methods, got shape {r.shape}")
     if not np.all(np.isfinite(r)):
         raise ValueError(f"mean_ranks must be finite, got {_describe(r.tolist())}")
+    k = r.size
+    if np.any(r < 1 - 1e-9) or np.any(r > k + 1e-9):
+        raise ValueError(
+            f"mean_ranks must lie between 1 and the number of methods ({k}), got "
+            f"{_describe(r.tolist())}"
+        )
     return r
 
 
@@ -627,7 +647,8 @@ def friedman_nemenyi(
     """
     table, names_m, names_d = _score_table(scores, methods, datasets)
     alpha = _check_alpha(alpha)
-    higher_is_better = bool(higher_is_better)
+    higher_is_better = _check_bool("higher_is_better", higher_is_better)
+    tie_correction = _check_bool("tie_correction", tie_correction)
     n, k = table.shape
     ranks = _rank_rows(table, higher_is_better)
     mean_ranks = ranks.mean(axis=0)
