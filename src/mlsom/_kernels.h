@@ -335,6 +335,99 @@ MLSOM_DEFINE_PATH(base, )
 #define MLSOM_X86_DISPATCH 1
 MLSOM_DEFINE_PATH(avx2, __attribute__((target("avx2"))))
 MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
+
+#include <immintrin.h>
+
+/* Four-row screening as a matrix-product kernel: a register tile of 4 rows x 2 vectors of
+ * neurons accumulates every feature with fused multiply-adds before it is stored, so each weight
+ * is loaded once per four rows and the partial sums never leave the registers. */
+__attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile MLSOM_SCREEN4_ARGS(float)
+{
+    const float *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;
+    const float *pr[4] = {p0, p1, p2, p3};
+    Py_ssize_t i, j0 = 0, q;
+    for (; j0 + 32 <= M; j0 += 32) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+        __m512 b0 = _mm512_setzero_ps(), b1 = _mm512_setzero_ps();
+        __m512 c0 = _mm512_setzero_ps(), c1 = _mm512_setzero_ps();
+        __m512 d0 = _mm512_setzero_ps(), d1 = _mm512_setzero_ps();
+        const float *w = Ws + j0;
+        for (i = 0; i < A; i++, w += M) {
+            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+            const __m512 xa = _mm512_set1_ps(p0[i]), xb = _mm512_set1_ps(p1[i]);
+            const __m512 xc = _mm512_set1_ps(p2[i]), xd = _mm512_set1_ps(p3[i]);
+            a0 = _mm512_fmadd_ps(xa, w0, a0);
+            a1 = _mm512_fmadd_ps(xa, w1, a1);
+            b0 = _mm512_fmadd_ps(xb, w0, b0);
+            b1 = _mm512_fmadd_ps(xb, w1, b1);
+            c0 = _mm512_fmadd_ps(xc, w0, c0);
+            c1 = _mm512_fmadd_ps(xc, w1, c1);
+            d0 = _mm512_fmadd_ps(xd, w0, d0);
+            d1 = _mm512_fmadd_ps(xd, w1, d1);
+        }
+        {
+            const __m512 v0 = _mm512_loadu_ps(ww + j0), v1 = _mm512_loadu_ps(ww + j0 + 16);
+            const __m512 acc[8] = {a0, a1, b0, b1, c0, c1, d0, d1};
+            for (q = 0; q < 4; q++) {
+                const __m512 bq = _mm512_set1_ps(base[q]);
+                _mm512_storeu_ps(out + q * M + j0, _mm512_add_ps(_mm512_add_ps(bq, v0), acc[2 * q]));
+                _mm512_storeu_ps(out + q * M + j0 + 16,
+                                 _mm512_add_ps(_mm512_add_ps(bq, v1), acc[2 * q + 1]));
+            }
+        }
+    }
+    for (; j0 < M; j0 += 16) {
+        const Py_ssize_t left = M - j0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                         _mm512_setzero_ps()};
+        const float *w = Ws + j0;
+        for (i = 0; i < A; i++, w += M) {
+            const __m512 w0 = _mm512_maskz_loadu_ps(m, w);
+            for (q = 0; q < 4; q++) acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(pr[q][i]), w0, acc[q]);
+        }
+        {
+            const __m512 v0 = _mm512_maskz_loadu_ps(m, ww + j0);
+            for (q = 0; q < 4; q++)
+                _mm512_mask_storeu_ps(out + q * M + j0, m,
+                                      _mm512_add_ps(_mm512_add_ps(_mm512_set1_ps(base[q]), v0), acc[q]));
+        }
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_SCREEN4_ARGS(float)
+{
+    const float *pr[4] = {x2, x2 + A, x2 + 2 * A, x2 + 3 * A};
+    Py_ssize_t i, j0 = 0, q, k;
+    for (; j0 + 16 <= M; j0 += 16) {
+        __m256 acc[8];
+        const float *w = Ws + j0;
+        for (k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();
+        for (i = 0; i < A; i++, w += M) {
+            const __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
+            for (q = 0; q < 4; q++) {
+                const __m256 xq = _mm256_set1_ps(pr[q][i]);
+                acc[2 * q] = _mm256_fmadd_ps(xq, w0, acc[2 * q]);
+                acc[2 * q + 1] = _mm256_fmadd_ps(xq, w1, acc[2 * q + 1]);
+            }
+        }
+        {
+            const __m256 v0 = _mm256_loadu_ps(ww + j0), v1 = _mm256_loadu_ps(ww + j0 + 8);
+            for (q = 0; q < 4; q++) {
+                const __m256 bq = _mm256_set1_ps(base[q]);
+                _mm256_storeu_ps(out + q * M + j0, _mm256_add_ps(_mm256_add_ps(bq, v0), acc[2 * q]));
+                _mm256_storeu_ps(out + q * M + j0 + 8,
+                                 _mm256_add_ps(_mm256_add_ps(bq, v1), acc[2 * q + 1]));
+            }
+        }
+    }
+    for (; j0 < M; j0++) {
+        float sq[4] = {0, 0, 0, 0};
+        for (i = 0; i < A; i++)
+            for (q = 0; q < 4; q++) sq[q] += pr[q][i] * Ws[i * M + j0];
+        for (q = 0; q < 4; q++) out[q * M + j0] = (base[q] + ww[j0]) + sq[q];
+    }
+}
 #endif
 
 /* entries of bkt[0:n] below bb (returned) and equal to it (*eq); vectorised by the compiler */
@@ -397,8 +490,14 @@ static int mlsom_set_simd_level(int level)
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
 #ifdef MLSOM_X86_DISPATCH
-    if (level == 1) MLSOM_USE_PATH(avx2);
-    if (level == 2) MLSOM_USE_PATH(avx512);
+    if (level == 1) {
+        MLSOM_USE_PATH(avx2);
+        if (__builtin_cpu_supports("fma")) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
+    }
+    if (level == 2) {
+        MLSOM_USE_PATH(avx512);
+        mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
+    }
 #endif
     return level;
 }
