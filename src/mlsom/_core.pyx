@@ -113,15 +113,17 @@ cdef bint _screening = True
 
 # How often the screening bound left an order in doubt, per kind of decision (best-matching unit,
 # k nearest within one bucket, k nearest across buckets). For tests; not exact under threads.
-cdef int64_t _n_doubt_bmu = 0, _n_doubt_knn = 0, _n_doubt_straddle = 0
+cdef int64_t _n_doubt_bmu = 0, _n_doubt_knn = 0, _n_doubt_straddle = 0, _n_doubt_tie = 0
+cdef int64_t _n_doubt_bayes = 0
 
 
 def screening_stats(bint reset=False):
-    """Counts of decisions that needed exact distances: (bmu, knn, knn across buckets)."""
-    global _n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle
-    out = (_n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle)
+    """Counts of decisions that needed exact distances: (best-matching unit, k nearest, k nearest
+    across buckets, tied votes, Bayes test)."""
+    global _n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes
+    out = (_n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes)
     if reset:
-        _n_doubt_bmu = _n_doubt_knn = _n_doubt_straddle = 0
+        _n_doubt_bmu = _n_doubt_knn = _n_doubt_straddle = _n_doubt_tie = _n_doubt_bayes = 0
     return out
 
 
@@ -739,10 +741,10 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     """
     cdef Py_ssize_t c, j, r, b, bb, cnt, cum, n_pool, n_ent, n_amb, n_def, need, best, kk
     cdef Py_ssize_t n_pred = 0, n_ranked = 0
-    cdef double dist, rhs, lo, hi, scale, t
-    cdef bint ok
+    cdef double dist, rhs, lo, hi, scale, t, lo_d, hi_d
+    cdef bint ok, accept
     cdef Entry e1, e2
-    global _n_doubt_knn, _n_doubt_straddle
+    global _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes
     w.cur += 1
 
     # 1. best-matching unit of every map
@@ -872,12 +874,17 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
             if best < 0 or w.votes[c] > w.votes[best]:
                 best = c
             elif w.votes[c] == w.votes[best]:
-                e1.d = _exact(x, Wt, A, M, w.winnr[c], w)
-                e1.j = w.winnr[c]
-                e2.d = _exact(x, Wt, A, M, w.winnr[best], w)
-                e2.j = w.winnr[best]
-                if _less(e1, e2):
+                # the nearer best-matching unit wins; screening decides unless within the gap
+                if <double> d[w.winnr[c]] + gap < <double> d[w.winnr[best]]:
                     best = c
+                elif not (<double> d[w.winnr[best]] + gap < <double> d[w.winnr[c]]):
+                    _n_doubt_tie += 1
+                    e1.d = _exact(x, Wt, A, M, w.winnr[c], w)
+                    e1.j = w.winnr[c]
+                    e2.d = _exact(x, Wt, A, M, w.winnr[best], w)
+                    e2.j = w.winnr[best]
+                    if _less(e1, e2):
+                        best = c
         w.rank[n_ranked] = best
         n_ranked += 1
         w.removed[best] = 1
@@ -910,10 +917,25 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 rhs = rhs + logC[kk * L + c]
         if not ok:
             continue
-        dist = _exact(x, Wt, A, M, w.winnr[c], w)
+        # The test is monotone in the distance: the exact distance lies within gap / 2 of the
+        # screening value, and it is only computed when the test differs at the two ends.
+        lo_d = <double> d[w.winnr[c]] - 0.5 * gap
+        hi_d = <double> d[w.winnr[c]] + 0.5 * gap
+        lo_d = lo_d if lo_d > 0.0 else 0.0
         if not squared:
-            dist = sqrt(dist)
-        if -dist - logA[w.winnr[c]] >= rhs:
+            lo_d = sqrt(lo_d)
+            hi_d = sqrt(hi_d)
+        if -hi_d - logA[w.winnr[c]] >= rhs:
+            accept = True
+        elif -lo_d - logA[w.winnr[c]] < rhs:
+            accept = False
+        else:
+            _n_doubt_bayes += 1
+            dist = _exact(x, Wt, A, M, w.winnr[c], w)
+            if not squared:
+                dist = sqrt(dist)
+            accept = -dist - logA[w.winnr[c]] >= rhs
+        if accept:
             w.in_y[c] = 1
             n_pred += 1
     return n_pred
