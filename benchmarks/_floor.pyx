@@ -9,30 +9,23 @@ cannot avoid. ``W`` is (M, A) C-contiguous, one row per neuron; BLAS sees it as 
 ``scipy.linalg.cython_blas``.
 """
 
+from cython cimport floating
 from scipy.linalg.cython_blas cimport dgemv, sgemv
 
 
-def gemv_loop_f64(const double[:, ::1] W, const double[:, ::1] X, double[::1] out):
+def gemv_loop(const floating[:, ::1] W, const floating[:, ::1] X, floating[::1] out):
+    """out = W x for every row x of X, one BLAS gemv call per row (dgemv or sgemv)."""
     cdef int a = W.shape[1], m = W.shape[0], inc = 1
-    cdef double one = 1.0, zero = 0.0
+    cdef floating one = 1.0, zero = 0.0
     cdef char trans = b"T"
     cdef Py_ssize_t i, n = X.shape[0]
     if X.shape[1] != a or out.shape[0] != m:
         raise ValueError("shape mismatch")
     with nogil:
         for i in range(n):
-            dgemv(&trans, &a, &m, &one, <double *>&W[0, 0], &a, <double *>&X[i, 0], &inc,
-                  &zero, &out[0], &inc)
-
-
-def gemv_loop_f32(const float[:, ::1] W, const float[:, ::1] X, float[::1] out):
-    cdef int a = W.shape[1], m = W.shape[0], inc = 1
-    cdef float one = 1.0, zero = 0.0
-    cdef char trans = b"T"
-    cdef Py_ssize_t i, n = X.shape[0]
-    if X.shape[1] != a or out.shape[0] != m:
-        raise ValueError("shape mismatch")
-    with nogil:
-        for i in range(n):
-            sgemv(&trans, &a, &m, &one, <float *>&W[0, 0], &a, <float *>&X[i, 0], &inc,
-                  &zero, &out[0], &inc)
+            if floating is double:
+                dgemv(&trans, &a, &m, &one, <double *>&W[0, 0], &a, <double *>&X[i, 0], &inc,
+                      &zero, &out[0], &inc)
+            else:
+                sgemv(&trans, &a, &m, &one, <float *>&W[0, 0], &a, <float *>&X[i, 0], &inc,
+                      &zero, &out[0], &inc)

@@ -623,7 +623,7 @@ def section_online(rec, opts):
         # (b) dgemv / sgemv in a compiled loop over the whole stream
         floor_key = f"floor_numpy_{dname}"
         if floor_mod is not None:
-            fn = floor_mod.gemv_loop_f64 if dt is np.float64 else floor_mod.gemv_loop_f32
+            fn = floor_mod.gemv_loop
 
             def run_blas(fn=fn, W=W, Xd=Xd, o=o):
                 t0 = time.perf_counter()

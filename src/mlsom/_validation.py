@@ -53,6 +53,17 @@ def check_option(name, value, options):
     return value
 
 
+def as_numeric(name, values, what="real numbers"):
+    """``values`` as an array of booleans, integers or reals; TypeError naming ``name`` if not."""
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged lists and other objects numpy cannot read
+        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold {what}, got an array of dtype {arr.dtype}")
+    return arr
+
+
 def _to_dense(name, X):
     if hasattr(X, "toarray") and not isinstance(X, np.ndarray):
         raise TypeError(

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import as_numeric
 from ._version import __version__
 
 __all__ = [
@@ -132,17 +133,6 @@ def _check_measure(measure):
     return measure
 
 
-def _numeric_array(name, values, what):
-    """``values`` as an array of booleans, integers or reals; TypeError naming ``name`` if not."""
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # ragged lists and other objects numpy cannot read
-        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold {what}, got an array of dtype {arr.dtype}")
-    return arr
-
-
 def _check_01(name, arr):
     if arr.dtype.kind != "b" and arr.size:
         bad = (arr != 0) & (arr != 1)  # NaN is neither
@@ -155,8 +145,8 @@ def _check_01(name, arr):
 
 
 def _check_pair(Y, Y_hat):
-    Y = _numeric_array("Y", Y, "0/1 values")
-    Y_hat = _numeric_array("Y_hat", Y_hat, "0/1 values")
+    Y = as_numeric("Y", Y, "0/1 values")
+    Y_hat = as_numeric("Y_hat", Y_hat, "0/1 values")
     if Y.ndim != 2 or Y.shape != Y_hat.shape:
         raise ValueError(
             f"Y and Y_hat must be 2-D arrays of the same shape, got {Y.shape} and {Y_hat.shape}"
@@ -178,14 +168,14 @@ def _check_whole_counts(name, arr):
 
 
 def _check_label_counts(counts):
-    counts = _numeric_array("label counts", counts, "counts")
+    counts = as_numeric("label counts", counts, "counts")
     if counts.ndim < 2 or counts.shape[-1] != 4:
         raise ValueError(f"label counts must have shape (..., n_labels, 4), got {counts.shape}")
     return _check_whole_counts("label counts", counts)
 
 
 def _check_example_counts(ex_counts):
-    ex_counts = _numeric_array("example counts", ex_counts, "counts")
+    ex_counts = as_numeric("example counts", ex_counts, "counts")
     if ex_counts.size == 0:
         return np.zeros((0, 4), np.int64)
     if ex_counts.ndim != 2 or ex_counts.shape[1] != 4:

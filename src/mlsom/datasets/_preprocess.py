@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import as_numeric
+
 __all__ = [
     "InitialSplit",
     "balanced_initial_set",
@@ -334,12 +336,7 @@ def minmax_scale(train: ArrayLike, *others: ArrayLike) -> tuple[np.ndarray, ...]
     """
 
     def as_float(a, name):
-        try:
-            arr = np.asarray(a)
-        except Exception as exc:  # ragged lists and other objects numpy cannot read
-            raise TypeError(f"{name} cannot be read as an array: {exc}") from None
-        if arr.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}")
+        arr = as_numeric(name, a)
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
         dt = arr.dtype if arr.dtype.kind == "f" else np.float64
