@@ -332,8 +332,17 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         Ws_arr, ww_arr = _shadow(Wt, c)
     cdef const float[:, ::1] Ws = Ws_arr
     cdef const float[::1] ww = ww_arr
+    # raw pointers inside the parallel region (no memoryview checks there in debug builds)
+    cdef const floating *px = &X[0, 0]
+    cdef const floating *pw = &Wt[0, 0]
+    cdef const float *px2 = &X2[0, 0]
+    cdef const double *pxx = &xxs[0]
+    cdef const float *pws = &Ws[0, 0]
+    cdef const float *pww = &ww[0]
+    cdef int64_t *pbmu = &bmu[0]
+    cdef double *pd2 = &bmu_d2[0]
     with nogil:
-        wwmax = _maxval(&ww[0], M)
+        wwmax = _maxval(pww, M)
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
             G = <float *> malloc((RB * M + 4) * sizeof(float))
             for ch in prange(n_chunks, schedule="static"):
@@ -343,18 +352,17 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                 s = ch * RB
                 e = min(n, s + RB)
                 if screening:
-                    _screen_rows(&X2[s, 0], &xxs[s], e - s, &Ws[0, 0], &ww[0], A, M, G,
-                                 G + RB * M)
+                    _screen_rows(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M)
                 for row in range(s, e):
                     g = G + (row - s) * M
-                    gap = 2.0 * _screen_tol(A, xxs[row], wwmax) if screening else INFINITY
+                    gap = 2.0 * _screen_tol(A, pxx[row], wwmax) if screening else INFINITY
                     if not isfinite(gap):
                         for j in range(M):   # every neuron a candidate: all distances exact
                             g[j] = 0
-                    b = _refine_argmin(&X[row, 0], g, gap, &Wt[0, 0], A, M, 0, M, NULL, NULL, 0)
-                    bmu[row] = b
+                    b = _refine_argmin(px + row * A, g, gap, pw, A, M, 0, M, NULL, NULL, 0)
+                    pbmu[row] = b
                     if want_d2:
-                        bmu_d2[row] = _sqdist_col(&X[row, 0], &Wt[0, 0], A, M, b)
+                        pd2[row] = _sqdist_col(px + row * A, pw, A, M, b)
             free(G)
     if failed:
         raise MemoryError()
@@ -471,6 +479,18 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef Py_ssize_t[::1] nb_start = nb_start_arr
     cdef Py_ssize_t[::1] nb_v = nb_v_arr
     cdef double[::1] nb_h = nb_h_arr
+    # raw pointers for the parallel loops (no memoryview checks there in debug builds)
+    cdef const floating *px = &X[0, 0]
+    cdef const int64_t *pbmu = &bmu[0]
+    cdef double *pshi = &shi[0, 0]
+    cdef double *pslo = &slo[0, 0]
+    cdef double *puhi = &uhi[0, 0]
+    cdef double *pulo = &ulo[0, 0]
+    cdef double *pden = &den[0]
+    cdef const int64_t *pcnt = &cnt[0]
+    cdef const Py_ssize_t *pnbs = &nb_start[0]
+    cdef const Py_ssize_t *pnbv = &nb_v[0]
+    cdef const double *pnbh = &nb_h[0]
 
     _assign(X, X2, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads)
     for e in range(max_epochs):
@@ -488,11 +508,11 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             for blk in prange(n_blocks, schedule="static",
                               num_threads=_threads(0.5 * n * A, n_threads)):
                 if floating is double:
-                    mlsom_group_sums_d(&X[0, 0], n, A, &bmu[0], M, &shi[0, 0], &slo[0, 0],
-                                       blk * fblock, min(A, (blk + 1) * fblock))
+                    mlsom_group_sums_d(px, n, A, pbmu, M, pshi, pslo, blk * fblock,
+                                       min(A, (blk + 1) * fblock))
                 else:
-                    mlsom_group_sums_f(&X[0, 0], n, A, &bmu[0], M, &shi[0, 0], &slo[0, 0],
-                                       blk * fblock, min(A, (blk + 1) * fblock))
+                    mlsom_group_sums_f(px, n, A, pbmu, M, pshi, pslo, blk * fblock,
+                                       min(A, (blk + 1) * fblock))
             # each unit's list of (BMU v, h(u, v)) with h > 0 and rows at v, v increasing
             t = 0
             for u in range(M):
@@ -515,17 +535,16 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             nb_start[M] = t
             # unit u: sum_v h(u, v) S_v / sum_v h(u, v) n_v (a unit with no rows keeps its weight)
             for u in prange(M, schedule="static",
-                            num_threads=_threads(1.0 * (nb_start[M] + M) * A, n_threads)):
-                mlsom_combine(&shi[0, 0], &slo[0, 0], A, &nb_v[nb_start[u]], &nb_h[nb_start[u]],
-                              nb_start[u + 1] - nb_start[u], not gaussian, &uhi[u, 0],
-                              &ulo[u, 0])
+                            num_threads=_threads(1.0 * (pnbs[M] + M) * A, n_threads)):
+                mlsom_combine(pshi, pslo, A, pnbv + pnbs[u], pnbh + pnbs[u], pnbs[u + 1] - pnbs[u],
+                              not gaussian, puhi + u * A, pulo + u * A)
                 dh = 0.0
                 dl = 0.0
-                for t in range(nb_start[u], nb_start[u + 1]):
-                    _two_prod(nb_h[t], <double> cnt[nb_v[t]], &p, &pe)
+                for t in range(pnbs[u], pnbs[u + 1]):
+                    _two_prod(pnbh[t], <double> pcnt[pnbv[t]], &p, &pe)
                     _two_sum(dh, p, &dh, &se)
                     dl = dl + (se + pe)
-                den[u] = dh + dl
+                pden[u] = dh + dl
             for u in range(M):
                 if den[u] > 0.0:
                     for a in range(A):
@@ -1079,10 +1098,22 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     n_rank = _ceil_div(S, N)
     if n_rank > L:
         n_rank = L
+    # raw pointers inside the parallel region (no memoryview checks there in debug builds)
+    cdef const floating *px = &X[0, 0]
+    cdef const floating *pw = &Wt[0, 0]
+    cdef const double *pc = &cc[0]
+    cdef const float *pws = &Ws[0, 0]
+    cdef const float *pww = &ww[0]
+    cdef const int32_t *pncls = &ncls[0]
+    cdef const int64_t *poff = &offsets[0]
+    cdef const double *plogA = &logA[0]
+    cdef const int64_t *pT = &T[0, 0]
+    cdef const double *plogC = &logC[0, 0]
+    cdef uint8_t *pY = &Y[0, 0]
     with nogil:
         for c in range(L):
-            _log_cond(&T[0, 0], L, &logC[0, 0], c)
-        wwmax = _maxval(&ww[0], M)
+            _log_cond(pT, L, &logC[0, 0], c)
+        wwmax = _maxval(pww, M)
         with parallel(num_threads=n_threads):
             w = _work_alloc(M, L, A)
             G = <float *> malloc((RB * M + 4) * sizeof(float))
@@ -1096,32 +1127,21 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                 e = min(n, s + RB)
                 if screening:
                     for row in range(s, e):
-                        xx[row - s] = _centre_row(&X[row, 0], &cc[0], A, X2 + (row - s) * A)
-                    _screen_rows(X2, xx, e - s, &Ws[0, 0], &ww[0], A, M, G, G + RB * M)
+                        xx[row - s] = _centre_row(px + row * A, pc, A, X2 + (row - s) * A)
+                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + RB * M)
                 for row in range(s, e):
                     g = G + (row - s) * M
                     gap = 2.0 * _screen_tol(A, xx[row - s], wwmax) if screening else INFINITY
                     if not isfinite(gap):
                         for j in range(M):   # every neuron a candidate: all distances exact
                             g[j] = 0
-                    _predict_row(&X[row, 0], g, gap, Wt, ncls, offsets, logA, T, &logC[0, 0],
-                                 k_nn, n_rank, squared, skip_zero, w, &Y[row, 0], A, M, L)
+                    _classify(px + row * A, g, gap, pw, A, M, pncls, poff, L, pT, plogC, plogA,
+                              k_nn, n_rank, squared, skip_zero, w)
+                    for c in range(L):
+                        pY[row * L + c] = w.in_y[c]
             _work_free(w)
             free(G)
             free(X2)
             free(xx)
     if failed:
         raise MemoryError()
-
-
-cdef void _predict_row(const floating *x, const float *d, double gap,
-                       const floating[:, ::1] Wt, const int32_t[::1] ncls,
-                       const int64_t[::1] offsets, const double[::1] logA,
-                       const int64_t[:, ::1] T, const double *logC, Py_ssize_t k_nn,
-                       Py_ssize_t n_rank, bint squared, bint skip_zero, Work *w, uint8_t *y,
-                       Py_ssize_t A, Py_ssize_t M, Py_ssize_t L) noexcept nogil:
-    cdef Py_ssize_t c
-    _classify(x, d, gap, &Wt[0, 0], A, M, &ncls[0], &offsets[0], L, &T[0, 0], logC, &logA[0],
-              k_nn, n_rank, squared, skip_zero, w)
-    for c in range(L):
-        y[c] = w.in_y[c]
