@@ -10,13 +10,12 @@
 # Exact distances and screening. A distance mlsom compares is always the "exact" one: the sum of
 # (x_i - w_i)^2 over the features in order, in the model's type (_sqdist_col). Most of them are
 # never computed, though: every neuron first gets a cheap screening value |x'|^2 + |w'|^2 - 2 x'.w'
-# in float32 from copies centred on a common point (the screening kernel of _kernels.h per
-# instance, a float32 BLAS matrix product for blocks of rows), which is within a known bound `tol`
-# of the exact value (_screen_tol). Two neurons whose screening values differ by more than 2 tol
-# are in the same order exactly; only the neurons the bound leaves in doubt get their exact
-# distance. Every decision (best-matching units, the k nearest neurons, ties, the Bayes test) is
-# therefore the one the exact distances give, independent of the SIMD path, the BLAS and the
-# thread count.
+# in float32 from copies centred on a common point (the kernels of _kernels.h: one instance, or
+# four rows at a time for blocks of rows), which is within a known bound `tol` of the exact value
+# (_screen_tol). Two neurons whose screening values differ by more than 2 tol are in the same
+# order exactly; only the neurons the bound leaves in doubt get their exact distance. Every
+# decision (best-matching units, the k nearest neurons, ties, the Bayes test) is therefore the one
+# the exact distances give, independent of the SIMD path and the thread count.
 #
 # Notation follows the method description (docs/method.md): L labels, M kept neurons over all maps,
 # A features, N instances seen, S = sum of label-set sizes seen (label cardinality z = S/N).
@@ -436,7 +435,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     epoch from n_epochs on) is winner-only. Training stops after the first winner-only epoch that
     changes no assignment, or after max_epochs epochs.
 
-    An epoch costs one matrix product X Wt (BLAS: the screening distances of the assignment),
+    An epoch costs one product X Wt (the screening values of the assignment, four rows at a time),
     O(n A) for the rows' sums per best-matching unit and O(M^2 A) for the units' sums. The sums
     are carried in double-double arithmetic and rounded once (see _kernels.h): the weights are
     the correctly rounded means (but in cases of probability ~1e-16), whatever the grouping of the

@@ -8,7 +8,7 @@
  * value and the exact distance (_core.pyx, _screen_tol), and computes the exact distance (the sum
  * of (x_i - w_i)^2 over the features in order, in the model's type, in _core.pyx) of every neuron
  * whose order the bound leaves in doubt. Every decision is therefore the exact one, whatever the
- * SIMD path, the BLAS or the thread count.
+ * SIMD path or the thread count.
  *
  * The screening copy of the neurons is stored transposed (feature-major): Ws[i * M + j] is feature
  * i of neuron j. The innermost loops run over neurons, so every lane of a vector register works on
