@@ -55,7 +55,7 @@ cdef extern from "_kernels.h" nogil:
     ctypedef Py_ssize_t (*mlsom_gather_f_fn)(const float *d, const uint8_t *bkt, Py_ssize_t lo,
                                              Py_ssize_t hi, int bb,
                                              mlsom_entry *ent) noexcept nogil
-    ctypedef double (*mlsom_max_f_fn)(const float *d, Py_ssize_t n) noexcept nogil
+    ctypedef double (*mlsom_max_f_fn)(const float *d, Py_ssize_t n, double *lo) noexcept nogil
     ctypedef void (*mlsom_buckets_f_fn)(const float *d, Py_ssize_t n, double lo, double scale,
                                         int nb, uint8_t *bkt) noexcept nogil
     mlsom_screen_f_fn mlsom_screen_f
@@ -641,7 +641,7 @@ ctypedef struct Work:
     uint8_t *bkt        # (M) distance bucket of every neuron
     int32_t *h4         # (4 NB) four partial histograms
     int32_t *hist       # (NB) neurons of the pool per bucket
-    Py_ssize_t *winnr   # (L) best-matching unit of each map (global index), -1 without a map
+    Py_ssize_t *winnr   # (L) best-matching unit of each map (global index); -1: no map, -2: not yet
     Py_ssize_t *votes   # (L)
     uint8_t *removed    # (L) classes already ranked
     uint8_t *in_y       # (L) classes in the prediction
@@ -746,6 +746,16 @@ cdef double _screen_row(const floating *x, const double *c, const float *Ws, con
     return INFINITY
 
 
+cdef inline Py_ssize_t _winner(const floating *x, const float *d, double gap, const floating *Wt,
+                               Py_ssize_t A, Py_ssize_t M, const int64_t *offsets, Py_ssize_t c,
+                               Work *w) noexcept nogil:
+    """The best-matching unit of label c's map (which must exist), found once per instance."""
+    if w.winnr[c] == -2:
+        w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, offsets[c], offsets[c + 1], w.ex,
+                                    w.stamp, w.cur)
+    return w.winnr[c]
+
+
 cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const floating *Wt,
                           Py_ssize_t A, Py_ssize_t M, const int32_t *ncls, const int64_t *offsets,
                           Py_ssize_t L, const int64_t *T, const double *logC, const double *logA,
@@ -757,7 +767,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     OUT w.rank[:n_ranked], w.in_y, w.winnr. Returns the number of labels predicted; the labels are
     w.rank[r] for r with w.in_y set.
     """
-    cdef Py_ssize_t c, j, r, b, bb, cnt, cum, n_pool, n_ent, n_amb, n_def, need, best, kk
+    cdef Py_ssize_t c, j, r, b, bb, cnt, cum, n_pool, n_ent, n_amb, n_def, need, best, kk, bc, bb2
     cdef Py_ssize_t n_pred = 0, n_ranked = 0
     cdef double dist, rhs, lo, hi, scale, t, lo_d, hi_d
     cdef bint ok, accept
@@ -765,15 +775,12 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     global _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes
     w.cur += 1
 
-    # 1. best-matching unit of every map
+    # 1. the best-matching unit of a map is found when it is first needed (_winner): for a tie,
+    #    for the Bayes test of a ranked label, for the update of a predicted one
     for c in range(L):
         w.removed[c] = 0
         w.in_y[c] = 0
-        if offsets[c + 1] > offsets[c]:
-            w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, offsets[c], offsets[c + 1], w.ex,
-                                        w.stamp, w.cur)
-        else:
-            w.winnr[c] = -1
+        w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
 
     # 2. winner-class ranking: the k_nn nearest neurons of the classes not yet ranked vote; the
     #    majority wins; ties go to the class whose nearest voting neuron is closest, then to the
@@ -783,11 +790,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     #    monotone map, the bucket holding the k_nn-th nearest is found from a histogram, and only
     #    the neurons of that bucket are ordered. With screening values, the neurons within the gap
     #    of the boundary then get their exact distances and are ordered by those.
-    lo = INFINITY
-    for c in range(L):
-        if w.winnr[c] >= 0 and d[w.winnr[c]] < lo:
-            lo = d[w.winnr[c]]      # about the smallest value: any reference point will do
-    hi = mlsom_max_f(d, M)
+    hi = mlsom_max_f(d, M, &lo)
     scale = 0.0
     if hi - lo > 0.0:
         scale = <double> NB / (hi - lo)
@@ -800,7 +803,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
         w.h4[b] = 0
     n_pool = 0
     for c in range(L):
-        if w.winnr[c] < 0:
+        if w.winnr[c] == -1:
             continue
         j = offsets[c]
         while j + 4 <= offsets[c + 1]:
@@ -822,7 +825,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
             w.votes[c] = 0
         if n_pool <= k_nn:
             for c in range(L):
-                if not w.removed[c] and w.winnr[c] >= 0:
+                if not w.removed[c] and w.winnr[c] != -1:
                     w.votes[c] = offsets[c + 1] - offsets[c]
         else:
             cum = 0
@@ -832,7 +835,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 bb += 1
             n_ent = 0
             for c in range(L):
-                if w.removed[c] or w.winnr[c] < 0:
+                if w.removed[c] or w.winnr[c] == -1:
                     continue
                 w.votes[c] = mlsom_count_bucket(w.bkt + offsets[c], offsets[c + 1] - offsets[c],
                                                 bb, &cnt)
@@ -867,7 +870,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                     _n_doubt_straddle += 1
                     for c in range(L):
                         w.votes[c] = 0
-                        if w.removed[c] or w.winnr[c] < 0:
+                        if w.removed[c] or w.winnr[c] == -1:
                             continue
                         for j in range(offsets[c], offsets[c + 1]):
                             if d[j] < t - gap:
@@ -893,14 +896,16 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 best = c
             elif w.votes[c] == w.votes[best]:
                 # the nearer best-matching unit wins; screening decides unless within the gap
-                if <double> d[w.winnr[c]] + gap < <double> d[w.winnr[best]]:
+                bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+                bb2 = _winner(x, d, gap, Wt, A, M, offsets, best, w)
+                if <double> d[bc] + gap < <double> d[bb2]:
                     best = c
-                elif not (<double> d[w.winnr[best]] + gap < <double> d[w.winnr[c]]):
+                elif not (<double> d[bb2] + gap < <double> d[bc]):
                     _n_doubt_tie += 1
-                    e1.d = _exact(x, Wt, A, M, w.winnr[c], w)
-                    e1.j = w.winnr[c]
-                    e2.d = _exact(x, Wt, A, M, w.winnr[best], w)
-                    e2.j = w.winnr[best]
+                    e1.d = _exact(x, Wt, A, M, bc, w)
+                    e1.j = bc
+                    e2.d = _exact(x, Wt, A, M, bb2, w)
+                    e2.j = bb2
                     if _less(e1, e2):
                         best = c
         w.rank[n_ranked] = best
@@ -937,22 +942,23 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
             continue
         # The test is monotone in the distance: the exact distance lies within gap / 2 of the
         # screening value, and it is only computed when the test differs at the two ends.
-        lo_d = <double> d[w.winnr[c]] - 0.5 * gap
-        hi_d = <double> d[w.winnr[c]] + 0.5 * gap
+        bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+        lo_d = <double> d[bc] - 0.5 * gap
+        hi_d = <double> d[bc] + 0.5 * gap
         lo_d = lo_d if lo_d > 0.0 else 0.0
         if not squared:
             lo_d = sqrt(lo_d)
             hi_d = sqrt(hi_d)
-        if -hi_d - logA[w.winnr[c]] >= rhs:
+        if -hi_d - logA[bc] >= rhs:
             accept = True
-        elif -lo_d - logA[w.winnr[c]] < rhs:
+        elif -lo_d - logA[bc] < rhs:
             accept = False
         else:
             _n_doubt_bayes += 1
-            dist = _exact(x, Wt, A, M, w.winnr[c], w)
+            dist = _exact(x, Wt, A, M, bc, w)
             if not squared:
                 dist = sqrt(dist)
-            accept = -dist - logA[w.winnr[c]] >= rhs
+            accept = -dist - logA[bc] >= rhs
         if accept:
             w.in_y[c] = 1
             n_pred += 1
@@ -1023,7 +1029,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                         break
                     if not w.in_y[c]:
                         continue
-                    b = w.winnr[c]
+                    b = _winner(x, d, gap, wt, A, M, &offsets[0], c, w)
                     s = 0
                     nrm = 0
                     for i in range(A):

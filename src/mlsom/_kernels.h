@@ -245,17 +245,28 @@ typedef struct {
         return n_ent;                                                                    \
     }
 
-/* largest of d[0:n] (n > 0) */
+/* largest of d[0:n] (n > 0) returned, smallest in *lo */
 #define MLSOM_MAX_BODY(T)                                                                \
     {                                                                                    \
         Py_ssize_t j, k;                                                                 \
-        T m[8], mv;                                                                      \
-        for (k = 0; k < 8; k++) m[k] = d[0];                                             \
+        T m[8], l[8], mv, lv;                                                            \
+        for (k = 0; k < 8; k++) m[k] = l[k] = d[0];                                      \
         for (j = 0; j + 8 <= n; j += 8)                                                  \
-            for (k = 0; k < 8; k++) m[k] = d[j + k] > m[k] ? d[j + k] : m[k];            \
+            for (k = 0; k < 8; k++) {                                                    \
+                m[k] = d[j + k] > m[k] ? d[j + k] : m[k];                                \
+                l[k] = d[j + k] < l[k] ? d[j + k] : l[k];                                \
+            }                                                                            \
         mv = m[0];                                                                       \
-        for (k = 1; k < 8; k++) mv = m[k] > mv ? m[k] : mv;                              \
-        for (; j < n; j++) mv = d[j] > mv ? d[j] : mv;                                   \
+        lv = l[0];                                                                       \
+        for (k = 1; k < 8; k++) {                                                        \
+            mv = m[k] > mv ? m[k] : mv;                                                  \
+            lv = l[k] < lv ? l[k] : lv;                                                  \
+        }                                                                                \
+        for (; j < n; j++) {                                                             \
+            mv = d[j] > mv ? d[j] : mv;                                                  \
+            lv = d[j] < lv ? d[j] : lv;                                                  \
+        }                                                                                \
+        *lo = (double)lv;                                                                \
         return (double)mv;                                                               \
     }
 
@@ -293,7 +304,7 @@ typedef struct {
 #define MLSOM_GATHER_ARGS(T) (const T *MLSOM_RESTRICT d, const uint8_t *MLSOM_RESTRICT bkt,   \
                               Py_ssize_t lo, Py_ssize_t hi, int bb,                      \
                               mlsom_entry *MLSOM_RESTRICT ent)
-#define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n)
+#define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double *lo)
 #define MLSOM_BUCKETS_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double lo,        \
                                double scale, int nb, uint8_t *MLSOM_RESTRICT bkt)
 
