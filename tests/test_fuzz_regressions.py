@@ -306,3 +306,14 @@ def test_xml_in_an_unknown_encoding_is_an_arff_error(tmp_path):
     assert b'encoding="utf-6"' in XML_IN_UNKNOWN_ENCODING
     load_error, iter_error = outcomes(path, {}, xml=xml)
     assert load_error == iter_error == f"{xml}: unsupported XML: unknown encoding: utf-6"
+
+
+def test_a_tiny_compressed_file_that_expands_to_millions_of_lines(tmp_path):
+    """A random fuzzing run timed out on a mutated compressed seed that expands enormously. Such a
+    file is read in full, line by line, and ends in the right error (here: blank lines only)."""
+    n = 2_000_000
+    path = tmp_path / "expands.arff.bz2"
+    path.write_bytes(bz2.compress(b"@relation r\n" + b"\n" * n, 9))
+    assert path.stat().st_size < 200
+    with pytest.raises(ArffError, match=rf"line {n + 1}\b.*no @data section"):
+        load_arff(path)
