@@ -48,8 +48,6 @@ cdef extern from "_kernels.h" nogil:
                                       const Py_ssize_t *v, const double *h, Py_ssize_t nv,
                                       int unit_weights, double *out_hi,
                                       double *out_lo) noexcept nogil
-    ctypedef void (*mlsom_finish_f_fn)(float *g, const float *ww, float base,
-                                       Py_ssize_t M) noexcept nogil
     ctypedef Py_ssize_t (*mlsom_argmin_f_fn)(const float *d, Py_ssize_t n, double gap,
                                              Py_ssize_t *n_cand) noexcept nogil
     ctypedef Py_ssize_t (*mlsom_gather_f_fn)(const float *d, const uint8_t *bkt, Py_ssize_t lo,
@@ -66,7 +64,6 @@ cdef extern from "_kernels.h" nogil:
     mlsom_group_sums_d_fn mlsom_group_sums_d
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
-    mlsom_finish_f_fn mlsom_finish_f
     mlsom_argmin_f_fn mlsom_argmin_f
     mlsom_gather_f_fn mlsom_gather_f
     mlsom_max_f_fn mlsom_max_f
@@ -149,14 +146,6 @@ cdef inline double _sqdist_col(const floating *x, const floating *Wt, Py_ssize_t
     return s
 
 
-cdef inline double _sqnorm(const floating *x, Py_ssize_t A) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef floating s = 0
-    for i in range(A):
-        s = s + x[i] * x[i]
-    return s
-
-
 cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept nogil:
     """A bound on |screening value - exact distance| for any neuron with |w - c|^2 <= wwmax.
 
@@ -183,12 +172,8 @@ cdef void _col_norms(const float *Ws, Py_ssize_t A, Py_ssize_t M, float *ww) noe
 
 
 cdef inline double _maxval(const float *v, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t j
-    cdef float m = v[0]
-    for j in range(1, n):
-        if v[j] > m:
-            m = v[j]
-    return m
+    cdef double lo
+    return mlsom_max_f(v, n, &lo)
 
 
 cdef inline double _logaddexp(double a, double b) noexcept nogil:
@@ -391,17 +376,6 @@ def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu
     cdef double[::1] c = c_arr
     cdef double[::1] xxs = xxs_arr
     _assign(X, X2, xxs, c, Wt, bmu, bmu_d2, True, n_threads)
-
-
-def row_norms(const floating[:, ::1] X):
-    """Squared norm of every row of X, as float64 (each summed in the type of X)."""
-    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i
-    out = np.empty(n, dtype=np.float64)
-    cdef double[::1] o = out
-    with nogil:
-        for i in range(n):
-            o[i] = _sqnorm(&X[i, 0], A)
-    return out
 
 
 cdef inline void _two_sum(double a, double b, double *s, double *e) noexcept nogil:
@@ -762,7 +736,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                           Py_ssize_t k_nn, Py_ssize_t n_rank, bint squared, bint skip_zero,
                           Work *w) noexcept nogil:
     """Classify x from a frozen state, given its screening distances d to every neuron and the gap
-    2 tol that bounds their disagreement with the exact distances (0: d is exact).
+    2 tol that bounds their disagreement with the exact distances (infinite: every decision exact).
 
     OUT w.rank[:n_ranked], w.in_y, w.winnr. Returns the number of labels predicted; the labels are
     w.rank[r] for r with w.in_y set.
@@ -844,50 +818,46 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                                             w.ent + n_ent)
             need = k_nn - cum
             _select_smallest(w.ent, n_ent, need)
-            if gap == 0.0:
-                for j in range(need):
-                    w.votes[ncls[w.ent[j].j]] += 1
+            # t: the k_nn-th smallest screening value. The k_nn nearest exactly are the
+            # neurons below t - gap, plus the nearest (exactly) of those within t +- gap.
+            t = w.ent[0].d
+            for j in range(1, need):
+                t = w.ent[j].d if w.ent[j].d > t else t
+            n_def = 0
+            n_amb = 0
+            if _bucket(t - gap, lo, scale) == bb and _bucket(t + gap, lo, scale) == bb:
+                # every neuron in doubt is in the boundary bucket (the bucket map is monotone)
+                for j in range(n_ent):
+                    if w.ent[j].d < t - gap:
+                        w.votes[ncls[w.ent[j].j]] += 1
+                        n_def += 1
+                    elif w.ent[j].d <= t + gap:
+                        w.amb[n_amb] = w.ent[j]
+                        n_amb += 1
+                need = need - n_def
             else:
-                # t: the k_nn-th smallest screening value. The k_nn nearest exactly are the
-                # neurons below t - gap, plus the nearest (exactly) of those within t +- gap.
-                t = w.ent[0].d
-                for j in range(1, need):
-                    t = w.ent[j].d if w.ent[j].d > t else t
-                n_def = 0
-                n_amb = 0
-                if _bucket(t - gap, lo, scale) == bb and _bucket(t + gap, lo, scale) == bb:
-                    # every neuron in doubt is in the boundary bucket (the bucket map is monotone)
-                    for j in range(n_ent):
-                        if w.ent[j].d < t - gap:
-                            w.votes[ncls[w.ent[j].j]] += 1
+                # the doubt straddles buckets: recount the whole pool against t
+                _n_doubt_straddle += 1
+                for c in range(L):
+                    w.votes[c] = 0
+                    if w.removed[c] or w.winnr[c] == -1:
+                        continue
+                    for j in range(offsets[c], offsets[c + 1]):
+                        if d[j] < t - gap:
+                            w.votes[c] += 1
                             n_def += 1
-                        elif w.ent[j].d <= t + gap:
-                            w.amb[n_amb] = w.ent[j]
+                        elif d[j] <= t + gap:
+                            w.amb[n_amb].d = d[j]
+                            w.amb[n_amb].j = j
                             n_amb += 1
-                    need = need - n_def
-                else:
-                    # the doubt straddles buckets: recount the whole pool against t
-                    _n_doubt_straddle += 1
-                    for c in range(L):
-                        w.votes[c] = 0
-                        if w.removed[c] or w.winnr[c] == -1:
-                            continue
-                        for j in range(offsets[c], offsets[c + 1]):
-                            if d[j] < t - gap:
-                                w.votes[c] += 1
-                                n_def += 1
-                            elif d[j] <= t + gap:
-                                w.amb[n_amb].d = d[j]
-                                w.amb[n_amb].j = j
-                                n_amb += 1
-                    need = k_nn - n_def
-                if need < n_amb:
-                    _n_doubt_knn += 1
-                    for j in range(n_amb):
-                        w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
-                    _select_smallest(w.amb, n_amb, need)
-                for j in range(need):
-                    w.votes[ncls[w.amb[j].j]] += 1
+                need = k_nn - n_def
+            if need < n_amb:
+                _n_doubt_knn += 1
+                for j in range(n_amb):
+                    w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
+                _select_smallest(w.amb, n_amb, need)
+            for j in range(need):
+                w.votes[ncls[w.amb[j].j]] += 1
         best = -1
         for c in range(L):
             if w.votes[c] == 0:

@@ -203,13 +203,6 @@ typedef struct {
         }                                                                                \
     }
 
-/* g[j] = (base + ww[j]) - 2 g[j]: screening values from the products x.w of a matrix product */
-#define MLSOM_FINISH_BODY(T)                                                             \
-    {                                                                                    \
-        Py_ssize_t j;                                                                    \
-        for (j = 0; j < M; j++) g[j] = (base + ww[j]) - 2 * g[j];                        \
-    }
-
 /* first index of the smallest d[0:n] (n > 0); *n_cand = entries <= that minimum + gap (the
  * bound is rounded up to the type of d, which can only add candidates) */
 #define MLSOM_ARGMIN_BODY(T, NEXTUP)                                                     \
@@ -297,8 +290,6 @@ typedef struct {
     (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
      const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights,               \
      double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
-#define MLSOM_FINISH_ARGS(T)                                                             \
-    (T *MLSOM_RESTRICT g, const T *MLSOM_RESTRICT ww, T base, Py_ssize_t M)
 #define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
                               Py_ssize_t *n_cand)
 #define MLSOM_GATHER_ARGS(T) (const T *MLSOM_RESTRICT d, const uint8_t *MLSOM_RESTRICT bkt,   \
@@ -313,7 +304,6 @@ typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
 typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
 typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
 typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
-typedef void (*mlsom_finish_f_fn) MLSOM_FINISH_ARGS(float);
 typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
 typedef Py_ssize_t (*mlsom_gather_f_fn) MLSOM_GATHER_ARGS(float);
 typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
@@ -330,8 +320,6 @@ typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
     ATTR static void mlsom_group_sums_f_##SUFFIX MLSOM_GROUP_SUMS_ARGS(float)           \
         MLSOM_GROUP_SUMS_BODY(float)                                                    \
     ATTR static void mlsom_combine_##SUFFIX MLSOM_COMBINE_ARGS MLSOM_COMBINE_BODY       \
-    ATTR static void mlsom_finish_f_##SUFFIX MLSOM_FINISH_ARGS(float)                   \
-        MLSOM_FINISH_BODY(float)                                                        \
     ATTR static Py_ssize_t mlsom_argmin_f_##SUFFIX MLSOM_ARGMIN_ARGS(float)             \
         MLSOM_ARGMIN_BODY(float, nextafterf)                                            \
     ATTR static Py_ssize_t mlsom_gather_f_##SUFFIX MLSOM_GATHER_ARGS(float)              \
@@ -473,7 +461,6 @@ static mlsom_screen4_f_fn mlsom_screen4_f = mlsom_screen4_f_base;
 static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
 static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
 static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
-static mlsom_finish_f_fn mlsom_finish_f = mlsom_finish_f_base;
 static mlsom_argmin_f_fn mlsom_argmin_f = mlsom_argmin_f_base;
 static mlsom_gather_f_fn mlsom_gather_f = mlsom_gather_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
@@ -486,7 +473,6 @@ static mlsom_buckets_f_fn mlsom_buckets_f = mlsom_buckets_f_base;
         mlsom_group_sums_d = mlsom_group_sums_d_##SUFFIX;                               \
         mlsom_group_sums_f = mlsom_group_sums_f_##SUFFIX;                               \
         mlsom_combine = mlsom_combine_##SUFFIX;                                         \
-        mlsom_finish_f = mlsom_finish_f_##SUFFIX;                                       \
         mlsom_argmin_f = mlsom_argmin_f_##SUFFIX;                                       \
         mlsom_gather_f = mlsom_gather_f_##SUFFIX;                                        \
         mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
