@@ -23,9 +23,10 @@
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from libc.float cimport FLT_EPSILON, FLT_MIN
-from libc.math cimport INFINITY, exp, isfinite, log, log1p, sqrt
+from libc.math cimport INFINITY, exp, isfinite, log, log1p, nextafterf, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -50,12 +51,13 @@ cdef extern from "_kernels.h" nogil:
                                       double *out_lo) noexcept nogil
     ctypedef Py_ssize_t (*mlsom_argmin_f_fn)(const float *d, Py_ssize_t n, double gap,
                                              Py_ssize_t *n_cand) noexcept nogil
-    ctypedef Py_ssize_t (*mlsom_gather_f_fn)(const float *d, const uint8_t *bkt, Py_ssize_t lo,
-                                             Py_ssize_t hi, int bb,
-                                             mlsom_entry *ent) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_count_lt_f_fn)(const float *d, Py_ssize_t n,
+                                               float t) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_count_lt2_f_fn)(const float *d, Py_ssize_t n, float t1,
+                                                float t2, Py_ssize_t *c2) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_gather_range_f_fn)(const float *d, Py_ssize_t n, float a,
+                                                   float b, mlsom_entry *ent) noexcept nogil
     ctypedef double (*mlsom_max_f_fn)(const float *d, Py_ssize_t n, double *lo) noexcept nogil
-    ctypedef void (*mlsom_buckets_f_fn)(const float *d, Py_ssize_t n, double lo, double scale,
-                                        int nb, uint8_t *bkt) noexcept nogil
     mlsom_screen_f_fn mlsom_screen_f
     ctypedef void (*mlsom_screen4_f_fn)(const float *x2, const float *Ws, Py_ssize_t A,
                                         Py_ssize_t M, const float *base, const float *ww,
@@ -65,11 +67,10 @@ cdef extern from "_kernels.h" nogil:
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
     mlsom_argmin_f_fn mlsom_argmin_f
-    mlsom_gather_f_fn mlsom_gather_f
+    mlsom_count_lt_f_fn mlsom_count_lt_f
+    mlsom_count_lt2_f_fn mlsom_count_lt2_f
+    mlsom_gather_range_f_fn mlsom_gather_range_f
     mlsom_max_f_fn mlsom_max_f
-    mlsom_buckets_f_fn mlsom_buckets_f
-    Py_ssize_t mlsom_count_bucket(const uint8_t *bkt, Py_ssize_t n, int bb,
-                                  Py_ssize_t *eq) noexcept nogil
     int mlsom_simd_level
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
@@ -108,18 +109,21 @@ cdef bint _screening = True
 
 
 # How often the screening bound left an order in doubt, per kind of decision (best-matching unit,
-# k nearest within one bucket, k nearest across buckets). For tests; not exact under threads.
-cdef int64_t _n_doubt_bmu = 0, _n_doubt_knn = 0, _n_doubt_straddle = 0, _n_doubt_tie = 0
+# k nearest, tied votes, Bayes test), and how often the search for the k-th smallest screening
+# value ran out of distinct values to split ("wide": equal values). For tests; not exact under
+# threads.
+cdef int64_t _n_doubt_bmu = 0, _n_doubt_knn = 0, _n_wide = 0, _n_doubt_tie = 0
 cdef int64_t _n_doubt_bayes = 0
 
 
 def screening_stats(bint reset=False):
-    """Counts of decisions that needed exact distances: (best-matching unit, k nearest, k nearest
-    across buckets, tied votes, Bayes test)."""
-    global _n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes
-    out = (_n_doubt_bmu, _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes)
+    """Counts of decisions that needed exact distances, (best-matching unit, k nearest, wide
+    window, tied votes, Bayes test); "wide window" counts k-nearest searches left with more than
+    WIN equal screening values at the boundary."""
+    global _n_doubt_bmu, _n_doubt_knn, _n_wide, _n_doubt_tie, _n_doubt_bayes
+    out = (_n_doubt_bmu, _n_doubt_knn, _n_wide, _n_doubt_tie, _n_doubt_bayes)
     if reset:
-        _n_doubt_bmu = _n_doubt_knn = _n_doubt_straddle = _n_doubt_tie = _n_doubt_bayes = 0
+        _n_doubt_bmu = _n_doubt_knn = _n_wide = _n_doubt_tie = _n_doubt_bayes = 0
     return out
 
 
@@ -601,20 +605,18 @@ cdef void _select_smallest(Entry *a, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
 
 
 cdef enum:
-    NB = 256   # distance buckets of the winner-class ranking
+    WIN = 16   # the search for the k-th smallest value stops with at most WIN values in its window
 
 
 ctypedef struct Work:
-    void *d             # (M) screening (or exact) distances of the current instance, floating
+    void *d             # (M) screening distances of the current instance, float
+    float *dp           # (M) the same, +inf for the neurons of classes already ranked
     void *x2            # (A) -2 x, floating
     double *ex          # (M) exact distances computed for the current instance ...
     int64_t *stamp      # (M) ... valid where stamp[j] == cur
     int64_t cur
-    Entry *ent          # (M) scratch for the neurons of the boundary bucket
+    Entry *ent          # (M) scratch for the neurons in the window of the k-th smallest value
     Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt
-    uint8_t *bkt        # (M) distance bucket of every neuron
-    int32_t *h4         # (4 NB) four partial histograms
-    int32_t *hist       # (NB) neurons of the pool per bucket
     Py_ssize_t *winnr   # (L) best-matching unit of each map (global index); -1: no map, -2: not yet
     Py_ssize_t *votes   # (L)
     uint8_t *removed    # (L) classes already ranked
@@ -628,21 +630,19 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
     if w == NULL:
         return NULL
     w.d = malloc(M * sizeof(double))
+    w.dp = <float *> malloc(M * sizeof(float))
     w.x2 = malloc(A * sizeof(double))
     w.ex = <double *> malloc(M * sizeof(double))
     w.stamp = <int64_t *> malloc(M * sizeof(int64_t))
     w.ent = <Entry *> malloc(M * sizeof(Entry))
     w.amb = <Entry *> malloc(M * sizeof(Entry))
-    w.bkt = <uint8_t *> malloc(M * sizeof(uint8_t))
-    w.h4 = <int32_t *> malloc(4 * NB * sizeof(int32_t))
-    w.hist = <int32_t *> malloc(NB * sizeof(int32_t))
     w.winnr = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.votes = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.removed = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
-    if (w.d == NULL or w.x2 == NULL or w.ex == NULL or w.stamp == NULL or w.ent == NULL
-            or w.amb == NULL or w.bkt == NULL or w.h4 == NULL or w.hist == NULL or w.winnr == NULL
+    if (w.d == NULL or w.dp == NULL or w.x2 == NULL or w.ex == NULL or w.stamp == NULL
+            or w.ent == NULL or w.amb == NULL or w.winnr == NULL
             or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL):
         _work_free(w)
         return NULL
@@ -656,14 +656,12 @@ cdef void _work_free(Work *w) noexcept nogil:
     if w == NULL:
         return
     free(w.d)
+    free(w.dp)
     free(w.x2)
     free(w.ex)
     free(w.stamp)
     free(w.ent)
     free(w.amb)
-    free(w.bkt)
-    free(w.h4)
-    free(w.hist)
     free(w.winnr)
     free(w.votes)
     free(w.removed)
@@ -690,14 +688,6 @@ cdef void _log_cond(const int64_t *T, Py_ssize_t L, double *logC, Py_ssize_t c) 
             logC[k * L + c] = log(<double> T[k * L + c] / <double> tcc)
         else:
             logC[k * L + c] = -INFINITY
-
-
-cdef inline Py_ssize_t _bucket(double v, double lo, double scale) noexcept nogil:
-    """Distance bucket of v, exactly as the bucket kernel computes it: monotone in v."""
-    cdef double f = (v - lo) * scale
-    f = f if f > 0.0 else 0.0
-    f = f if f < <double> (NB - 1) else <double> (NB - 1)
-    return <Py_ssize_t> <int> f
 
 
 cdef double _screen_row(const floating *x, const double *c, const float *Ws, const float *ww,
@@ -741,58 +731,47 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     OUT w.rank[:n_ranked], w.in_y, w.winnr. Returns the number of labels predicted; the labels are
     w.rank[r] for r with w.in_y set.
     """
-    cdef Py_ssize_t c, j, r, b, bb, cnt, cum, n_pool, n_ent, n_amb, n_def, need, best, kk, bc, bb2
+    cdef Py_ssize_t c, j, r, n_pool, n_ent, n_amb, n_def, need, best, kk, bc, bb2, ca, cb, cp
+    cdef Py_ssize_t old, p_
     cdef Py_ssize_t n_pred = 0, n_ranked = 0
-    cdef double dist, rhs, lo, hi, scale, t, lo_d, hi_d
-    cdef bint ok, accept
+    cdef double dist, rhs, lo, hi, t, lo_d, hi_d, p
+    cdef float fa, fb, fp, fq, f1, f2, ftop, fa_w
+    cdef double q1, q2, m
+    cdef Py_ssize_t cq
+    cdef bint ok, accept, bisect
     cdef Entry e1, e2
-    global _n_doubt_knn, _n_doubt_straddle, _n_doubt_tie, _n_doubt_bayes
+    cdef float *dp = w.dp
+    global _n_doubt_knn, _n_wide, _n_doubt_tie, _n_doubt_bayes
     w.cur += 1
 
     # 1. the best-matching unit of a map is found when it is first needed (_winner): for a tie,
     #    for the Bayes test of a ranked label, for the update of a predicted one
+    n_pool = 0
     for c in range(L):
         w.removed[c] = 0
         w.in_y[c] = 0
         w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
+        n_pool += offsets[c + 1] - offsets[c]
 
     # 2. winner-class ranking: the k_nn nearest neurons of the classes not yet ranked vote; the
     #    majority wins; ties go to the class whose nearest voting neuron is closest, then to the
     #    lower class index. A class's nearest voting neuron is its best-matching unit, so ties are
     #    settled by the (distance, index) order of the best-matching units.
-    #    The k_nn nearest are found without sorting: the distances are spread over NB buckets by a
-    #    monotone map, the bucket holding the k_nn-th nearest is found from a histogram, and only
-    #    the neurons of that bucket are ordered. With screening values, the neurons within the gap
-    #    of the boundary then get their exact distances and are ordered by those.
+    #    The k_nn nearest are found without sorting. The k_nn-th smallest screening value t of
+    #    the pool (dp: the classes already ranked at +inf) is searched for by counting the values
+    #    below a trial value (one vectorised pass each), the trial values interpolated between a
+    #    bracket [fa, fb) (#{dp < fa} < k_nn <= #{dp < fb}), with a bisection whenever an
+    #    interpolation fails to halve the values left in the bracket, until at most WIN are left;
+    #    those are gathered and selected. The neurons below t - gap are then among the k_nn
+    #    nearest exactly, those above t + gap are not, and the nearest (exactly) of those in
+    #    between complete them. Removing a class can only raise t, so each pass starts from the
+    #    previous pass's t.
     hi = mlsom_max_f(d, M, &lo)
-    scale = 0.0
-    if hi - lo > 0.0:
-        scale = <double> NB / (hi - lo)
-        if not scale < 1e300:
-            scale = 0.0
-    mlsom_buckets_f(d, M, lo, scale, NB, w.bkt)
-    # the pool's histogram, built in four interleaved copies so that consecutive increments (of
-    # neighbouring neurons, often in the same bucket) do not wait on each other
-    for b in range(4 * NB):
-        w.h4[b] = 0
-    n_pool = 0
-    for c in range(L):
-        if w.winnr[c] == -1:
-            continue
-        j = offsets[c]
-        while j + 4 <= offsets[c + 1]:
-            w.h4[w.bkt[j]] += 1
-            w.h4[NB + w.bkt[j + 1]] += 1
-            w.h4[2 * NB + w.bkt[j + 2]] += 1
-            w.h4[3 * NB + w.bkt[j + 3]] += 1
-            j += 4
-        while j < offsets[c + 1]:
-            w.h4[w.bkt[j]] += 1
-            j += 1
-        n_pool += offsets[c + 1] - offsets[c]
-    for b in range(NB):
-        w.hist[b] = w.h4[b] + w.h4[NB + b] + w.h4[2 * NB + b] + w.h4[3 * NB + b]
-    for _ in range(n_rank):
+    memcpy(dp, d, M * sizeof(float))
+    fa = <float> lo
+    ca = 0
+    ftop = nextafterf(<float> hi, INFINITY)
+    for p_ in range(n_rank):
         if n_pool == 0:
             break  # every map has been ranked
         for c in range(L):
@@ -802,55 +781,91 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 if not w.removed[c] and w.winnr[c] != -1:
                     w.votes[c] = offsets[c + 1] - offsets[c]
         else:
-            cum = 0
-            bb = 0
-            while cum + w.hist[bb] < k_nn:
-                cum += w.hist[bb]
-                bb += 1
-            n_ent = 0
-            for c in range(L):
-                if w.removed[c] or w.winnr[c] == -1:
-                    continue
-                w.votes[c] = mlsom_count_bucket(w.bkt + offsets[c], offsets[c + 1] - offsets[c],
-                                                bb, &cnt)
-                if cnt > 0:
-                    n_ent += mlsom_gather_f(d, w.bkt, offsets[c], offsets[c + 1], bb,
-                                            w.ent + n_ent)
-            need = k_nn - cum
-            _select_smallest(w.ent, n_ent, need)
-            # t: the k_nn-th smallest screening value. The k_nn nearest exactly are the
-            # neurons below t - gap, plus the nearest (exactly) of those within t +- gap.
-            t = w.ent[0].d
-            for j in range(1, need):
-                t = w.ent[j].d if w.ent[j].d > t else t
-            n_def = 0
-            n_amb = 0
-            if _bucket(t - gap, lo, scale) == bb and _bucket(t + gap, lo, scale) == bb:
-                # every neuron in doubt is in the boundary bucket (the bucket map is monotone)
-                for j in range(n_ent):
-                    if w.ent[j].d < t - gap:
-                        w.votes[ncls[w.ent[j].j]] += 1
-                        n_def += 1
-                    elif w.ent[j].d <= t + gap:
-                        w.amb[n_amb] = w.ent[j]
-                        n_amb += 1
-                need = need - n_def
-            else:
-                # the doubt straddles buckets: recount the whole pool against t
-                _n_doubt_straddle += 1
+            if isfinite(gap):
+                if p_ > 0:
+                    ca = mlsom_count_lt_f(dp, M, fa)
+                fb = ftop
+                cb = n_pool
+                bisect = False
+                while cb - ca > WIN:
+                    old = cb - ca
+                    # two trial values around the expected place of the k_nn-th value (linear
+                    # interpolation within the bracket), a margin of m values either side
+                    if bisect:
+                        q1 = 1.0 / 3.0
+                        q2 = 2.0 / 3.0
+                    else:
+                        m = 0.125 * WIN + 0.03125 * old
+                        q1 = (<double> (k_nn - ca) - 0.5 - m) / old
+                        q2 = (<double> (k_nn - ca) - 0.5 + m) / old
+                        if q1 < 0.5 * (<double> (k_nn - ca) - 0.5) / old:
+                            q1 = 0.5 * (<double> (k_nn - ca) - 0.5) / old
+                        if q2 > 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) / old:
+                            q2 = 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) / old
+                    fp = <float> (<double> fa + (<double> fb - <double> fa) * q1)
+                    fq = <float> (<double> fa + (<double> fb - <double> fa) * q2)
+                    if fa < fp and fp < fq and fq < fb:
+                        cp = mlsom_count_lt2_f(dp, M, fp, fq, &cq)
+                        if cp >= k_nn:
+                            fb = fp
+                            cb = cp
+                        elif cq < k_nn:
+                            fa = fq
+                            ca = cq
+                        else:
+                            fa = fp
+                            ca = cp
+                            fb = fq
+                            cb = cq
+                    else:
+                        fp = <float> (0.5 * <double> fa + 0.5 * <double> fb)
+                        if not (fp > fa and fp < fb):
+                            _n_wide += 1   # no value left between fa and fb
+                            break
+                        cp = mlsom_count_lt_f(dp, M, fp)
+                        if cp < k_nn:
+                            fa = fp
+                            ca = cp
+                        else:
+                            fb = fp
+                            cb = cp
+                    bisect = 2 * (cb - ca) > old
+                n_ent = mlsom_gather_range_f(dp, M, fa, fb, w.ent)
+                need = k_nn - ca
+                _select_smallest(w.ent, n_ent, need)
+                t = w.ent[0].d
+                for j in range(1, need):
+                    t = w.ent[j].d if w.ent[j].d > t else t
+                fa_w = fa
+                fa = <float> t   # exactly: t is one of the values
+                # [f1, f2): every value v with t - gap <= v <= t + gap, and only a few more
+                f1 = <float> (t - gap)
+                if <double> f1 > t - gap:
+                    f1 = nextafterf(f1, -INFINITY)
+                f2 = <float> (t + gap)
+                if <double> f2 < t + gap:
+                    f2 = nextafterf(f2, INFINITY)
+                f2 = nextafterf(f2, INFINITY)
+                n_def = 0
                 for c in range(L):
-                    w.votes[c] = 0
                     if w.removed[c] or w.winnr[c] == -1:
                         continue
-                    for j in range(offsets[c], offsets[c + 1]):
-                        if d[j] < t - gap:
-                            w.votes[c] += 1
-                            n_def += 1
-                        elif d[j] <= t + gap:
-                            w.amb[n_amb].d = d[j]
-                            w.amb[n_amb].j = j
+                    w.votes[c] = mlsom_count_lt_f(d + offsets[c], offsets[c + 1] - offsets[c], f1)
+                    n_def += w.votes[c]
+                if f1 >= fa_w and f2 <= fb:
+                    # the window holds every value in [f1, f2)
+                    n_amb = 0
+                    for j in range(n_ent):
+                        if w.ent[j].d >= f1 and w.ent[j].d < f2:
+                            w.amb[n_amb] = w.ent[j]
                             n_amb += 1
+                else:
+                    n_amb = mlsom_gather_range_f(dp, M, f1, f2, w.amb)
                 need = k_nn - n_def
+            else:
+                # every distance decided exactly: the whole pool is in doubt
+                n_amb = mlsom_gather_range_f(dp, M, -INFINITY, INFINITY, w.amb)
+                need = k_nn
             if need < n_amb:
                 _n_doubt_knn += 1
                 for j in range(n_amb):
@@ -882,7 +897,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
         n_ranked += 1
         w.removed[best] = 1
         for j in range(offsets[best], offsets[best + 1]):
-            w.hist[w.bkt[j]] -= 1
+            dp[j] = INFINITY
         n_pool -= offsets[best + 1] - offsets[best]
 
     # 3. Bayes decision in log space. The score p(c) prod_{d in Y} P[d,c] out_c is compared with

@@ -15,7 +15,7 @@
  * one neuron and a compiler vectorises them without -ffast-math.
  *
  * Also here: the small passes over one instance's screening values (minimum and candidates,
- * maximum, buckets, gathering a bucket) and the sums of the batch SOM update (in float64
+ * maximum, counting below a value, gathering a window of values) and the sums of the batch SOM update (in float64
  * double-double arithmetic for both input types).
  *
  * On x86-64 with GCC or clang each kernel is compiled three times (baseline SSE2, AVX2, AVX-512F)
@@ -225,15 +225,38 @@ typedef struct {
         return first;                                                                    \
     }
 
-/* the entries of bucket bb among d[lo:hi] into ent (branch-free); returns how many */
-#define MLSOM_GATHER_BODY(T)                                                             \
+/* how many of d[0:n] are below t (n < 2^31); vectorised by the compiler */
+#define MLSOM_COUNT_LT_BODY(T)                                                           \
+    {                                                                                    \
+        Py_ssize_t j;                                                                    \
+        int32_t c = 0;                                                                   \
+        for (j = 0; j < n; j++) c += d[j] < t;                                           \
+        return c;                                                                        \
+    }
+
+/* how many of d[0:n] are below t1 (returned) and below t2 (*c2) */
+#define MLSOM_COUNT_LT2_BODY(T)                                                          \
+    {                                                                                    \
+        Py_ssize_t j;                                                                    \
+        int32_t c = 0, e = 0;                                                            \
+        for (j = 0; j < n; j++) {                                                        \
+            c += d[j] < t1;                                                              \
+            e += d[j] < t2;                                                              \
+        }                                                                                \
+        *c2 = e;                                                                         \
+        return c;                                                                        \
+    }
+
+/* the entries of d[0:n] with a <= d[j] < b into ent, in index order (branch-free: every entry
+ * is written, the count advances only for those in the window); returns how many. The x86 paths
+ * use the vector-mask versions below. */
+#define MLSOM_GATHER_RANGE_BODY(T)                                                       \
     {                                                                                    \
         Py_ssize_t j, n_ent = 0;                                                         \
-        const uint8_t b = (uint8_t)bb;                                                   \
-        for (j = lo; j < hi; j++) {                                                      \
+        for (j = 0; j < n; j++) {                                                        \
             ent[n_ent].d = (double)d[j];                                                 \
             ent[n_ent].j = j;                                                            \
-            n_ent += bkt[j] == b;                                                        \
+            n_ent += (d[j] >= a) & (d[j] < b);                                           \
         }                                                                                \
         return n_ent;                                                                    \
     }
@@ -263,19 +286,6 @@ typedef struct {
         return (double)mv;                                                               \
     }
 
-/* bkt[j] = (d[j] - lo) * scale truncated and clamped to [0, nb - 1]: a monotone map of d[j] */
-#define MLSOM_BUCKETS_BODY(T)                                                            \
-    {                                                                                    \
-        Py_ssize_t j;                                                                    \
-        const double top = (double)(nb - 1);                                             \
-        for (j = 0; j < n; j++) {                                                        \
-            double f = ((double)d[j] - lo) * scale;                                      \
-            f = f > 0.0 ? f : 0.0;                                                       \
-            f = f < top ? f : top;                                                       \
-            bkt[j] = (uint8_t)(int)f;                                                    \
-        }                                                                                \
-    }
-
 #define MLSOM_SCREEN_ARGS(T)                                                             \
     (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
      T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
@@ -292,12 +302,12 @@ typedef struct {
      double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
 #define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
                               Py_ssize_t *n_cand)
-#define MLSOM_GATHER_ARGS(T) (const T *MLSOM_RESTRICT d, const uint8_t *MLSOM_RESTRICT bkt,   \
-                              Py_ssize_t lo, Py_ssize_t hi, int bb,                      \
-                              mlsom_entry *MLSOM_RESTRICT ent)
+#define MLSOM_COUNT_LT_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t)
+#define MLSOM_COUNT_LT2_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t1, T t2,    \
+                                 Py_ssize_t *c2)
+#define MLSOM_GATHER_RANGE_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T a, T b,      \
+                                    mlsom_entry *MLSOM_RESTRICT ent)
 #define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double *lo)
-#define MLSOM_BUCKETS_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double lo,        \
-                               double scale, int nb, uint8_t *MLSOM_RESTRICT bkt)
 
 typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
 typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
@@ -305,9 +315,10 @@ typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
 typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
 typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
 typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
-typedef Py_ssize_t (*mlsom_gather_f_fn) MLSOM_GATHER_ARGS(float);
+typedef Py_ssize_t (*mlsom_count_lt_f_fn) MLSOM_COUNT_LT_ARGS(float);
+typedef Py_ssize_t (*mlsom_count_lt2_f_fn) MLSOM_COUNT_LT2_ARGS(float);
+typedef Py_ssize_t (*mlsom_gather_range_f_fn) MLSOM_GATHER_RANGE_ARGS(float);
 typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
-typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
 
 /* all kernels of one path, for one target attribute (empty for the baseline) */
 #define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
@@ -322,11 +333,13 @@ typedef void (*mlsom_buckets_f_fn) MLSOM_BUCKETS_ARGS(float);
     ATTR static void mlsom_combine_##SUFFIX MLSOM_COMBINE_ARGS MLSOM_COMBINE_BODY       \
     ATTR static Py_ssize_t mlsom_argmin_f_##SUFFIX MLSOM_ARGMIN_ARGS(float)             \
         MLSOM_ARGMIN_BODY(float, nextafterf)                                            \
-    ATTR static Py_ssize_t mlsom_gather_f_##SUFFIX MLSOM_GATHER_ARGS(float)              \
-        MLSOM_GATHER_BODY(float)                                                         \
-    ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float) \
-    ATTR static void mlsom_buckets_f_##SUFFIX MLSOM_BUCKETS_ARGS(float)                 \
-        MLSOM_BUCKETS_BODY(float)
+    ATTR static Py_ssize_t mlsom_count_lt_f_##SUFFIX MLSOM_COUNT_LT_ARGS(float)          \
+        MLSOM_COUNT_LT_BODY(float)                                                       \
+    ATTR static Py_ssize_t mlsom_count_lt2_f_##SUFFIX MLSOM_COUNT_LT2_ARGS(float)        \
+        MLSOM_COUNT_LT2_BODY(float)                                                      \
+    ATTR static Py_ssize_t mlsom_gather_range_f_##SUFFIX MLSOM_GATHER_RANGE_ARGS(float)  \
+        MLSOM_GATHER_RANGE_BODY(float)                                                   \
+    ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float)
 
 MLSOM_DEFINE_PATH(base, )
 
@@ -394,6 +407,69 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile MLSOM
     }
 }
 
+/* gather_range with the window's test as one vector compare per 16 (8) neurons, and only the set
+ * bits of the resulting mask visited */
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t
+mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
+{
+    /* no branch per neuron: the indices in the window are packed (vpcompressd) into a small
+     * buffer, four blocks at a time, then spread into entries */
+    Py_ssize_t j0 = 0, n_idx = 0, e;
+    int32_t idx[16 * 4 + 16];
+    const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+    const __m512i step = _mm512_set1_epi32(16);
+    __m512i jv = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    Py_ssize_t n_ent = 0;
+    while (j0 < n) {
+        /* up to four blocks at a time into the small buffer, then out to ent */
+        Py_ssize_t blk;
+        n_idx = 0;
+        for (blk = 0; blk < 4 && j0 < n; blk++, j0 += 16) {
+            const Py_ssize_t left = n - j0;
+            const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+            const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+            const __mmask16 hit = _mm512_mask_cmp_ps_mask(m, v, va, _CMP_GE_OQ) &
+                                  _mm512_mask_cmp_ps_mask(m, v, vb, _CMP_LT_OQ);
+            _mm512_storeu_si512((void *)(idx + n_idx), _mm512_maskz_compress_epi32(hit, jv));
+            n_idx += __builtin_popcount((unsigned int)hit);
+            jv = _mm512_add_epi32(jv, step);
+        }
+        for (e = 0; e < n_idx; e++) {
+            ent[n_ent + e].j = idx[e];
+            ent[n_ent + e].d = (double)d[idx[e]];
+        }
+        n_ent += n_idx;
+    }
+    return n_ent;
+}
+
+__attribute__((target("avx2"))) static Py_ssize_t mlsom_gather_range_f_avx2_mask
+    MLSOM_GATHER_RANGE_ARGS(float)
+{
+    Py_ssize_t j0 = 0, j, n_ent = 0;
+    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+    for (; j0 + 8 <= n; j0 += 8) {
+        const __m256 v = _mm256_loadu_ps(d + j0);
+        unsigned int hit = (unsigned int)_mm256_movemask_ps(
+            _mm256_and_ps(_mm256_cmp_ps(v, va, _CMP_GE_OQ), _mm256_cmp_ps(v, vb, _CMP_LT_OQ)));
+        while (hit) {
+            j = j0 + (Py_ssize_t)__builtin_ctz(hit);
+            ent[n_ent].d = (double)d[j];
+            ent[n_ent].j = j;
+            n_ent++;
+            hit &= hit - 1u;
+        }
+    }
+    for (j = j0; j < n; j++) {
+        if (d[j] >= a && d[j] < b) {
+            ent[n_ent].d = (double)d[j];
+            ent[n_ent].j = j;
+            n_ent++;
+        }
+    }
+    return n_ent;
+}
+
 __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_SCREEN4_ARGS(float)
 {
     const float *pr[4] = {x2, x2 + A, x2 + 2 * A, x2 + 3 * A};
@@ -429,21 +505,6 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_
 }
 #endif
 
-/* entries of bkt[0:n] below bb (returned) and equal to it (*eq); vectorised by the compiler */
-static Py_ssize_t mlsom_count_bucket(const uint8_t *MLSOM_RESTRICT bkt, Py_ssize_t n, int bb,
-                                     Py_ssize_t *eq)
-{
-    Py_ssize_t j;
-    int32_t below = 0, equal = 0;
-    const uint8_t b = (uint8_t)bb;
-    for (j = 0; j < n; j++) {
-        below += bkt[j] < b;
-        equal += bkt[j] == b;
-    }
-    *eq = equal;
-    return below;
-}
-
 /* 0 = baseline, 1 = AVX2, 2 = AVX-512F */
 static int mlsom_simd_max_level(void)
 {
@@ -462,9 +523,10 @@ static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
 static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
 static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
 static mlsom_argmin_f_fn mlsom_argmin_f = mlsom_argmin_f_base;
-static mlsom_gather_f_fn mlsom_gather_f = mlsom_gather_f_base;
+static mlsom_count_lt_f_fn mlsom_count_lt_f = mlsom_count_lt_f_base;
+static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
+static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
-static mlsom_buckets_f_fn mlsom_buckets_f = mlsom_buckets_f_base;
 
 #define MLSOM_USE_PATH(SUFFIX)                                                           \
     do {                                                                                 \
@@ -474,9 +536,10 @@ static mlsom_buckets_f_fn mlsom_buckets_f = mlsom_buckets_f_base;
         mlsom_group_sums_f = mlsom_group_sums_f_##SUFFIX;                               \
         mlsom_combine = mlsom_combine_##SUFFIX;                                         \
         mlsom_argmin_f = mlsom_argmin_f_##SUFFIX;                                       \
-        mlsom_gather_f = mlsom_gather_f_##SUFFIX;                                        \
+        mlsom_count_lt_f = mlsom_count_lt_f_##SUFFIX;                                    \
+        mlsom_count_lt2_f = mlsom_count_lt2_f_##SUFFIX;                                  \
+        mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX;                            \
         mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
-        mlsom_buckets_f = mlsom_buckets_f_##SUFFIX;                                     \
     } while (0)
 
 /* Select a path; a level above what the processor supports is lowered. Returns the level used. */
@@ -489,11 +552,13 @@ static int mlsom_set_simd_level(int level)
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
         MLSOM_USE_PATH(avx2);
+        mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
         if (__builtin_cpu_supports("fma")) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
     }
     if (level == 2) {
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
+        mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
     }
 #endif
     return level;
