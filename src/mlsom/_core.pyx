@@ -609,9 +609,7 @@ cdef enum:
 
 
 ctypedef struct Work:
-    void *d             # (M) screening distances of the current instance, float
-    float *dp           # (M) the same, +inf for the neurons of classes already ranked
-    void *x2            # (A) -2 x, floating
+    float *dp           # (M) the instance's screening values, +inf for classes already ranked
     double *ex          # (M) exact distances computed for the current instance ...
     int64_t *stamp      # (M) ... valid where stamp[j] == cur
     int64_t cur
@@ -629,9 +627,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
     cdef Py_ssize_t j
     if w == NULL:
         return NULL
-    w.d = malloc(M * sizeof(double))
     w.dp = <float *> malloc(M * sizeof(float))
-    w.x2 = malloc(A * sizeof(double))
     w.ex = <double *> malloc(M * sizeof(double))
     w.stamp = <int64_t *> malloc(M * sizeof(int64_t))
     w.ent = <Entry *> malloc(M * sizeof(Entry))
@@ -641,7 +637,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
     w.removed = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
-    if (w.d == NULL or w.dp == NULL or w.x2 == NULL or w.ex == NULL or w.stamp == NULL
+    if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
             or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL):
         _work_free(w)
@@ -655,9 +651,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
 cdef void _work_free(Work *w) noexcept nogil:
     if w == NULL:
         return
-    free(w.d)
     free(w.dp)
-    free(w.x2)
     free(w.ex)
     free(w.stamp)
     free(w.ent)
@@ -688,26 +682,6 @@ cdef void _log_cond(const int64_t *T, Py_ssize_t L, double *logC, Py_ssize_t c) 
             logC[k * L + c] = log(<double> T[k * L + c] / <double> tcc)
         else:
             logC[k * L + c] = -INFINITY
-
-
-cdef double _screen_row(const floating *x, const double *c, const float *Ws, const float *ww,
-                        double wwmax, Py_ssize_t A, Py_ssize_t M, float *d,
-                        float *x2) noexcept nogil:
-    """OUT d: screening values of x to every neuron, from the centred float32 copies (centre c,
-    neurons Ws, their squared norms ww, the largest wwmax). Returns the gap 2 tol; infinite (and d
-    all 0: every neuron a candidate, every decision by exact distances) with screening switched
-    off or when the bound is not finite."""
-    cdef Py_ssize_t i
-    cdef double xx, gap
-    if _screening:
-        xx = _centre_row(x, c, A, x2)
-        gap = 2.0 * _screen_tol(A, xx, wwmax)
-        if isfinite(gap):
-            mlsom_screen_f(x2, Ws, A, M, <float> xx, ww, d)
-            return gap
-    for i in range(M):
-        d[i] = 0
-    return INFINITY
 
 
 cdef inline Py_ssize_t _winner(const floating *x, const float *d, double gap, const floating *Wt,
@@ -975,6 +949,13 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef const floating *x
     cdef floating *wt = &Wt[0, 0]
     cdef float *d
+    cdef float *G = NULL
+    cdef float *X2 = NULL
+    cdef double xxb[4]
+    cdef float base4[4]
+    cdef float gs
+    cdef Py_ssize_t s0, e0, r2, j
+    cdef bint screening = _screening
     cdef int64_t *t = &T[0, 0]
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
@@ -986,9 +967,13 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef float[:, ::1] Ws = Ws_arr
     cdef float[::1] ww = ww_arr
     cdef Work *w = _work_alloc(M, L, A)
-    if w == NULL:
+    G = <float *> malloc(4 * M * sizeof(float))
+    X2 = <float *> malloc(4 * A * sizeof(float))
+    if w == NULL or G == NULL or X2 == NULL:
+        _work_free(w)
+        free(G)
+        free(X2)
         raise MemoryError()
-    d = <float *> w.d
     try:
         with nogil:
             for c in range(L):
@@ -996,64 +981,91 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
             wwmax = _maxval(&ww[0], M)
             N = NS[0]
             S = NS[1]
-            for row in range(n):
-                x = &X[row, 0]
-                n_rank = _ceil_div(S, N)
-                if n_rank > L:
-                    n_rank = L
-                gap = _screen_row(x, &cc[0], &Ws[0, 0], &ww[0], wwmax, A, M, d, <float *> w.x2)
-                n_pred = _classify(x, d, gap, wt, A, M, &ncls[0], &offsets[0], L, t, &logC[0, 0],
-                                   &logA[0], k_nn, n_rank, squared, skip_zero, w)
-                # the best-matching unit of every predicted map moves towards x; its new norm and
-                # its exact distance to x after the move are computed on the way
-                N += 1
-                S += n_pred
-                for r in range(L):
-                    c = w.rank[r]
-                    if c < 0:
-                        break
-                    if not w.in_y[c]:
-                        continue
-                    b = _winner(x, d, gap, wt, A, M, &offsets[0], c, w)
-                    s = 0
-                    nrm = 0
-                    for i in range(A):
-                        wv = wt[i * M + b]
-                        wv = wv + etaf * (x[i] - wv)
-                        wt[i * M + b] = wv
-                        tv = x[i] - wv
-                        s = s + tv * tv
-                        ws = <float> (<double> wv - cc[i])
-                        Ws[i, b] = ws
-                        nrm = nrm + ws * ws
-                    ww[b] = nrm
-                    if nrm > wwmax:
-                        wwmax = nrm
-                    # averOut: running mean, in log space, of exp(-distance after the move)
-                    dist = s if squared else sqrt(<double> s)
-                    nb = counts[b]
-                    logA[b] = _logaddexp(log(<double> nb) + logA[b], -dist) - log(<double> (nb + 1))
-                    if logA[b] > 0.0:
-                        logA[b] = 0.0   # a mean of values <= 1 is <= 1; rounding could say more
-                    counts[b] = nb + 1
-                    Y[row, c] = 1
-                # co-occurrence counts and the conditional probabilities of the changed columns
-                for r in range(L):
-                    c = w.rank[r]
-                    if c < 0:
-                        break
-                    if not w.in_y[c]:
-                        continue
-                    for c2 in range(L):
-                        if w.in_y[c2]:
-                            t[c * L + c2] += 1
-                for c in range(L):
-                    if w.in_y[c]:
-                        _log_cond(t, L, &logC[0, 0], c)
+            # Instances are screened four at a time against the current neurons (the four-row
+            # kernel loads each weight once for the four); the screening values of a neuron that
+            # moves are then recomputed for the instances of the block still to come, so every
+            # instance is screened against the neurons as they are when its turn comes.
+            s0 = 0
+            while s0 < n:
+                e0 = min(n, s0 + 4)
+                if screening:
+                    for row in range(s0, e0):
+                        xxb[row - s0] = _centre_row(&X[row, 0], &cc[0], A, X2 + (row - s0) * A)
+                    _screen_rows(X2, xxb, e0 - s0, &Ws[0, 0], &ww[0], A, M, G, base4)
+                for row in range(s0, e0):
+                    x = &X[row, 0]
+                    d = G + (row - s0) * M
+                    n_rank = _ceil_div(S, N)
+                    if n_rank > L:
+                        n_rank = L
+                    gap = 2.0 * _screen_tol(A, xxb[row - s0], wwmax) if screening else INFINITY
+                    if not isfinite(gap):
+                        gap = INFINITY   # every neuron a candidate: all distances exact
+                        for j in range(M):
+                            d[j] = 0
+                    n_pred = _classify(x, d, gap, wt, A, M, &ncls[0], &offsets[0], L, t,
+                                       &logC[0, 0], &logA[0], k_nn, n_rank, squared, skip_zero,
+                                       w)
+                    # the best-matching unit of every predicted map moves towards x; its new norm
+                    # and its exact distance to x after the move are computed on the way
+                    N += 1
+                    S += n_pred
+                    for r in range(L):
+                        c = w.rank[r]
+                        if c < 0:
+                            break
+                        if not w.in_y[c]:
+                            continue
+                        b = _winner(x, d, gap, wt, A, M, &offsets[0], c, w)
+                        s = 0
+                        nrm = 0
+                        for i in range(A):
+                            wv = wt[i * M + b]
+                            wv = wv + etaf * (x[i] - wv)
+                            wt[i * M + b] = wv
+                            tv = x[i] - wv
+                            s = s + tv * tv
+                            ws = <float> (<double> wv - cc[i])
+                            Ws[i, b] = ws
+                            nrm = nrm + ws * ws
+                        ww[b] = nrm
+                        if nrm > wwmax:
+                            wwmax = nrm
+                        if screening:
+                            for r2 in range(row + 1, e0):
+                                gs = 0
+                                for i in range(A):
+                                    gs = gs + X2[(r2 - s0) * A + i] * Ws[i, b]
+                                G[(r2 - s0) * M + b] = (<float> xxb[r2 - s0] + nrm) + gs
+                        # averOut: running mean, in log space, of exp(-distance after the move)
+                        dist = s if squared else sqrt(<double> s)
+                        nb = counts[b]
+                        logA[b] = (_logaddexp(log(<double> nb) + logA[b], -dist)
+                                   - log(<double> (nb + 1)))
+                        if logA[b] > 0.0:
+                            logA[b] = 0.0   # a mean of values <= 1 is <= 1; rounding could say more
+                        counts[b] = nb + 1
+                        Y[row, c] = 1
+                    # co-occurrence counts and the conditional probabilities of the changed columns
+                    for r in range(L):
+                        c = w.rank[r]
+                        if c < 0:
+                            break
+                        if not w.in_y[c]:
+                            continue
+                        for c2 in range(L):
+                            if w.in_y[c2]:
+                                t[c * L + c2] += 1
+                    for c in range(L):
+                        if w.in_y[c]:
+                            _log_cond(t, L, &logC[0, 0], c)
+                s0 = e0
             NS[0] = N
             NS[1] = S
     finally:
         _work_free(w)
+        free(G)
+        free(X2)
 
 
 def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
