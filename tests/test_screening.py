@@ -35,8 +35,10 @@ def _stream(kind, n, A, L, seed):
     elif kind == "duplicates":  # every row four times
         X = np.repeat(X[: n // 4], 4, axis=0)
         Y = np.repeat(Y[: n // 4], 4, axis=0)
-    elif kind == "offset":  # far from the origin: |x|^2 >> distances, screening is coarse
+    elif kind == "offset":  # far from the origin (screening copies are centred: no effect)
         X = X + 1e4
+    elif kind == "blobs":  # two blobs far apart: |x - centre|^2 >> distances, coarse screening
+        X = X + 300.0 * (rng.random((n, 1)) < 0.5)
     elif kind == "tiny":
         X = X * 1e-150
     elif kind == "huge":
@@ -69,7 +71,7 @@ def _run(kind, dtype, seed, grid=4, gaussian=False):
     return model, frozen, stream
 
 
-KINDS = ["normal", "integers", "duplicates", "offset", "tiny", "huge", "binary"]
+KINDS = ["normal", "integers", "duplicates", "offset", "blobs", "tiny", "huge", "binary"]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -99,7 +101,8 @@ def test_screening_changes_nothing(kind, dtype, gaussian):
     [
         ("duplicates", np.float64, ("bmu", "knn")),
         ("integers", np.float32, ("bmu", "knn")),
-        ("offset", np.float32, ("bmu", "knn", "bayes")),
+        ("blobs", np.float32, ("bmu", "knn", "bayes")),
+        ("blobs", np.float64, ("bmu", "knn", "bayes")),
         ("tiny", np.float64, ("bmu", "knn", "wide", "tie")),
         ("huge", np.float64, ("bmu", "knn", "tie", "bayes")),
     ],

@@ -63,6 +63,13 @@ cdef extern from "_kernels.h" nogil:
                                         Py_ssize_t M, const float *base, const float *ww,
                                         float *out) noexcept nogil
     mlsom_screen4_f_fn mlsom_screen4_f
+    ctypedef void (*mlsom_screen4min_f_fn)(const float *x2, const float *Ws, Py_ssize_t A,
+                                           Py_ssize_t M, const float *base, const float *ww,
+                                           float *out, int32_t *idx, float *m1,
+                                           float *m2) noexcept nogil
+    mlsom_screen4min_f_fn mlsom_screen4min_f
+    void mlsom_min2_f(const float *g, Py_ssize_t n, int32_t *idx, float *m1,
+                      float *m2) noexcept nogil
     mlsom_group_sums_d_fn mlsom_group_sums_d
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
@@ -141,29 +148,73 @@ def set_screening(bint on):
 
 cdef inline double _sqdist_col(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
                                Py_ssize_t j) noexcept nogil:
-    """Exact squared distance from x to neuron j (bitwise the value of _sqdist)."""
-    cdef Py_ssize_t i
-    cdef floating s = 0, t
-    for i in range(A):
+    """Exact squared distance from x to neuron j: the squares (x_i - w_i)^2 in the model's type,
+    feature i of the first 8 floor(A / 8) into partial sum i mod 8 (each in feature order), the
+    eight sums added pairwise, ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the
+    remaining features one by one. This is the order of NumPy's pairwise summation for up to 128
+    values; eight independent sums keep the additions from waiting on each other."""
+    cdef Py_ssize_t i, k, a8 = A - A % 8
+    cdef floating s[8]
+    cdef floating r, t
+    for k in range(8):
+        s[k] = 0
+    i = 0
+    while i < a8:
+        for k in range(8):
+            t = x[i + k] - Wt[(i + k) * M + j]
+            s[k] = s[k] + t * t
+        i += 8
+    r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+    for i in range(a8, A):
         t = x[i] - Wt[i * M + j]
-        s = s + t * t
-    return s
+        r = r + t * t
+    return r
+
+
+cdef inline double _sqdist_row(const floating *x, const floating *w, Py_ssize_t A) noexcept nogil:
+    """_sqdist_col for a neuron stored contiguously (w[i] = feature i): the same sums in the same
+    order, the eight partial sums as one short vector."""
+    cdef Py_ssize_t i, k, a8 = A - A % 8
+    cdef floating s[8]
+    cdef floating r, t
+    for k in range(8):
+        s[k] = 0
+    i = 0
+    while i < a8:
+        for k in range(8):
+            t = x[i + k] - w[i + k]
+            s[k] = s[k] + t * t
+        i += 8
+    r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+    for i in range(a8, A):
+        t = x[i] - w[i]
+        r = r + t * t
+    return r
 
 
 cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept nogil:
     """A bound on |screening value - exact distance| for any neuron with |w - c|^2 <= wwmax.
 
-    The screening value is |x'|^2 + |w'|^2 - 2 x'.w' computed in float32 from x' = x - c and
-    w' = w - c rounded to float32 (c: a centre, any vector). It is a sum of A + 2 rounded terms of
-    total magnitude at most 2 (|x'|^2 + |w'|^2); the textbook bound for floating-point sums and dot
-    products in any order, with or without fused multiply-add (Higham, Accuracy and Stability of
-    Numerical Algorithms, ch. 3), is below (A + 2) eps (|x'|^2 + |w'|^2), eps the float32 epsilon.
-    Rounding x' and w' to float32 moves the distance by at most 4 eps (|x'|^2 + |w'|^2), and the
-    exact distance (a float32 or float64 sum of A squares of x - w, which c does not change) is
-    within (A + 2) eps of the true one in float32. Twice the sum of these is returned; an
-    underflow term covers tiny values. Infinite when the inputs are.
+    With eps the float32 epsilon (twice the unit roundoff u) and S = |x'|^2 + |w'|^2:
+
+    * The screening value is |x'|^2 + |w'|^2 - 2 x'.w' computed in float32 from x' = x - c and
+      w' = w - c rounded to float32 (c: a centre, any vector): a sum of A + 2 rounded terms of
+      total magnitude at most 2 S. The bound for floating-point sums and dot products in any
+      order, with or without fused multiply-add (Higham, Accuracy and Stability of Numerical
+      Algorithms, ch. 3), gamma_{A+2} 2 S, is (A + 2) eps S / (1 - (A + 2) u).
+    * Rounding x' and w' to float32 moves the distance by at most 2 eps S (taken as 4 eps S).
+    * The exact distance (a sum of A squares of x - w in the model's type, which c does not
+      change; at most 2 S) is within gamma_{A+2} 2 S of the true one in float32, less in float64.
+
+    The sum, (2 A + 8) eps S, is divided by (1 - (A + 4) eps)^2 for the gamma denominators and
+    for xx and wwmax being themselves rounded sums; an underflow term covers tiny values. Infinite
+    when the inputs are, or from 2^22 - 4 features on (every decision is then made exactly).
     """
-    return 4.0 * <double> (A + 4) * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
+    cdef double f = <double> (A + 4) * FLT_EPSILON
+    if f >= 0.5:
+        return INFINITY
+    return (2.0 * <double> (A + 4) * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
+            / ((1.0 - f) * (1.0 - f)))
 
 
 cdef void _col_norms(const float *Ws, Py_ssize_t A, Py_ssize_t M, float *ww) noexcept nogil:
@@ -202,14 +253,15 @@ cdef inline Py_ssize_t _argmin(const floating *v, Py_ssize_t lo, Py_ssize_t hi) 
 
 
 cdef Py_ssize_t _refine_argmin(const floating *x, const float *d, double gap,
-                               const floating *Wt, Py_ssize_t A, Py_ssize_t M, Py_ssize_t lo,
-                               Py_ssize_t hi, double *ex, int64_t *stamp,
+                               const floating *W, Py_ssize_t A, Py_ssize_t si, Py_ssize_t sj,
+                               Py_ssize_t lo, Py_ssize_t hi, double *ex, int64_t *stamp,
                                int64_t cur) noexcept nogil:
     """The exact first nearest neuron in [lo, hi), from screening values d within gap = 2 tol.
 
     Only the neurons within the gap of the smallest screening value are candidates; their exact
-    distances are computed only when there are several. ex/stamp/cur: a cache of exact distances
-    (stamp[j] == cur: ex[j] is valid), or NULL.
+    distances are computed only when there are several. Feature i of neuron j is
+    W[j * sj + i * si] (transposed weights: sj = 1, si = M; a row-major copy: sj = A, si = 1).
+    ex/stamp/cur: a cache of exact distances (stamp[j] == cur: ex[j] is valid), or NULL.
     """
     cdef Py_ssize_t j, n_cand, best
     cdef Py_ssize_t b = lo + mlsom_argmin_f(d + lo, hi - lo, gap, &n_cand)
@@ -222,10 +274,11 @@ cdef Py_ssize_t _refine_argmin(const floating *x, const float *d, double gap,
     for j in range(lo, hi):
         if <double> d[j] <= lim:
             if ex == NULL:
-                e = _sqdist_col(x, Wt, A, M, j)
+                e = _sqdist_row(x, W + j * sj, A) if si == 1 else _sqdist_col(x, W + j * sj, A,
+                                                                               si, 0)
             else:
                 if stamp[j] != cur:
-                    ex[j] = _sqdist_col(x, Wt, A, M, j)
+                    ex[j] = _sqdist_col(x, W + j * sj, A, si, 0)
                     stamp[j] = cur
                 e = ex[j]
             if best < 0 or e < be:
@@ -263,6 +316,26 @@ cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const fl
         q += 4
     while q < r:
         mlsom_screen_f(X2 + q * A, Ws, A, M, <float> xx[q], ww, G + q * M)
+        q += 1
+
+
+cdef void _screen_rows_min(const float *X2, const double *xx, Py_ssize_t r, const float *Ws,
+                           const float *ww, Py_ssize_t A, Py_ssize_t M, float *G, float *base,
+                           int32_t *idx, float *m1, float *m2) noexcept nogil:
+    """_screen_rows, and for every row its smallest screening value (OUT m1), the first index of
+    it (OUT idx) and the smallest of the others (OUT m2): a row's nearest neuron is settled
+    without a second pass whenever m2 is beyond the screening gap of m1."""
+    cdef Py_ssize_t q = 0
+    while q + 4 <= r:
+        base[0] = <float> xx[q]
+        base[1] = <float> xx[q + 1]
+        base[2] = <float> xx[q + 2]
+        base[3] = <float> xx[q + 3]
+        mlsom_screen4min_f(X2 + q * A, Ws, A, M, base, ww, G + q * M, idx + q, m1 + q, m2 + q)
+        q += 4
+    while q < r:
+        mlsom_screen_f(X2 + q * A, Ws, A, M, <float> xx[q], ww, G + q * M)
+        mlsom_min2_f(G + q * M, M, idx + q, m1 + q, m2 + q)
         q += 1
 
 
@@ -315,14 +388,21 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
     cdef int failed = 0
     cdef float *G
     cdef float *g
+    cdef float *m1
+    cdef float *m2
+    cdef int32_t *idx
+    cdef float limt
     cdef bint screening = _screening
     with np.errstate(over="ignore", invalid="ignore"):
         Ws_arr, ww_arr = _shadow(Wt, c)
     cdef const float[:, ::1] Ws = Ws_arr
     cdef const float[::1] ww = ww_arr
+    # a row-major copy of the neurons: exact distances read each neuron contiguously
+    Wr_arr = np.ascontiguousarray(np.asarray(Wt).T)
+    cdef const floating[:, ::1] Wr = Wr_arr
     # raw pointers inside the parallel region (no memoryview checks there in debug builds)
     cdef const floating *px = &X[0, 0]
-    cdef const floating *pw = &Wt[0, 0]
+    cdef const floating *pwr = &Wr[0, 0]
     cdef const float *px2 = &X2[0, 0]
     cdef const double *pxx = &xxs[0]
     cdef const float *pws = &Ws[0, 0]
@@ -332,25 +412,41 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
     with nogil:
         wwmax = _maxval(pww, M)
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
-            G = <float *> malloc((RB * M + 4) * sizeof(float))
+            G = <float *> malloc((RB * M + 4 + 3 * RB) * sizeof(float))
             for ch in prange(n_chunks, schedule="static"):
                 if G == NULL:
                     failed += 1
                     continue
+                m1 = G + RB * M + 4
+                m2 = m1 + RB
+                idx = <int32_t *> (m2 + RB)
                 s = ch * RB
                 e = min(n, s + RB)
                 if screening:
-                    _screen_rows(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M)
+                    _screen_rows_min(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M,
+                                     idx, m1, m2)
                 for row in range(s, e):
                     g = G + (row - s) * M
                     gap = 2.0 * _screen_tol(A, pxx[row], wwmax) if screening else INFINITY
-                    if not isfinite(gap):
+                    if isfinite(gap):
+                        # the nearest is settled when no other value is within the gap (the
+                        # bound rounded up to float32, as _refine_argmin does)
+                        limt = <float> (<double> m1[row - s] + gap)
+                        if <double> limt < <double> m1[row - s] + gap:
+                            limt = nextafterf(limt, INFINITY)
+                        if m2[row - s] > limt:
+                            b = idx[row - s]
+                            pbmu[row] = b
+                            if want_d2:
+                                pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
+                            continue
+                    else:
                         for j in range(M):   # every neuron a candidate: all distances exact
                             g[j] = 0
-                    b = _refine_argmin(px + row * A, g, gap, pw, A, M, 0, M, NULL, NULL, 0)
+                    b = _refine_argmin(px + row * A, g, gap, pwr, A, 1, A, 0, M, NULL, NULL, 0)
                     pbmu[row] = b
                     if want_d2:
-                        pd2[row] = _sqdist_col(px + row * A, pw, A, M, b)
+                        pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
             free(G)
     if failed:
         raise MemoryError()
@@ -431,7 +527,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     if n == 0:
         raise ValueError("train_map needs at least one row")
     n_blocks = (A + fblock - 1) // fblock
-    c_arr = np.asarray(X, dtype=np.float64).mean(axis=0)   # centre of the screening copies
+    c_arr = np.mean(X, axis=0, dtype=np.float64)   # centre of the screening copies
     X2_arr, xxs_arr = _centred32x2(X, c_arr)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c_v = c_arr
@@ -536,9 +632,11 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         if winner_only and changed == 0:
             converged = True
             break
+    Wr_arr = np.ascontiguousarray(np.asarray(Wt).T)   # each neuron contiguous
+    cdef const floating[:, ::1] Wr = Wr_arr
     with nogil:
         for i in range(n):
-            bmu_d2[i] = _sqdist_col(&X[i, 0], &Wt[0, 0], A, M, bmu[i])
+            bmu_d2[i] = _sqdist_row(&X[i, 0], &Wr[bmu[i], 0], A)
     return n_epochs_run, bool(converged)
 
 
@@ -689,7 +787,7 @@ cdef inline Py_ssize_t _winner(const floating *x, const float *d, double gap, co
                                Work *w) noexcept nogil:
     """The best-matching unit of label c's map (which must exist), found once per instance."""
     if w.winnr[c] == -2:
-        w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, offsets[c], offsets[c + 1], w.ex,
+        w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, 1, offsets[c], offsets[c + 1], w.ex,
                                     w.stamp, w.cur)
     return w.winnr[c]
 
@@ -945,6 +1043,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef int64_t N, S, nb
     cdef double dist, gap, wwmax
     cdef floating etaf = <floating> eta, wv, tv, s
+    cdef floating sl[8]
+    cdef Py_ssize_t a8 = A - A % 8
     cdef float nrm, ws
     cdef const floating *x
     cdef floating *wt = &Wt[0, 0]
@@ -1017,17 +1117,28 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                         if not w.in_y[c]:
                             continue
                         b = _winner(x, d, gap, wt, A, M, &offsets[0], c, w)
-                        s = 0
+                        # (the distance summed in _sqdist_col's order)
+                        for i in range(8):
+                            sl[i] = 0
                         nrm = 0
                         for i in range(A):
                             wv = wt[i * M + b]
                             wv = wv + etaf * (x[i] - wv)
                             wt[i * M + b] = wv
                             tv = x[i] - wv
-                            s = s + tv * tv
+                            if i < a8:
+                                sl[i & 7] = sl[i & 7] + tv * tv
+                            else:
+                                if i == a8:
+                                    s = ((sl[0] + sl[1]) + (sl[2] + sl[3])) + (
+                                        (sl[4] + sl[5]) + (sl[6] + sl[7]))
+                                s = s + tv * tv
                             ws = <float> (<double> wv - cc[i])
                             Ws[i, b] = ws
                             nrm = nrm + ws * ws
+                        if a8 == A:
+                            s = ((sl[0] + sl[1]) + (sl[2] + sl[3])) + (
+                                (sl[4] + sl[5]) + (sl[6] + sl[7]))
                         ww[b] = nrm
                         if nrm > wwmax:
                             wwmax = nrm

@@ -15,8 +15,8 @@
  * one neuron and a compiler vectorises them without -ffast-math.
  *
  * Also here: the small passes over one instance's screening values (minimum and candidates,
- * maximum, counting below a value, gathering a window of values) and the sums of the batch SOM update (in float64
- * double-double arithmetic for both input types).
+ * maximum, counting below a value, gathering a window of values) and the sums of the batch SOM
+ * update (in float64 double-double arithmetic for both input types).
  *
  * On x86-64 with GCC or clang each kernel is compiled three times (baseline SSE2, AVX2, AVX-512F)
  * and the widest path the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
@@ -320,6 +320,34 @@ typedef Py_ssize_t (*mlsom_count_lt2_f_fn) MLSOM_COUNT_LT2_ARGS(float);
 typedef Py_ssize_t (*mlsom_gather_range_f_fn) MLSOM_GATHER_RANGE_ARGS(float);
 typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
 
+/* the first index of the smallest of g[0:n] (*idx), that value (*m1) and the smallest of the
+ * others (*m2; equal to *m1 when the minimum is not unique, +inf when n = 1) */
+static void mlsom_min2_f(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *idx, float *m1,
+                         float *m2)
+{
+    float a = INFINITY, b = INFINITY;
+    Py_ssize_t j, ia = 0;
+    for (j = 0; j < n; j++) {
+        const float v = g[j];
+        if (v < a) {
+            b = a;
+            a = v;
+            ia = j;
+        } else if (v < b) {
+            b = v;
+        }
+    }
+    *idx = (int32_t)ia;
+    *m1 = a;
+    *m2 = b;
+}
+
+#define MLSOM_SCREEN4MIN_ARGS(T)                                                         \
+    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,  \
+     const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out,      \
+     int32_t *idx, T *m1, T *m2)
+typedef void (*mlsom_screen4min_f_fn) MLSOM_SCREEN4MIN_ARGS(float);
+
 /* all kernels of one path, for one target attribute (empty for the baseline) */
 #define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
     ATTR static void mlsom_screen_f_##SUFFIX MLSOM_SCREEN_ARGS(float)                    \
@@ -407,6 +435,99 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile MLSOM
     }
 }
 
+/* The four-row tile with each row's smallest value, its first index and the second smallest
+ * tracked in registers as the values are stored (min2 of every row, without a second pass). */
+__attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_tile
+    MLSOM_SCREEN4MIN_ARGS(float)
+{
+    const float *pr[4] = {x2, x2 + A, x2 + 2 * A, x2 + 3 * A};
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m512 t1[4], t2[4];
+    __m512i ti[4];
+    Py_ssize_t i, j0 = 0, q;
+    for (q = 0; q < 4; q++) {
+        t1[q] = inf;
+        t2[q] = inf;
+        ti[q] = _mm512_setzero_si512();
+    }
+#define MLSOM_TRACK(Q, O, J)                                                             \
+    do {                                                                                 \
+        const __mmask16 lt_ = _mm512_cmp_ps_mask((O), t1[Q], _CMP_LT_OQ);                \
+        t2[Q] = _mm512_min_ps(t2[Q], _mm512_max_ps((O), t1[Q]));                         \
+        t1[Q] = _mm512_mask_mov_ps(t1[Q], lt_, (O));                                     \
+        ti[Q] = _mm512_mask_mov_epi32(ti[Q], lt_, _mm512_add_epi32(lane, _mm512_set1_epi32((int)(J)))); \
+    } while (0)
+    for (; j0 + 32 <= M; j0 += 32) {
+        __m512 acc[8];
+        const float *w = Ws + j0;
+        for (q = 0; q < 8; q++) acc[q] = _mm512_setzero_ps();
+        for (i = 0; i < A; i++, w += M) {
+            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+            for (q = 0; q < 4; q++) {
+                const __m512 xq = _mm512_set1_ps(pr[q][i]);
+                acc[2 * q] = _mm512_fmadd_ps(xq, w0, acc[2 * q]);
+                acc[2 * q + 1] = _mm512_fmadd_ps(xq, w1, acc[2 * q + 1]);
+            }
+        }
+        {
+            const __m512 v0 = _mm512_loadu_ps(ww + j0), v1 = _mm512_loadu_ps(ww + j0 + 16);
+            for (q = 0; q < 4; q++) {
+                const __m512 bq = _mm512_set1_ps(base[q]);
+                const __m512 o0 = _mm512_add_ps(_mm512_add_ps(bq, v0), acc[2 * q]);
+                const __m512 o1 = _mm512_add_ps(_mm512_add_ps(bq, v1), acc[2 * q + 1]);
+                _mm512_storeu_ps(out + q * M + j0, o0);
+                _mm512_storeu_ps(out + q * M + j0 + 16, o1);
+                MLSOM_TRACK(q, o0, j0);
+                MLSOM_TRACK(q, o1, j0 + 16);
+            }
+        }
+    }
+    for (; j0 < M; j0 += 16) {
+        const Py_ssize_t left = M - j0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        __m512 acc[4];
+        const float *w = Ws + j0;
+        for (q = 0; q < 4; q++) acc[q] = _mm512_setzero_ps();
+        for (i = 0; i < A; i++, w += M) {
+            const __m512 w0 = _mm512_maskz_loadu_ps(m, w);
+            for (q = 0; q < 4; q++) acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(pr[q][i]), w0, acc[q]);
+        }
+        {
+            const __m512 v0 = _mm512_maskz_loadu_ps(m, ww + j0);
+            for (q = 0; q < 4; q++) {
+                const __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_set1_ps(base[q]), v0), acc[q]);
+                _mm512_mask_storeu_ps(out + q * M + j0, m, o);
+                MLSOM_TRACK(q, _mm512_mask_mov_ps(inf, m, o), j0);
+            }
+        }
+    }
+#undef MLSOM_TRACK
+    for (q = 0; q < 4; q++) {
+        const float mv = _mm512_reduce_min_ps(t1[q]);
+        const unsigned int eq =
+            (unsigned int)_mm512_cmp_ps_mask(t1[q], _mm512_set1_ps(mv), _CMP_LE_OQ);
+        int32_t ib[16];
+        float sb[16];
+        m1[q] = mv;
+        _mm512_storeu_si512((void *)ib, ti[q]);
+        if (eq == 0) { /* not reached: the minimum is one of the lanes */
+            idx[q] = 0;
+            m2[q] = mv;
+        } else if (__builtin_popcount(eq) > 1) {
+            idx[q] = ib[__builtin_ctz(eq)];
+            m2[q] = mv; /* the minimum in two lanes: not unique */
+        } else {
+            const int l = __builtin_ctz(eq);
+            float o2;
+            _mm512_storeu_ps(sb, t2[q]);
+            o2 = _mm512_reduce_min_ps(_mm512_mask_mov_ps(t1[q], (__mmask16)(1u << l), inf));
+            idx[q] = ib[l];
+            m2[q] = sb[l] < o2 ? sb[l] : o2;
+        }
+    }
+}
+
 /* gather_range with the window's test as one vector compare per 16 (8) neurons, and only the set
  * bits of the resulting mask visited */
 __attribute__((target("avx512f,popcnt"))) static Py_ssize_t
@@ -441,6 +562,79 @@ mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
         n_ent += n_idx;
     }
     return n_ent;
+}
+
+/* argmin_f in two vector passes: the minimum, then the count within the gap and the first
+ * index of the minimum from compare masks (no scalar scan) */
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_argmin_f_avx512_mask
+    MLSOM_ARGMIN_ARGS(float)
+{
+    Py_ssize_t j0, first = -1, cnt = 0;
+    __m512 mvec = _mm512_set1_ps(INFINITY);
+    float mv, limt;
+    double lim;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const Py_ssize_t left = n - j0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        mvec = _mm512_min_ps(_mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), m, d + j0), mvec);
+    }
+    mv = _mm512_reduce_min_ps(mvec);
+    lim = gap > 0.0 ? (double)mv + gap : (double)mv;
+    limt = (float)lim;
+    if ((double)limt < lim) limt = nextafterf(limt, INFINITY);
+    {
+        const __m512 vl = _mm512_set1_ps(limt), vm = _mm512_set1_ps(mv);
+        for (j0 = 0; j0 < n; j0 += 16) {
+            const Py_ssize_t left = n - j0;
+            const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+            const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+            cnt += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, vl, _CMP_LE_OQ));
+            if (first < 0) {
+                const unsigned int eq = (unsigned int)_mm512_mask_cmp_ps_mask(m, v, vm, _CMP_LE_OQ);
+                if (eq) first = j0 + (Py_ssize_t)__builtin_ctz(eq);
+            }
+        }
+    }
+    if (first < 0) first = 0;
+    *n_cand = gap > 0.0 ? cnt : 1;
+    return first;
+}
+
+__attribute__((target("avx2,popcnt"))) static Py_ssize_t mlsom_argmin_f_avx2_mask
+    MLSOM_ARGMIN_ARGS(float)
+{
+    Py_ssize_t j0, j, first = -1, cnt = 0;
+    __m256 mvec = _mm256_set1_ps(INFINITY);
+    float mv, limt, buf[8];
+    double lim;
+    for (j0 = 0; j0 + 8 <= n; j0 += 8) mvec = _mm256_min_ps(_mm256_loadu_ps(d + j0), mvec);
+    _mm256_storeu_ps(buf, mvec);
+    mv = buf[0];
+    for (j = 1; j < 8; j++) mv = buf[j] < mv ? buf[j] : mv;
+    for (j = j0; j < n; j++) mv = d[j] < mv ? d[j] : mv;
+    lim = gap > 0.0 ? (double)mv + gap : (double)mv;
+    limt = (float)lim;
+    if ((double)limt < lim) limt = nextafterf(limt, INFINITY);
+    {
+        const __m256 vl = _mm256_set1_ps(limt), vm = _mm256_set1_ps(mv);
+        for (j0 = 0; j0 + 8 <= n; j0 += 8) {
+            const __m256 v = _mm256_loadu_ps(d + j0);
+            const unsigned int le = (unsigned int)_mm256_movemask_ps(_mm256_cmp_ps(v, vl, _CMP_LE_OQ));
+            cnt += __builtin_popcount(le);
+            if (first < 0) {
+                const unsigned int eq =
+                    (unsigned int)_mm256_movemask_ps(_mm256_cmp_ps(v, vm, _CMP_LE_OQ));
+                if (eq) first = j0 + (Py_ssize_t)__builtin_ctz(eq);
+            }
+        }
+        for (j = j0; j < n; j++) {
+            cnt += d[j] <= limt;
+            if (first < 0 && d[j] <= mv) first = j;
+        }
+    }
+    if (first < 0) first = 0;
+    *n_cand = gap > 0.0 ? cnt : 1;
+    return first;
 }
 
 __attribute__((target("avx2"))) static Py_ssize_t mlsom_gather_range_f_avx2_mask
@@ -519,6 +713,15 @@ static int mlsom_simd_max_level(void)
 static int mlsom_simd_level = 0;
 static mlsom_screen_f_fn mlsom_screen_f = mlsom_screen_f_base;
 static mlsom_screen4_f_fn mlsom_screen4_f = mlsom_screen4_f_base;
+
+/* screen4 and then each row's min2, for the paths without a fused tile */
+static void mlsom_screen4min_f_generic MLSOM_SCREEN4MIN_ARGS(float)
+{
+    int q;
+    mlsom_screen4_f(x2, Ws, A, M, base, ww, out);
+    for (q = 0; q < 4; q++) mlsom_min2_f(out + q * M, M, idx + q, m1 + q, m2 + q);
+}
+static mlsom_screen4min_f_fn mlsom_screen4min_f = mlsom_screen4min_f_generic;
 static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
 static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
 static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
@@ -549,16 +752,20 @@ static int mlsom_set_simd_level(int level)
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
+    mlsom_screen4min_f = mlsom_screen4min_f_generic;
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
         MLSOM_USE_PATH(avx2);
         mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
+        mlsom_argmin_f = mlsom_argmin_f_avx2_mask;
         if (__builtin_cpu_supports("fma")) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
     }
     if (level == 2) {
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
+        mlsom_screen4min_f = mlsom_screen4min_f_avx512_tile;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
+        mlsom_argmin_f = mlsom_argmin_f_avx512_mask;
     }
 #endif
     return level;

@@ -268,7 +268,8 @@ class SOMStreamClassifier(ParamsMixin):
                 n_iter.append(None)
                 offsets[j + 1] = offsets[j]
                 continue
-            Xj = np.ascontiguousarray(X[Y[:, j] == 1])
+            rows = Y[:, j] == 1
+            Xj = X if rows.all() else np.ascontiguousarray(X[rows])  # no copy when all rows
             nj = Xj.shape[0]
             # [D] initial neurons: d*d distinct random rows, with replacement when too few
             init = rng.choice(nj, size=M0, replace=nj < M0)
