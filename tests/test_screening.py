@@ -197,3 +197,22 @@ def test_float32_limit_is_named():
         m.predict(bad)
     with pytest.raises(ValueError, match="too large"):
         mlsom.SOMStreamClassifier(grid_size=3).fit(bad.astype(np.float32), Y[:5])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("A", [1, 3, 7, 8, 9, 13, 64, 100, 127, 128])
+def test_exact_distances_are_numpys_sums(dtype, A):
+    """The exact distance sums the squares in eight interleaved partial sums added pairwise, then
+    the remaining features: the order NumPy's pairwise summation uses for up to 128 values. The
+    best-matching unit's distance must equal NumPy's ((x - w)**2).sum() bit for bit, and the unit
+    must be NumPy's argmin (first index on ties)."""
+    rng = np.random.default_rng(A)
+    X = (rng.normal(size=(400, A)) * rng.uniform(0.1, 100.0, size=A)).astype(dtype)
+    W = rng.normal(size=(20, A)).astype(dtype)
+    W[7] = W[3]  # a duplicated neuron: the lower index must win
+    bmu = np.empty(400, dtype=np.int64)
+    d2 = np.empty(400, dtype=np.float64)
+    _core.assign(X, np.ascontiguousarray(W.T), bmu, d2, 1)
+    D = np.array([[((x - w) ** 2).sum() for w in W] for x in X])
+    np.testing.assert_array_equal(bmu, D.argmin(axis=1))
+    np.testing.assert_array_equal(d2, D[np.arange(400), bmu].astype(np.float64))

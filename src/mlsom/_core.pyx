@@ -470,7 +470,7 @@ def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu
            double[::1] bmu_d2, int n_threads):
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
-    c_arr = np.asarray(X, dtype=np.float64).mean(axis=0)
+    c_arr = np.mean(X, axis=0, dtype=np.float64)
     X2_arr, xxs_arr = _centred32x2(X, c_arr)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c = c_arr
