@@ -319,6 +319,23 @@ cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const fl
         q += 1
 
 
+cdef Py_ssize_t _nearest_within(const floating *x, const float *g, float limt,
+                                const floating *Wr, Py_ssize_t A, Py_ssize_t M) noexcept nogil:
+    """The exact nearest (first on ties) of the neurons whose screening value is at most limt,
+    from a row-major copy Wr of the neurons: _refine_argmin when the limit is already known."""
+    cdef Py_ssize_t j, best = -1
+    cdef double e, be = INFINITY
+    global _n_doubt_bmu
+    _n_doubt_bmu += 1
+    for j in range(M):
+        if g[j] <= limt:
+            e = _sqdist_row(x, Wr + j * A, A)
+            if best < 0 or e < be:
+                be = e
+                best = j
+    return best
+
+
 cdef void _screen_rows_min(const float *X2, const double *xx, Py_ssize_t r, const float *Ws,
                            const float *ww, Py_ssize_t A, Py_ssize_t M, float *G, float *base,
                            int32_t *idx, float *m1, float *m2) noexcept nogil:
@@ -436,10 +453,12 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                             limt = nextafterf(limt, INFINITY)
                         if m2[row - s] > limt:
                             b = idx[row - s]
-                            pbmu[row] = b
-                            if want_d2:
-                                pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
-                            continue
+                        else:
+                            b = _nearest_within(px + row * A, g, limt, pwr, A, M)
+                        pbmu[row] = b
+                        if want_d2:
+                            pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
+                        continue
                     else:
                         for j in range(M):   # every neuron a candidate: all distances exact
                             g[j] = 0
@@ -470,7 +489,7 @@ def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu
            double[::1] bmu_d2, int n_threads):
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
-    c_arr = np.mean(X, axis=0, dtype=np.float64)
+    c_arr = np.mean(X, axis=0).astype(np.float64)
     X2_arr, xxs_arr = _centred32x2(X, c_arr)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c = c_arr
@@ -527,7 +546,8 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     if n == 0:
         raise ValueError("train_map needs at least one row")
     n_blocks = (A + fblock - 1) // fblock
-    c_arr = np.mean(X, axis=0, dtype=np.float64)   # centre of the screening copies
+    # centre of the screening copies (any point will do: the mean in the rows' own type)
+    c_arr = np.mean(X, axis=0).astype(np.float64)
     X2_arr, xxs_arr = _centred32x2(X, c_arr)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c_v = c_arr
