@@ -471,17 +471,28 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         raise MemoryError()
 
 
-cdef _centred32x2(const floating[:, ::1] X, c):
-    """-2 x' for the centred float32 copies x' = X - c of the rows, and |x'|^2 per row."""
+cdef _centred32x2(const floating[:, ::1] X, c, int n_threads):
+    """-2 x' for the centred float32 copies x' = X - c of the rows, and |x'|^2 per row (rows in
+    parallel: each row's values do not depend on the others)."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i
     X2 = np.empty((n, A), dtype=np.float32)
     xx = np.empty(n, dtype=np.float64)
     cdef float[:, ::1] x2_ = X2
     cdef double[::1] xx_ = xx
     cdef const double[::1] c_ = c
+    cdef const floating *px
+    cdef float *px2
+    cdef double *pxx
+    cdef const double *pc
+    if n == 0 or A == 0:
+        return X2, xx
+    px = &X[0, 0]
+    px2 = &x2_[0, 0]
+    pxx = &xx_[0]
+    pc = &c_[0]
     with nogil:
-        for i in range(n):
-            xx_[i] = _centre_row(&X[i, 0], &c_[0], A, &x2_[i, 0])
+        for i in prange(n, schedule="static", num_threads=_threads(4.0 * n * A, n_threads)):
+            pxx[i] = _centre_row(px + i * A, pc, A, px2 + i * A)
     return X2, xx
 
 
@@ -490,7 +501,7 @@ def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
     c_arr = np.mean(X, axis=0).astype(np.float64)
-    X2_arr, xxs_arr = _centred32x2(X, c_arr)
+    X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c = c_arr
     cdef double[::1] xxs = xxs_arr
@@ -548,7 +559,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     n_blocks = (A + fblock - 1) // fblock
     # centre of the screening copies (any point will do: the mean in the rows' own type)
     c_arr = np.mean(X, axis=0).astype(np.float64)
-    X2_arr, xxs_arr = _centred32x2(X, c_arr)
+    X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c_v = c_arr
     cdef double[::1] xxs_v = xxs_arr
