@@ -8,8 +8,10 @@
 # Wt[i, j] = feature i of neuron j).
 #
 # Exact distances and screening. A distance mlsom compares is always the "exact" one: the sum of
-# (x_i - w_i)^2 over the features in order, in the model's type (_sqdist_col). Most of them are
-# never computed, though: every neuron first gets a cheap screening value |x'|^2 + |w'|^2 - 2 x'.w'
+# (x_i - w_i)^2 in a fixed order (eight interleaved partial sums added pairwise, then the last
+# A mod 8 features: NumPy's order for up to 128 values), in the model's type (_sqdist_col,
+# _sqdist_row). Most of them are never computed, though: every neuron first gets a cheap
+# screening value |x'|^2 + |w'|^2 - 2 x'.w'
 # in float32 from copies centred on a common point (the kernels of _kernels.h: one instance, or
 # four rows at a time for blocks of rows), which is within a known bound `tol` of the exact value
 # (_screen_tol). Two neurons whose screening values differ by more than 2 tol are in the same
