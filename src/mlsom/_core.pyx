@@ -667,9 +667,11 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             break
     Wr_arr = np.ascontiguousarray(np.asarray(Wt).T)   # each neuron contiguous
     cdef const floating[:, ::1] Wr = Wr_arr
+    cdef const floating *pwr = &Wr[0, 0]
+    cdef double *pd2 = &bmu_d2[0]
     with nogil:
-        for i in range(n):
-            bmu_d2[i] = _sqdist_row(&X[i, 0], &Wr[bmu[i], 0], A)
+        for i in prange(n, schedule="static", num_threads=_threads(3.0 * n * A, n_threads)):
+            pd2[i] = _sqdist_row(px + i * A, pwr + pbmu[i] * A, A)
     return n_epochs_run, bool(converged)
 
 
