@@ -212,11 +212,16 @@ cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept n
     for xx and wwmax being themselves rounded sums; an underflow term covers tiny values. Infinite
     when the inputs are, or from 2^22 - 4 features on (every decision is then made exactly).
     """
+    return _tol_scale(A) * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
+
+
+cdef inline double _tol_scale(Py_ssize_t A) noexcept nogil:
+    """The factor of _screen_tol that depends on A only, 2 (A + 4) / (1 - (A + 4) eps)^2 (rounded
+    up a little, so that the product stays a bound), computed once per call of a kernel."""
     cdef double f = <double> (A + 4) * FLT_EPSILON
     if f >= 0.5:
         return INFINITY
-    return (2.0 * <double> (A + 4) * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
-            / ((1.0 - f) * (1.0 - f)))
+    return 2.0 * <double> (A + 4) / ((1.0 - f) * (1.0 - f)) * (1.0 + 1e-12)
 
 
 cdef void _col_norms(const float *Ws, Py_ssize_t A, Py_ssize_t M, float *ww) noexcept nogil:
@@ -403,7 +408,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
     (centre c) and |x'|^2. One parallel region; blocks of RB rows per thread."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
     cdef Py_ssize_t ch, s, e, row, j, b, n_chunks = (n + RB - 1) // RB
-    cdef double wwmax, gap
+    cdef double wwmax, gap, tscale
     cdef int failed = 0
     cdef float *G
     cdef float *g
@@ -430,6 +435,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
     cdef double *pd2 = &bmu_d2[0]
     with nogil:
         wwmax = _maxval(pww, M)
+        tscale = _tol_scale(A)
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
             G = <float *> malloc((RB * M + 4 + 3 * RB) * sizeof(float))
             for ch in prange(n_chunks, schedule="static"):
@@ -446,7 +452,8 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                                      idx, m1, m2)
                 for row in range(s, e):
                     g = G + (row - s) * M
-                    gap = 2.0 * _screen_tol(A, pxx[row], wwmax) if screening else INFINITY
+                    gap = (2.0 * tscale * (FLT_EPSILON * (pxx[row] + wwmax) + FLT_MIN)
+                           if screening else INFINITY)
                     if isfinite(gap):
                         # the nearest is settled when no other value is within the gap (the
                         # bound rounded up to float32, as _refine_argmin does)
@@ -1076,7 +1083,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t row, r, c, c2, b, i, n_pred, n_rank
     cdef int64_t N, S, nb
-    cdef double dist, gap, wwmax
+    cdef double dist, gap, wwmax, tscale
     cdef floating etaf = <floating> eta, wv, tv, s
     cdef floating sl[8]
     cdef Py_ssize_t a8 = A - A % 8
@@ -1114,6 +1121,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
             for c in range(L):
                 _log_cond(t, L, &logC[0, 0], c)
             wwmax = _maxval(&ww[0], M)
+            tscale = _tol_scale(A)
             N = NS[0]
             S = NS[1]
             # Instances are screened four at a time against the current neurons (the four-row
@@ -1133,7 +1141,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                     n_rank = _ceil_div(S, N)
                     if n_rank > L:
                         n_rank = L
-                    gap = 2.0 * _screen_tol(A, xxb[row - s0], wwmax) if screening else INFINITY
+                    gap = (2.0 * tscale * (FLT_EPSILON * (xxb[row - s0] + wwmax) + FLT_MIN)
+                           if screening else INFINITY)
                     if not isfinite(gap):
                         gap = INFINITY   # every neuron a candidate: all distances exact
                         for j in range(M):
@@ -1228,7 +1237,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks = (n + RB - 1) // RB
     cdef int failed = 0
-    cdef double gap, wwmax
+    cdef double gap, wwmax, tscale
     cdef float *G
     cdef float *X2
     cdef double *xx
@@ -1262,6 +1271,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         for c in range(L):
             _log_cond(pT, L, &logC[0, 0], c)
         wwmax = _maxval(pww, M)
+        tscale = _tol_scale(A)
         with parallel(num_threads=n_threads):
             w = _work_alloc(M, L, A)
             G = <float *> malloc((RB * M + 4) * sizeof(float))
@@ -1279,7 +1289,8 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                     _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + RB * M)
                 for row in range(s, e):
                     g = G + (row - s) * M
-                    gap = 2.0 * _screen_tol(A, xx[row - s], wwmax) if screening else INFINITY
+                    gap = (2.0 * tscale * (FLT_EPSILON * (xx[row - s] + wwmax) + FLT_MIN)
+                           if screening else INFINITY)
                     if not isfinite(gap):
                         for j in range(M):   # every neuron a candidate: all distances exact
                             g[j] = 0
