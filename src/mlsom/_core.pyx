@@ -1095,7 +1095,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef float *X2 = NULL
     cdef double xxb[4]
     cdef float base4[4]
-    cdef float gs
+    cdef float gp[3]
+    cdef const float *xp
+    cdef Py_ssize_t npend
     cdef Py_ssize_t s0, e0, r2, j
     cdef bint screening = _screening
     cdef int64_t *t = &T[0, 0]
@@ -1165,6 +1167,13 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                         for i in range(8):
                             sl[i] = 0
                         nrm = 0
+                        # the instances of the block still to come: their screening values of
+                        # the moved neuron, summed on the way (npend of them, at most 3)
+                        npend = e0 - row - 1 if screening else 0
+                        gp[0] = 0
+                        gp[1] = 0
+                        gp[2] = 0
+                        xp = X2 + (row + 1 - s0) * A
                         for i in range(A):
                             wv = wt[i * M + b]
                             wv = wv + etaf * (x[i] - wv)
@@ -1180,18 +1189,21 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                             ws = <float> (<double> wv - cc[i])
                             Ws[i, b] = ws
                             nrm = nrm + ws * ws
+                            if npend > 0:
+                                gp[0] = gp[0] + xp[i] * ws
+                                if npend > 1:
+                                    gp[1] = gp[1] + xp[A + i] * ws
+                                    if npend > 2:
+                                        gp[2] = gp[2] + xp[2 * A + i] * ws
                         if a8 == A:
                             s = ((sl[0] + sl[1]) + (sl[2] + sl[3])) + (
                                 (sl[4] + sl[5]) + (sl[6] + sl[7]))
                         ww[b] = nrm
                         if nrm > wwmax:
                             wwmax = nrm
-                        if screening:
-                            for r2 in range(row + 1, e0):
-                                gs = 0
-                                for i in range(A):
-                                    gs = gs + X2[(r2 - s0) * A + i] * Ws[i, b]
-                                G[(r2 - s0) * M + b] = (<float> xxb[r2 - s0] + nrm) + gs
+                        for r2 in range(npend):
+                            G[(row + 1 + r2 - s0) * M + b] = (
+                                (<float> xxb[row + 1 + r2 - s0] + nrm) + gp[r2])
                         # averOut: running mean, in log space, of exp(-distance after the move)
                         dist = s if squared else sqrt(<double> s)
                         nb = counts[b]
