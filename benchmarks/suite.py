@@ -4,8 +4,11 @@
                                [--repeats N]
 
 Setting unless stated: L = 7 labels, 10 x 10 maps (d = 10), A = 128 features, data from
-``bench_online.make_stream``. Sections (each ratio's cases run in one process, one after the
-other, best of a few repeats with ``time.perf_counter``):
+``bench_online.make_stream``. Sections (each ratio's cases run in one process, best of a few
+repeats with ``time.perf_counter``; on one thread mlsom and its floor run in turn, a b a b ..., so
+that a slow spell of the shared machine falls on both; with two threads each runs its repeats in
+a block after a pause, since a thread pool keeps spinning after a parallel call and would slow
+the other's):
 
 * ``train`` (1 and 2 threads): batch SOM training of one 10 x 10 map on 20,000 x 100 data for 10
   epochs. mlsom is ``SOMStreamClassifier(grid_size=10, n_epochs=10, max_epochs=10).fit(X, Y)``
@@ -34,7 +37,7 @@ other, best of a few repeats with ``time.perf_counter``):
   (final - after the first chunk) < 20 MB.
 
 ``--quick`` runs fewer repeats, shorter peer prefixes, 250,000 rows for ``predict`` and 1,000,000
-instances for ``memory`` (about 3 minutes; the full suite takes about 10 on 2 cores).
+instances for ``memory`` (about 1 minute; the full suite takes about 3.5 on 2 cores).
 
 Each section (and each thread count) runs in a subprocess whose environment sets
 OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS and BLIS_NUM_THREADS to the thread count
@@ -154,6 +157,34 @@ def best_of(run, repeats, budget_s=None):
         if budget_s is not None and spent > budget_s:
             break
     return best, runs
+
+
+def interleaved(runs, repeats, threads, budget_s=None):
+    """Smallest timing of each case of ``runs`` (name -> ``run()`` returning seconds).
+
+    On one thread the cases run in turn, a b a b ..., so that a slow spell of the shared machine
+    falls on every case of a ratio alike (stop past ``budget_s`` in all). With several threads
+    each case runs its repeats in a block, after a pause: the threads of an OpenMP or BLAS pool
+    keep spinning for a while after a parallel call and would slow the other pool's case.
+    Returns ({name: best}, rounds)."""
+    best = {k: math.inf for k in runs}
+    if threads > 1:
+        rounds = 0
+        for i, (k, run) in enumerate(runs.items()):
+            if i:
+                pause()
+            best[k], rounds = best_of(run, repeats, budget_s)
+        return best, rounds
+    spent, rounds = 0.0, 0
+    for _ in range(repeats):
+        for k, run in runs.items():
+            dt = run()
+            best[k] = min(best[k], dt)
+            spent += dt
+        rounds += 1
+        if budget_s is not None and spent > budget_s:
+            break
+    return best, rounds
 
 
 def mlsom_missing():
@@ -334,11 +365,24 @@ def section_train(rec, opts):
     Y1 = np.ones((n, 1), dtype=np.uint8)
     info = {"data": f"{n} x {a}", "map": f"{d} x {d}", "epochs": epochs}
 
-    # mlsom, float64 and float32 X
+    # mlsom, float64 and float32 X, each in turn with its floor: the 10 distance products alone
     for dt, Xd in ((np.float64, X), (np.float32, X32)):
         key, dname = f"mlsom_{dt.__name__}", dt.__name__
+        W = np.ascontiguousarray(init, dtype=dt)
+        buf = np.empty((n, d * d), dtype=dt)
+
+        def run_gemm(Xd=Xd, W=W, buf=buf):
+            t0 = time.perf_counter()
+            for _ in range(epochs):
+                np.dot(Xd, W.T, out=buf)
+            return time.perf_counter() - t0
+
+        gemm_note = f"{epochs} x ({n}x{a} @ {a}x{d * d})"
+        gemm_note += ", run in turn with mlsom fit" if threads == 1 else ""
         if mlsom is None:
             rec.failed(key, "mlsom fit", dname, mlsom_missing(), "ms")
+            best, runs = best_of(run_gemm, max(repeats, 5))
+            rec.case(f"gemm_{dname}", "GEMM floor", dname, best * 1e3, "ms", note=gemm_note)
             continue
         seen = {}
 
@@ -355,27 +399,15 @@ def section_train(rec, opts):
             return dt_s
 
         try:
-            best, runs = best_of(run, repeats)
+            best, runs = interleaved({"mlsom": run, "gemm": run_gemm}, max(repeats, 5), threads)
             note = f"n_iter_={seen['n_iter']}, model {seen['model_dtype']}"
-            rec.case(key, "mlsom fit", dname, best * 1e3, "ms", runs=runs, note=note, **seen)
+            rec.case(
+                key, "mlsom fit", dname, best["mlsom"] * 1e3, "ms", runs=runs, note=note, **seen
+            )
         except Exception as exc:
             rec.failed(key, "mlsom fit", dname, exc, "ms")
-        pause()
-
-    # the floor: the 10 distance products alone
-    for dt, Xd in ((np.float64, X), (np.float32, X32)):
-        W = np.ascontiguousarray(init, dtype=dt)
-        buf = np.empty((n, d * d), dtype=dt)
-
-        def run(Xd=Xd, W=W, buf=buf):
-            t0 = time.perf_counter()
-            for _ in range(epochs):
-                np.dot(Xd, W.T, out=buf)
-            return time.perf_counter() - t0
-
-        best, runs = best_of(run, max(repeats, 5))
-        note = f"{epochs} x ({n}x{a} @ {a}x{d * d})"
-        rec.case(f"gemm_{dt.__name__}", "GEMM floor", dt.__name__, best * 1e3, "ms", note=note)
+            best, runs = {"gemm": best_of(run_gemm, max(repeats, 5))[0]}, None
+        rec.case(f"gemm_{dname}", "GEMM floor", dname, best["gemm"] * 1e3, "ms", note=gemm_note)
         pause()
 
     # NumPy + BLAS batch SOM
@@ -555,33 +587,9 @@ def section_online(rec, opts):
                 model, fit_s = fitted_model(dt, opts.cache, 1)
                 if fit_s is not None:
                     info[f"fit_s_{dname}"] = fit_s
-                got = {}
-
-                def run(model=model, Xd=Xd, got=got):
-                    m = copy.deepcopy(model)
-                    t0 = time.perf_counter()
-                    got["out"] = m.predict_stream(Xd)
-                    return time.perf_counter() - t0
-
-                best, runs = best_of(run, repeats, budget_s=10)
-                mdt = model_dtype(model)
-                rec.case(
-                    f"mlsom_{dname}",
-                    "mlsom predict_stream",
-                    dname,
-                    best / len(Xd) * 1e6,
-                    "us/inst",
-                    runs=runs,
-                    model_dtype=mdt,
-                    neurons=int(sum(w.shape[0] for w in model.weights_ if w is not None)),
-                    note=f"{len(Xd):,} instances, model {mdt}",
-                )
-                if dt is np.float64:
-                    out64, model64 = got["out"], model
             except Exception as exc:
                 rec.failed(f"mlsom_{dname}", "mlsom predict_stream", dname, exc, "us/inst")
                 model = None
-        pause()
 
         # the floor's neuron matrix: the model's (random rows of the stream if mlsom failed)
         if model is not None:
@@ -589,10 +597,61 @@ def section_online(rec, opts):
         else:
             W = np.ascontiguousarray(Xtr[:FALLBACK_M], dtype=dt)
         M = W.shape[0]
+        o = np.empty(M, dtype=dt)
+
+        # (b) dgemv / sgemv in a compiled loop over the whole stream, run in turn with mlsom
+        runs = {}
+        if floor_mod is not None:
+            fn = floor_mod.gemv_loop
+
+            def run_blas(fn=fn, W=W, Xd=Xd, o=o):
+                t0 = time.perf_counter()
+                fn(W, Xd, o)
+                return time.perf_counter() - t0
+
+            runs["blas"] = run_blas
+        got = {}
+        if model is not None:
+
+            def run(model=model, Xd=Xd, got=got):
+                m = copy.deepcopy(model)
+                t0 = time.perf_counter()
+                got["out"] = m.predict_stream(Xd)
+                return time.perf_counter() - t0
+
+            runs["mlsom"] = run
+        best, rounds = interleaved(runs, max(repeats, 3), 1, budget_s=20) if runs else ({}, 0)
+        if model is not None:
+            mdt = model_dtype(model)
+            rec.case(
+                f"mlsom_{dname}",
+                "mlsom predict_stream",
+                dname,
+                best["mlsom"] / len(Xd) * 1e6,
+                "us/inst",
+                runs=rounds,
+                model_dtype=mdt,
+                neurons=int(sum(w.shape[0] for w in model.weights_ if w is not None)),
+                note=f"{len(Xd):,} instances, model {mdt}",
+            )
+            if dt is np.float64:
+                out64, model64 = got["out"], model
+        floor_key = f"floor_numpy_{dname}"
+        if "blas" in best:
+            routine = "dgemv" if dt is np.float64 else "sgemv"
+            rec.case(
+                f"floor_blas_{dname}",
+                f"floor (b): compiled {routine} loop",
+                dname,
+                best["blas"] / len(Xd) * 1e6,
+                "us/inst",
+                note=f"M={M}, {len(Xd):,} instances, run in turn with mlsom predict_stream",
+            )
+            floor_key = f"floor_blas_{dname}"
+        pause()
 
         # (a) np.dot in a Python loop, less the overhead of a 1 x 1 product
         Xl = Xd[:n_loop]
-        o = np.empty(M, dtype=dt)
         w1, X1, o1 = np.ones((1, 1), dt), np.ones((n_loop, 1), dt), np.empty(1, dt)
 
         def run_dot(W=W, Xl=Xl, o=o):
@@ -619,29 +678,6 @@ def section_online(rec, opts):
             note=f"M={M}; raw {t_dot / n_loop * 1e6:.2f}, overhead {t_ovh / n_loop * 1e6:.2f}",
         )
         pause()
-
-        # (b) dgemv / sgemv in a compiled loop over the whole stream
-        floor_key = f"floor_numpy_{dname}"
-        if floor_mod is not None:
-            fn = floor_mod.gemv_loop
-
-            def run_blas(fn=fn, W=W, Xd=Xd, o=o):
-                t0 = time.perf_counter()
-                fn(W, Xd, o)
-                return time.perf_counter() - t0
-
-            t_b, _ = best_of(run_blas, max(repeats, 3))
-            routine = "dgemv" if dt is np.float64 else "sgemv"
-            rec.case(
-                f"floor_blas_{dname}",
-                f"floor (b): compiled {routine} loop",
-                dname,
-                t_b / len(Xd) * 1e6,
-                "us/inst",
-                note=f"M={M}, {len(Xd):,} instances",
-            )
-            floor_key = f"floor_blas_{dname}"
-            pause()
         note = ""
         if model is not None and model_dtype(model) != dname:
             note = f"the model is {model_dtype(model)}: float32 X was not kept as float32"
@@ -763,29 +799,9 @@ def section_predict(rec, opts):
             try:
                 model, _ = fitted_model(dt, opts.cache, threads)
                 model.set_params(n_jobs=threads)
-
-                def run(model=model, Xd=Xd):
-                    t0 = time.perf_counter()
-                    model.predict(Xd)
-                    return time.perf_counter() - t0
-
-                best, runs = best_of(run, repeats, budget_s=15)
-                mdt = model_dtype(model)
-                rec.case(
-                    f"mlsom_{dname}",
-                    "mlsom predict (frozen)",
-                    dname,
-                    best,
-                    "s",
-                    runs=runs,
-                    rows_per_s=n_rows / best,
-                    model_dtype=mdt,
-                    note=f"{n_rows:,} rows, {n_rows / best:,.0f} rows/s, model {mdt}",
-                )
             except Exception as exc:
                 rec.failed(f"mlsom_{dname}", "mlsom predict (frozen)", dname, exc, "s")
                 model = None
-        pause()
         W = (
             neuron_matrix(model, dt)
             if model is not None
@@ -800,15 +816,43 @@ def section_predict(rec, opts):
                 np.dot(xc, W.T, out=buf[: len(xc)])
             return time.perf_counter() - t0
 
-        best, runs = best_of(run_gemm, repeats, budget_s=15)
+        best = None
+        if model is not None:
+
+            def run(model=model, Xd=Xd):
+                t0 = time.perf_counter()
+                model.predict(Xd)
+                return time.perf_counter() - t0
+
+            try:
+                best, runs = interleaved(
+                    {"mlsom": run, "gemm": run_gemm}, repeats, threads, budget_s=30
+                )
+                mdt = model_dtype(model)
+                rec.case(
+                    f"mlsom_{dname}",
+                    "mlsom predict (frozen)",
+                    dname,
+                    best["mlsom"],
+                    "s",
+                    runs=runs,
+                    rows_per_s=n_rows / best["mlsom"],
+                    model_dtype=mdt,
+                    note=f"{n_rows:,} rows, {n_rows / best['mlsom']:,.0f} rows/s, model {mdt}",
+                )
+            except Exception as exc:
+                rec.failed(f"mlsom_{dname}", "mlsom predict (frozen)", dname, exc, "s")
+                best = None
+        if best is None:
+            best = {"gemm": best_of(run_gemm, repeats, budget_s=15)[0]}
         rec.case(
             f"gemm_{dname}",
             "GEMM floor X @ W.T",
             dname,
-            best,
+            best["gemm"],
             "s",
-            runs=runs,
-            note=f"M={W.shape[0]}, chunks of {chunk} rows, {n_rows / best:,.0f} rows/s",
+            note=f"M={W.shape[0]}, chunks of {chunk} rows, {n_rows / best['gemm']:,.0f} rows/s"
+            + (", run in turn with mlsom predict" if threads == 1 else ""),
         )
         target = "<= 2" if threads >= 2 else ""
         rec.ratio("predict: mlsom / GEMM floor", f"mlsom_{dname}", f"gemm_{dname}", target, dname)

@@ -850,7 +850,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     cdef Py_ssize_t n_pred = 0, n_ranked = 0
     cdef double dist, rhs, lo, hi, t, lo_d, hi_d, p
     cdef float fa, fb, fp, fq, f1, f2, ftop, fa_w
-    cdef double q1, q2, m
+    cdef double q1, q2, m, inv
     cdef Py_ssize_t cq
     cdef bint ok, accept, bisect
     cdef Entry e1, e2
@@ -910,12 +910,13 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                         q2 = 2.0 / 3.0
                     else:
                         m = 0.125 * WIN + 0.03125 * old
-                        q1 = (<double> (k_nn - ca) - 0.5 - m) / old
-                        q2 = (<double> (k_nn - ca) - 0.5 + m) / old
-                        if q1 < 0.5 * (<double> (k_nn - ca) - 0.5) / old:
-                            q1 = 0.5 * (<double> (k_nn - ca) - 0.5) / old
-                        if q2 > 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) / old:
-                            q2 = 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) / old
+                        inv = 1.0 / <double> old
+                        q1 = (<double> (k_nn - ca) - 0.5 - m) * inv
+                        q2 = (<double> (k_nn - ca) - 0.5 + m) * inv
+                        if q1 < 0.5 * (<double> (k_nn - ca) - 0.5) * inv:
+                            q1 = 0.5 * (<double> (k_nn - ca) - 0.5) * inv
+                        if q2 > 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) * inv:
+                            q2 = 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) * inv
                     fp = <float> (<double> fa + (<double> fb - <double> fa) * q1)
                     fq = <float> (<double> fa + (<double> fb - <double> fa) * q2)
                     if fa < fp and fp < fq and fq < fb:
