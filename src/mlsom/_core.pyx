@@ -613,13 +613,14 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             r = 0.0
         winner_only = r < 1.0
         with nogil:
-            # rows' sums per best-matching unit, each in row order (in parallel over features)
+            # rows' sums per best-matching unit, each in row order (in parallel over features;
+            # about 8 floating-point operations per element in double-double arithmetic)
             for v in range(M):
                 cnt[v] = 0
             for i in range(n):
                 cnt[bmu[i]] += 1
             for blk in prange(n_blocks, schedule="static",
-                              num_threads=_threads(0.5 * n * A, n_threads)):
+                              num_threads=_threads(8.0 * n * A, n_threads)):
                 if floating is double:
                     mlsom_group_sums_d(px, n, A, pbmu, M, pshi, pslo, blk * fblock,
                                        min(A, (blk + 1) * fblock))
@@ -648,7 +649,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
             nb_start[M] = t
             # unit u: sum_v h(u, v) S_v / sum_v h(u, v) n_v (a unit with no rows keeps its weight)
             for u in prange(M, schedule="static",
-                            num_threads=_threads(1.0 * (pnbs[M] + M) * A, n_threads)):
+                            num_threads=_threads(8.0 * (pnbs[M] + M) * A, n_threads)):
                 mlsom_combine(pshi, pslo, A, pnbv + pnbs[u], pnbh + pnbs[u], pnbs[u + 1] - pnbs[u],
                               not gaussian, puhi + u * A, pulo + u * A)
                 dh = 0.0
