@@ -746,7 +746,7 @@ cdef void _select_smallest(Entry *a, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
 
 
 cdef enum:
-    WIN = 16   # the search for the k-th smallest value stops with at most WIN values in its window
+    WIN = 8   # the search for the k-th smallest value stops with at most WIN values in its window
 
 
 ctypedef struct Work:
