@@ -175,23 +175,8 @@ cdef inline double _sqdist_col(const floating *x, const floating *Wt, Py_ssize_t
 
 cdef inline double _sqdist_row(const floating *x, const floating *w, Py_ssize_t A) noexcept nogil:
     """_sqdist_col for a neuron stored contiguously (w[i] = feature i): the same sums in the same
-    order, the eight partial sums as one short vector."""
-    cdef Py_ssize_t i, k, a8 = A - A % 8
-    cdef floating s[8]
-    cdef floating r, t
-    for k in range(8):
-        s[k] = 0
-    i = 0
-    while i < a8:
-        for k in range(8):
-            t = x[i + k] - w[i + k]
-            s[k] = s[k] + t * t
-        i += 8
-    r = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-    for i in range(a8, A):
-        t = x[i] - w[i]
-        r = r + t * t
-    return r
+    order (the compiler specialises the inlined loop for the unit stride)."""
+    return _sqdist_col(x, w, A, 1, 0)
 
 
 cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept nogil:
@@ -309,20 +294,29 @@ cdef enum:
 
 
 cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const float *Ws,
-                       const float *ww, Py_ssize_t A, Py_ssize_t M, float *G,
-                       float *base) noexcept nogil:
+                       const float *ww, Py_ssize_t A, Py_ssize_t M, float *G, float *base,
+                       int32_t *idx, float *m1, float *m2) noexcept nogil:
     """OUT G (r, M): screening values of r rows whose -2 x' are X2 (r, A) and |x'|^2 are xx,
-    four rows per pass of the neurons (each weight loaded serves four rows). base: scratch (4)."""
+    four rows per pass of the neurons (each weight loaded serves four rows). base: scratch (4).
+    With idx not NULL, also every row's smallest screening value (OUT m1), the first index of it
+    (OUT idx) and the smallest of the others (OUT m2): a row's nearest neuron is then settled
+    without a second pass whenever m2 is beyond the screening gap of m1."""
     cdef Py_ssize_t q = 0
     while q + 4 <= r:
         base[0] = <float> xx[q]
         base[1] = <float> xx[q + 1]
         base[2] = <float> xx[q + 2]
         base[3] = <float> xx[q + 3]
-        mlsom_screen4_f(X2 + q * A, Ws, A, M, base, ww, G + q * M)
+        if idx == NULL:
+            mlsom_screen4_f(X2 + q * A, Ws, A, M, base, ww, G + q * M)
+        else:
+            mlsom_screen4min_f(X2 + q * A, Ws, A, M, base, ww, G + q * M, idx + q, m1 + q,
+                               m2 + q)
         q += 4
     while q < r:
         mlsom_screen_f(X2 + q * A, Ws, A, M, <float> xx[q], ww, G + q * M)
+        if idx != NULL:
+            mlsom_min2_f(G + q * M, M, idx + q, m1 + q, m2 + q)
         q += 1
 
 
@@ -341,26 +335,6 @@ cdef Py_ssize_t _nearest_within(const floating *x, const float *g, float limt,
                 be = e
                 best = j
     return best
-
-
-cdef void _screen_rows_min(const float *X2, const double *xx, Py_ssize_t r, const float *Ws,
-                           const float *ww, Py_ssize_t A, Py_ssize_t M, float *G, float *base,
-                           int32_t *idx, float *m1, float *m2) noexcept nogil:
-    """_screen_rows, and for every row its smallest screening value (OUT m1), the first index of
-    it (OUT idx) and the smallest of the others (OUT m2): a row's nearest neuron is settled
-    without a second pass whenever m2 is beyond the screening gap of m1."""
-    cdef Py_ssize_t q = 0
-    while q + 4 <= r:
-        base[0] = <float> xx[q]
-        base[1] = <float> xx[q + 1]
-        base[2] = <float> xx[q + 2]
-        base[3] = <float> xx[q + 3]
-        mlsom_screen4min_f(X2 + q * A, Ws, A, M, base, ww, G + q * M, idx + q, m1 + q, m2 + q)
-        q += 4
-    while q < r:
-        mlsom_screen_f(X2 + q * A, Ws, A, M, <float> xx[q], ww, G + q * M)
-        mlsom_min2_f(G + q * M, M, idx + q, m1 + q, m2 + q)
-        q += 1
 
 
 cdef double _centre_row(const floating *x, const double *c, Py_ssize_t A,
@@ -448,8 +422,8 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                 s = ch * RB
                 e = min(n, s + RB)
                 if screening:
-                    _screen_rows_min(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M,
-                                     idx, m1, m2)
+                    _screen_rows(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M,
+                                 idx, m1, m2)
                 for row in range(s, e):
                     g = G + (row - s) * M
                     gap = (2.0 * tscale * (FLT_EPSILON * (pxx[row] + wwmax) + FLT_MIN)
@@ -1138,7 +1112,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                 if screening:
                     for row in range(s0, e0):
                         xxb[row - s0] = _centre_row(&X[row, 0], &cc[0], A, X2 + (row - s0) * A)
-                    _screen_rows(X2, xxb, e0 - s0, &Ws[0, 0], &ww[0], A, M, G, base4)
+                    _screen_rows(X2, xxb, e0 - s0, &Ws[0, 0], &ww[0], A, M, G, base4, NULL, NULL,
+                                 NULL)
                 for row in range(s0, e0):
                     x = &X[row, 0]
                     d = G + (row - s0) * M
@@ -1215,16 +1190,11 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                             logA[b] = 0.0   # a mean of values <= 1 is <= 1; rounding could say more
                         counts[b] = nb + 1
                         Y[row, c] = 1
-                    # co-occurrence counts and the conditional probabilities of the changed columns
-                    for r in range(L):
-                        c = w.rank[r]
-                        if c < 0:
-                            break
-                        if not w.in_y[c]:
-                            continue
+                        # co-occurrence counts of the predicted pairs (c, c2)
                         for c2 in range(L):
                             if w.in_y[c2]:
                                 t[c * L + c2] += 1
+                    # the conditional probabilities of the changed columns
                     for c in range(L):
                         if w.in_y[c]:
                             _log_cond(t, L, &logC[0, 0], c)
@@ -1300,7 +1270,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                 if screening:
                     for row in range(s, e):
                         xx[row - s] = _centre_row(px + row * A, pc, A, X2 + (row - s) * A)
-                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + RB * M)
+                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + RB * M, NULL, NULL, NULL)
                 for row in range(s, e):
                     g = G + (row - s) * M
                     gap = (2.0 * tscale * (FLT_EPSILON * (xx[row - s] + wwmax) + FLT_MIN)

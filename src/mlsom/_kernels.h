@@ -380,13 +380,37 @@ MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
 
 /* Four-row screening as a matrix-product kernel: a register tile of 4 rows x 2 vectors of
  * neurons accumulates every feature with fused multiply-adds before it is stored, so each weight
- * is loaded once per four rows and the partial sums never leave the registers. */
-__attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile MLSOM_SCREEN4_ARGS(float)
+ * is loaded once per four rows and the partial sums never leave the registers. With track, each
+ * row's smallest value, its first index and the second smallest are also tracked in registers
+ * as the values are stored (min2 of every row, without a second pass); the two uses below are
+ * this one function with track a constant. */
+__attribute__((target("avx512f,popcnt"), always_inline)) static inline void mlsom_tile4_avx512(
+    const float *MLSOM_RESTRICT x2, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT out,
+    int32_t *idx, float *m1, float *m2, const int track)
 {
     const float *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;
     const float *pr[4] = {p0, p1, p2, p3};
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m512 t1[4], t2[4];
+    __m512i ti[4];
     Py_ssize_t i, j0 = 0, q;
+    for (q = 0; q < 4; q++) {
+        t1[q] = inf;
+        t2[q] = inf;
+        ti[q] = _mm512_setzero_si512();
+    }
+#define MLSOM_TRACK(Q, O, J)                                                             \
+    do {                                                                                 \
+        const __mmask16 lt_ = _mm512_cmp_ps_mask((O), t1[Q], _CMP_LT_OQ);                \
+        t2[Q] = _mm512_min_ps(t2[Q], _mm512_max_ps((O), t1[Q]));                         \
+        t1[Q] = _mm512_mask_mov_ps(t1[Q], lt_, (O));                                     \
+        ti[Q] = _mm512_mask_mov_epi32(ti[Q], lt_,                                        \
+                                      _mm512_add_epi32(lane, _mm512_set1_epi32((int)(J)))); \
+    } while (0)
     for (; j0 + 32 <= M; j0 += 32) {
+        /* named accumulators: the compiler keeps all eight in registers */
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
         __m512 b0 = _mm512_setzero_ps(), b1 = _mm512_setzero_ps();
         __m512 c0 = _mm512_setzero_ps(), c1 = _mm512_setzero_ps();
@@ -406,71 +430,7 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile MLSOM
             d1 = _mm512_fmadd_ps(xd, w1, d1);
         }
         {
-            const __m512 v0 = _mm512_loadu_ps(ww + j0), v1 = _mm512_loadu_ps(ww + j0 + 16);
             const __m512 acc[8] = {a0, a1, b0, b1, c0, c1, d0, d1};
-            for (q = 0; q < 4; q++) {
-                const __m512 bq = _mm512_set1_ps(base[q]);
-                _mm512_storeu_ps(out + q * M + j0, _mm512_add_ps(_mm512_add_ps(bq, v0), acc[2 * q]));
-                _mm512_storeu_ps(out + q * M + j0 + 16,
-                                 _mm512_add_ps(_mm512_add_ps(bq, v1), acc[2 * q + 1]));
-            }
-        }
-    }
-    for (; j0 < M; j0 += 16) {
-        const Py_ssize_t left = M - j0;
-        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-        __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                         _mm512_setzero_ps()};
-        const float *w = Ws + j0;
-        for (i = 0; i < A; i++, w += M) {
-            const __m512 w0 = _mm512_maskz_loadu_ps(m, w);
-            for (q = 0; q < 4; q++) acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(pr[q][i]), w0, acc[q]);
-        }
-        {
-            const __m512 v0 = _mm512_maskz_loadu_ps(m, ww + j0);
-            for (q = 0; q < 4; q++)
-                _mm512_mask_storeu_ps(out + q * M + j0, m,
-                                      _mm512_add_ps(_mm512_add_ps(_mm512_set1_ps(base[q]), v0), acc[q]));
-        }
-    }
-}
-
-/* The four-row tile with each row's smallest value, its first index and the second smallest
- * tracked in registers as the values are stored (min2 of every row, without a second pass). */
-__attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_tile
-    MLSOM_SCREEN4MIN_ARGS(float)
-{
-    const float *pr[4] = {x2, x2 + A, x2 + 2 * A, x2 + 3 * A};
-    const __m512 inf = _mm512_set1_ps(INFINITY);
-    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    __m512 t1[4], t2[4];
-    __m512i ti[4];
-    Py_ssize_t i, j0 = 0, q;
-    for (q = 0; q < 4; q++) {
-        t1[q] = inf;
-        t2[q] = inf;
-        ti[q] = _mm512_setzero_si512();
-    }
-#define MLSOM_TRACK(Q, O, J)                                                             \
-    do {                                                                                 \
-        const __mmask16 lt_ = _mm512_cmp_ps_mask((O), t1[Q], _CMP_LT_OQ);                \
-        t2[Q] = _mm512_min_ps(t2[Q], _mm512_max_ps((O), t1[Q]));                         \
-        t1[Q] = _mm512_mask_mov_ps(t1[Q], lt_, (O));                                     \
-        ti[Q] = _mm512_mask_mov_epi32(ti[Q], lt_, _mm512_add_epi32(lane, _mm512_set1_epi32((int)(J)))); \
-    } while (0)
-    for (; j0 + 32 <= M; j0 += 32) {
-        __m512 acc[8];
-        const float *w = Ws + j0;
-        for (q = 0; q < 8; q++) acc[q] = _mm512_setzero_ps();
-        for (i = 0; i < A; i++, w += M) {
-            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-            for (q = 0; q < 4; q++) {
-                const __m512 xq = _mm512_set1_ps(pr[q][i]);
-                acc[2 * q] = _mm512_fmadd_ps(xq, w0, acc[2 * q]);
-                acc[2 * q + 1] = _mm512_fmadd_ps(xq, w1, acc[2 * q + 1]);
-            }
-        }
-        {
             const __m512 v0 = _mm512_loadu_ps(ww + j0), v1 = _mm512_loadu_ps(ww + j0 + 16);
             for (q = 0; q < 4; q++) {
                 const __m512 bq = _mm512_set1_ps(base[q]);
@@ -478,8 +438,10 @@ __attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_
                 const __m512 o1 = _mm512_add_ps(_mm512_add_ps(bq, v1), acc[2 * q + 1]);
                 _mm512_storeu_ps(out + q * M + j0, o0);
                 _mm512_storeu_ps(out + q * M + j0 + 16, o1);
-                MLSOM_TRACK(q, o0, j0);
-                MLSOM_TRACK(q, o1, j0 + 16);
+                if (track) {
+                    MLSOM_TRACK(q, o0, j0);
+                    MLSOM_TRACK(q, o1, j0 + 16);
+                }
             }
         }
     }
@@ -498,12 +460,12 @@ __attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_
             for (q = 0; q < 4; q++) {
                 const __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_set1_ps(base[q]), v0), acc[q]);
                 _mm512_mask_storeu_ps(out + q * M + j0, m, o);
-                MLSOM_TRACK(q, _mm512_mask_mov_ps(inf, m, o), j0);
+                if (track) MLSOM_TRACK(q, _mm512_mask_mov_ps(inf, m, o), j0);
             }
         }
     }
 #undef MLSOM_TRACK
-    for (q = 0; q < 4; q++) {
+    for (q = 0; track && q < 4; q++) {
         const float mv = _mm512_reduce_min_ps(t1[q]);
         const unsigned int eq =
             (unsigned int)_mm512_cmp_ps_mask(t1[q], _mm512_set1_ps(mv), _CMP_LE_OQ);
@@ -526,6 +488,18 @@ __attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_
             m2[q] = sb[l] < o2 ? sb[l] : o2;
         }
     }
+}
+
+__attribute__((target("avx512f,popcnt"))) static void mlsom_screen4_f_avx512_tile
+    MLSOM_SCREEN4_ARGS(float)
+{
+    mlsom_tile4_avx512(x2, Ws, A, M, base, ww, out, NULL, NULL, NULL, 0);
+}
+
+__attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_tile
+    MLSOM_SCREEN4MIN_ARGS(float)
+{
+    mlsom_tile4_avx512(x2, Ws, A, M, base, ww, out, idx, m1, m2, 1);
 }
 
 /* gather_range with the window's test as one vector compare per 16 (8) neurons, and only the set
