@@ -11,13 +11,13 @@
 # (x_i - w_i)^2 in a fixed order (eight interleaved partial sums added pairwise, then the last
 # A mod 8 features: NumPy's order for up to 128 values), in the model's type (_sqdist_col,
 # _sqdist_row). Most of them are never computed, though: every neuron first gets a cheap
-# screening value |x'|^2 + |w'|^2 - 2 x'.w'
-# in float32 from copies centred on a common point (the kernels of _kernels.h: one instance, or
-# four rows at a time for blocks of rows), which is within a known bound `tol` of the exact value
-# (_screen_tol). Two neurons whose screening values differ by more than 2 tol are in the same
-# order exactly; only the neurons the bound leaves in doubt get their exact distance. Every
-# decision (best-matching units, the k nearest neurons, ties, the Bayes test) is therefore the one
-# the exact distances give, independent of the SIMD path and the thread count.
+# screening value |x'|^2 + |w'|^2 - 2 x'.w' in float32 from copies centred on a common point (the
+# kernels of _kernels.h: one instance, or four rows at a time for blocks of rows), which is within
+# a known bound `tol` of the exact value (_tol_scale, _screen_gap). Two neurons whose screening
+# values differ by more than 2 tol are in the same order exactly; only the neurons the bound
+# leaves in doubt get their exact distance. Every decision (best-matching units, the k nearest
+# neurons, ties, the Bayes test) is therefore the one the exact distances give, independent of
+# the SIMD path and the thread count.
 #
 # Notation follows the method description (docs/method.md): L labels, M kept neurons over all maps,
 # A features, N instances seen, S = sum of label-set sizes seen (label cardinality z = S/N).
@@ -179,8 +179,10 @@ cdef inline double _sqdist_row(const floating *x, const floating *w, Py_ssize_t 
     return _sqdist_col(x, w, A, 1, 0)
 
 
-cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept nogil:
-    """A bound on |screening value - exact distance| for any neuron with |w - c|^2 <= wwmax.
+cdef inline double _tol_scale(Py_ssize_t A) noexcept nogil:
+    """The factor of the screening bound that depends on A only (computed once per call of a
+    kernel): tol = _tol_scale(A) (eps (xx + wwmax) + FLT_MIN) bounds |screening value - exact
+    distance| for any neuron with |w - c|^2 <= wwmax.
 
     With eps the float32 epsilon (twice the unit roundoff u) and S = |x'|^2 + |w'|^2:
 
@@ -196,17 +198,19 @@ cdef inline double _screen_tol(Py_ssize_t A, double xx, double wwmax) noexcept n
     The sum, (2 A + 8) eps S, is divided by (1 - (A + 4) eps)^2 for the gamma denominators and
     for xx and wwmax being themselves rounded sums; an underflow term covers tiny values. Infinite
     when the inputs are, or from 2^22 - 4 features on (every decision is then made exactly).
+    Returned: 2 (A + 4) / (1 - (A + 4) eps)^2, rounded up a little so that the product stays a
+    bound.
     """
-    return _tol_scale(A) * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
-
-
-cdef inline double _tol_scale(Py_ssize_t A) noexcept nogil:
-    """The factor of _screen_tol that depends on A only, 2 (A + 4) / (1 - (A + 4) eps)^2 (rounded
-    up a little, so that the product stays a bound), computed once per call of a kernel."""
     cdef double f = <double> (A + 4) * FLT_EPSILON
     if f >= 0.5:
         return INFINITY
     return 2.0 * <double> (A + 4) / ((1.0 - f) * (1.0 - f)) * (1.0 + 1e-12)
+
+
+cdef inline double _screen_gap(double tscale, double xx, double wwmax) noexcept nogil:
+    """The gap 2 tol: screening values further apart than this are in the same order exactly
+    (tscale = _tol_scale(A); xx = |x'|^2; wwmax the largest |w'|^2)."""
+    return 2.0 * tscale * (FLT_EPSILON * (xx + wwmax) + FLT_MIN)
 
 
 cdef void _col_norms(const float *Ws, Py_ssize_t A, Py_ssize_t M, float *ww) noexcept nogil:
@@ -266,8 +270,7 @@ cdef Py_ssize_t _refine_argmin(const floating *x, const float *d, double gap,
     for j in range(lo, hi):
         if <double> d[j] <= lim:
             if ex == NULL:
-                e = _sqdist_row(x, W + j * sj, A) if si == 1 else _sqdist_col(x, W + j * sj, A,
-                                                                               si, 0)
+                e = _sqdist_col(x, W + j * sj, A, si, 0)
             else:
                 if stamp[j] != cur:
                     ex[j] = _sqdist_col(x, W + j * sj, A, si, 0)
@@ -426,8 +429,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                                  idx, m1, m2)
                 for row in range(s, e):
                     g = G + (row - s) * M
-                    gap = (2.0 * tscale * (FLT_EPSILON * (pxx[row] + wwmax) + FLT_MIN)
-                           if screening else INFINITY)
+                    gap = _screen_gap(tscale, pxx[row], wwmax) if screening else INFINITY
                     if isfinite(gap):
                         # the nearest is settled when no other value is within the gap (the
                         # bound rounded up to float32, as _refine_argmin does)
@@ -737,7 +739,7 @@ ctypedef struct Work:
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
 
 
-cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L, Py_ssize_t A) noexcept nogil:
+cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     cdef Work *w = <Work *> malloc(sizeof(Work))
     cdef Py_ssize_t j
     if w == NULL:
@@ -1086,7 +1088,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef const double[::1] cc = c_arr
     cdef float[:, ::1] Ws = Ws_arr
     cdef float[::1] ww = ww_arr
-    cdef Work *w = _work_alloc(M, L, A)
+    cdef Work *w = _work_alloc(M, L)
     G = <float *> malloc(4 * M * sizeof(float))
     X2 = <float *> malloc(4 * A * sizeof(float))
     if w == NULL or G == NULL or X2 == NULL:
@@ -1120,8 +1122,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                     n_rank = _ceil_div(S, N)
                     if n_rank > L:
                         n_rank = L
-                    gap = (2.0 * tscale * (FLT_EPSILON * (xxb[row - s0] + wwmax) + FLT_MIN)
-                           if screening else INFINITY)
+                    gap = _screen_gap(tscale, xxb[row - s0], wwmax) if screening else INFINITY
                     if not isfinite(gap):
                         gap = INFINITY   # every neuron a candidate: all distances exact
                         for j in range(M):
@@ -1257,7 +1258,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         wwmax = _maxval(pww, M)
         tscale = _tol_scale(A)
         with parallel(num_threads=n_threads):
-            w = _work_alloc(M, L, A)
+            w = _work_alloc(M, L)
             G = <float *> malloc((RB * M + 4) * sizeof(float))
             X2 = <float *> malloc(RB * A * sizeof(float))
             xx = <double *> malloc(RB * sizeof(double))
@@ -1273,8 +1274,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                     _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + RB * M, NULL, NULL, NULL)
                 for row in range(s, e):
                     g = G + (row - s) * M
-                    gap = (2.0 * tscale * (FLT_EPSILON * (xx[row - s] + wwmax) + FLT_MIN)
-                           if screening else INFINITY)
+                    gap = _screen_gap(tscale, xx[row - s], wwmax) if screening else INFINITY
                     if not isfinite(gap):
                         for j in range(M):   # every neuron a candidate: all distances exact
                             g[j] = 0

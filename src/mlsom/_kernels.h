@@ -5,7 +5,7 @@
  * is |x'|^2 + |w_j'|^2 - 2 x'.w_j' in float32, where x' = x - c and w' = w - c are float32 copies
  * centred on a common point c (one multiply-add per feature, free to re-associate, half the
  * memory traffic of float64). The compiled core knows a bound on the difference between this
- * value and the exact distance (_core.pyx, _screen_tol), and computes the exact distance (the sum
+ * value and the exact distance (_core.pyx, _tol_scale), and computes the exact distance (the sum
  * of (x_i - w_i)^2 in a fixed order, in the model's type, in _core.pyx) of every neuron
  * whose order the bound leaves in doubt. Every decision is therefore the exact one, whatever the
  * SIMD path or the thread count.
