@@ -71,6 +71,11 @@ def assert_unchanged(model, before):
     assert after["pickle"] == before["pickle"]
 
 
+def _named_cases(argnames, table):
+    """Parametrize over a table of (id, *args) rows."""
+    return pytest.mark.parametrize(argnames, [c[1:] for c in table], ids=[c[0] for c in table])
+
+
 # ---------------------------------------------------------------------------- constructor
 
 
@@ -253,9 +258,7 @@ FIT_Y_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "bad, exc, match", [c[1:] for c in FIT_X_CASES], ids=[c[0] for c in FIT_X_CASES]
-)
+@_named_cases("bad, exc, match", FIT_X_CASES)
 def test_fit_refuses_bad_X_and_keeps_the_model(fitted, bad, exc, match):
     before = snapshot(fitted)
     with pytest.raises(exc, match=match):
@@ -265,9 +268,7 @@ def test_fit_refuses_bad_X_and_keeps_the_model(fitted, bad, exc, match):
         SOMStreamClassifier(grid_size=2).fit(bad(X0), Y0)
 
 
-@pytest.mark.parametrize(
-    "bad, exc, match", [c[1:] for c in FIT_Y_CASES], ids=[c[0] for c in FIT_Y_CASES]
-)
+@_named_cases("bad, exc, match", FIT_Y_CASES)
 def test_fit_refuses_bad_Y_and_keeps_the_model(fitted, bad, exc, match):
     before = snapshot(fitted)
     with pytest.raises(exc, match=match):
@@ -304,9 +305,7 @@ STREAM_X_CASES = [
 
 
 @pytest.mark.parametrize("method", ["predict", "predict_stream"])
-@pytest.mark.parametrize(
-    "bad, exc, match", [c[1:] for c in STREAM_X_CASES], ids=[c[0] for c in STREAM_X_CASES]
-)
+@_named_cases("bad, exc, match", STREAM_X_CASES)
 def test_prediction_refuses_bad_X_and_keeps_the_model(fitted, method, bad, exc, match):
     before = snapshot(fitted)
     with pytest.raises(exc, match=match):
@@ -356,9 +355,7 @@ PREDICT_ONE_CASES = [
 
 
 @pytest.mark.parametrize("adapt", [True, False])
-@pytest.mark.parametrize(
-    "x, exc, match", [c[1:] for c in PREDICT_ONE_CASES], ids=[c[0] for c in PREDICT_ONE_CASES]
-)
+@_named_cases("x, exc, match", PREDICT_ONE_CASES)
 def test_predict_one_refuses_bad_x_and_keeps_the_model(fitted, adapt, x, exc, match):
     before = snapshot(fitted)
     with pytest.raises(exc, match=match):
@@ -1064,9 +1061,7 @@ EVALUATION_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "call, exc, match", [c[1:] for c in EVALUATION_CASES], ids=[c[0] for c in EVALUATION_CASES]
-)
+@_named_cases("call, exc, match", EVALUATION_CASES)
 def test_evaluation_refuses_bad_arguments(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
@@ -1281,9 +1276,7 @@ STATS_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "call, exc, match", [c[1:] for c in STATS_CASES], ids=[c[0] for c in STATS_CASES]
-)
+@_named_cases("call, exc, match", STATS_CASES)
 def test_stats_refuse_bad_arguments(call, exc, match):
     pytest.importorskip("scipy")
     with pytest.raises(exc, match=match):
@@ -1439,9 +1432,7 @@ DATASETS_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "call, exc, match", [c[1:] for c in DATASETS_CASES], ids=[c[0] for c in DATASETS_CASES]
-)
+@_named_cases("call, exc, match", DATASETS_CASES)
 def test_preprocessing_refuses_bad_arguments(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
@@ -1577,9 +1568,7 @@ ARFF_CASES = [
 
 
 @pytest.mark.parametrize("reader", ["load_arff", "iter_arff"])
-@pytest.mark.parametrize(
-    "kwargs, exc, match", [c[1:] for c in ARFF_CASES], ids=[c[0] for c in ARFF_CASES]
-)
+@_named_cases("kwargs, exc, match", ARFF_CASES)
 def test_arff_readers_refuse_bad_arguments(arff_file, reader, kwargs, exc, match):
     kwargs = dict(kwargs)
     path = kwargs.pop("path", arff_file)
