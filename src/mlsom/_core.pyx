@@ -377,6 +377,16 @@ cdef _shadow(Wt, c):
     return Ws, ww
 
 
+def screening_copy(Wt):
+    """(Ws, ww, c): the centred float32 copy of the neurons Wt (A, M) that screens distances in
+    predict_stream and predict, its column norms, and its centre (the mean of the neurons).
+    predict_stream keeps it in step with Wt; any centre gives the same results."""
+    c = np.asarray(Wt, dtype=np.float64).mean(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ws, ww = _shadow(Wt, c)
+    return Ws, ww, c
+
+
 cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1] xxs,
              const double[::1] c, const floating[:, ::1] Wt, int64_t[::1] bmu,
              double[::1] bmu_d2, bint want_d2, int n_threads):
@@ -1049,13 +1059,15 @@ cdef inline Py_ssize_t _ceil_div(int64_t a, int64_t b) noexcept nogil:
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
            const int64_t[::1] offsets, int64_t[::1] counts, double[::1] logA, int64_t[:, ::1] T,
            int64_t[::1] NS, Py_ssize_t k_nn, double eta, bint squared, bint skip_zero,
-           uint8_t[:, ::1] Y):
+           float[:, ::1] Ws, float[::1] ww, const double[::1] cc, uint8_t[:, ::1] Y):
     """The online phase over a chunk of the stream, in order, adapting after every instance.
 
     IN  X (n, A); ncls (M) label of each neuron; offsets (L+1) neurons of label c are
         offsets[c]:offsets[c+1].
     IN/OUT Wt (A, M) weights; counts (M) n_b; logA (M) log averOut; T (L, L) label (co-)counts;
-           NS (2) = [N, S], instances seen and sum of predicted label-set sizes.
+           NS (2) = [N, S], instances seen and sum of predicted label-set sizes;
+           Ws (A, M), ww (M): the screening copy of Wt centred on cc (screening_copy), kept in
+           step with Wt as neurons move.
     OUT Y (n, L): the 0/1 predictions.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
@@ -1081,13 +1093,6 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef int64_t *t = &T[0, 0]
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
-    # the centred float32 copy of the neurons that screens distances, kept in step with Wt
-    c_arr = np.asarray(Wt, dtype=np.float64).mean(axis=1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Ws_arr, ww_arr = _shadow(Wt, c_arr)
-    cdef const double[::1] cc = c_arr
-    cdef float[:, ::1] Ws = Ws_arr
-    cdef float[::1] ww = ww_arr
     cdef Work *w = _work_alloc(M, L)
     G = <float *> malloc(4 * M * sizeof(float))
     X2 = <float *> malloc(4 * A * sizeof(float))
@@ -1211,10 +1216,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
 def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
+            const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
             uint8_t[:, ::1] Y, int n_threads):
     """Frozen scoring: classify every row of X independently from the given state.
 
-    IN  X (n, A) and the state (read only).  OUT Y (n, L).
+    IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy).
+    OUT Y (n, L).
     Blocks of RB rows are spread over n_threads OpenMP threads (one parallel region); the
     screening values of a block come from the four-row kernel. A row's result does not depend on
     the blocks or the threads.
@@ -1231,12 +1238,6 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     cdef bint screening = _screening
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
-    c_arr = np.asarray(Wt, dtype=np.float64).mean(axis=1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Ws_arr, ww_arr = _shadow(Wt, c_arr)
-    cdef const double[::1] cc = c_arr
-    cdef const float[:, ::1] Ws = Ws_arr
-    cdef const float[::1] ww = ww_arr
     n_rank = _ceil_div(S, N)
     if n_rank > L:
         n_rank = L

@@ -194,6 +194,8 @@ class SOMStreamClassifier(ParamsMixin):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_lock", None)
+        if state.get("_state") is not None:  # the screening copy is rebuilt when needed
+            state["_state"] = {k: v for k, v in state["_state"].items() if k != "screen"}
         return state
 
     def __setstate__(self, state):
@@ -355,6 +357,16 @@ class SOMStreamClassifier(ParamsMixin):
             )
         return state
 
+    @staticmethod
+    def _screening_copy(st):
+        """The float32 copy of the neurons that screens distances (Ws, ww, centre), made once
+        per state and kept in step with the weights by predict_stream."""
+        sc = st.get("screen")
+        if sc is None:
+            sc = _core.screening_copy(st["Wt"])
+            st["screen"] = sc
+        return sc
+
     def predict_stream(self, X: ArrayLike) -> np.ndarray:
         """Online phase: classify the rows of X in order, adapting the model after each one.
 
@@ -378,6 +390,7 @@ class SOMStreamClassifier(ParamsMixin):
             return Y
         self._lock.acquire_write()
         try:
+            Ws, ww, c = self._screening_copy(st)
             _core.stream(
                 X,
                 st["Wt"],
@@ -391,6 +404,9 @@ class SOMStreamClassifier(ParamsMixin):
                 st["learning_rate"],
                 st["squared"],
                 st["skip_zero"],
+                Ws,
+                ww,
+                c,
                 Y,
             )
         finally:
@@ -470,6 +486,7 @@ class SOMStreamClassifier(ParamsMixin):
         self._lock.acquire_read()
         try:
             N, S = (int(v) for v in st["NS"])
+            Ws, ww, c = self._screening_copy(st)
             _core.predict(
                 X,
                 st["Wt"],
@@ -482,6 +499,9 @@ class SOMStreamClassifier(ParamsMixin):
                 st["k_nn"],
                 st["squared"],
                 st["skip_zero"],
+                Ws,
+                ww,
+                c,
                 Y,
                 n_threads,
             )
