@@ -155,6 +155,43 @@ def test_simd_paths_identical_with_screening(dtype):
             np.testing.assert_array_equal(st[key], out[0][2][key])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("M", [1, 3, 4, 25, 100])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 200])
+def test_training_screening_kernels_agree(n, M, dtype):
+    """Training screens rows with the 64-row kernel on the AVX-512 path and with the four-row
+    tile elsewhere: the values must be bit-identical (where the tile adds in the same order) and
+    close to the exact distances, and each row's smallest value, its first
+    index and the smallest of the others must be those of the values (NumPy), with neurons
+    repeated so that minima are shared."""
+    rng = np.random.default_rng(n * 1000 + M)
+    A = 11
+    X = rng.normal(size=(n, A)).astype(dtype)
+    W = rng.normal(size=(M, A))
+    if M > 2:
+        W[M // 2] = W[0]  # an exact tie: first index, and m2 == m1
+    Wt = np.ascontiguousarray(W.T, dtype=dtype)
+    results = [_core.screen_values(X, Wt, False)]
+    if _core.simd_info()[0] == "avx512f":
+        results.append(_core.screen_values(X, Wt, True))
+    else:
+        with pytest.raises(ValueError, match="blocked"):
+            _core.screen_values(X, Wt, True)
+    exact = ((X.astype(np.float64)[:, None, :] - W[None]) ** 2).sum(-1)
+    # the tile takes each block's rows four at a time (any left over go one by one, adding in
+    # another order): the kernels' values are bit-identical on the rows of whole groups of four
+    start = np.arange(n) // 64 * 64
+    in_fours = np.arange(n) - start < np.minimum(n - start, 64) // 4 * 4
+    assert in_fours.any() == (n >= 4)
+    for G, idx, m1, m2 in results:
+        np.testing.assert_array_equal(G[in_fours], results[0][0][in_fours])
+        np.testing.assert_allclose(G, exact, rtol=1e-5, atol=1e-4)
+        np.testing.assert_array_equal(idx, G.argmin(axis=1))
+        np.testing.assert_array_equal(m1, G.min(axis=1))
+        second = np.sort(G, axis=1)[:, 1] if M > 1 else np.full(n, np.inf, np.float32)
+        np.testing.assert_array_equal(m2, second)
+
+
 def test_float32_model_keeps_float32_and_agrees_with_float64():
     X, Y = _stream("normal", 6000, 20, 4, 3)
     m64 = mlsom.SOMStreamClassifier(grid_size=6, random_state=0).fit(X[:2000], Y[:2000])

@@ -80,6 +80,11 @@ cdef extern from "_kernels.h" nogil:
     mlsom_count_lt2_f_fn mlsom_count_lt2_f
     mlsom_gather_range_f_fn mlsom_gather_range_f
     mlsom_max_f_fn mlsom_max_f
+    ctypedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
+                                            Py_ssize_t M, const float *base, const float *ww,
+                                            float *gt, int32_t *idx, float *m1,
+                                            float *m2) noexcept nogil
+    mlsom_screen64min_f_fn mlsom_screen64min_f
     int mlsom_simd_level
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
@@ -323,16 +328,17 @@ cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const fl
         q += 1
 
 
-cdef Py_ssize_t _nearest_within(const floating *x, const float *g, float limt,
+cdef Py_ssize_t _nearest_within(const floating *x, const float *g, Py_ssize_t gs, float limt,
                                 const floating *Wr, Py_ssize_t A, Py_ssize_t M) noexcept nogil:
-    """The exact nearest (first on ties) of the neurons whose screening value is at most limt,
-    from a row-major copy Wr of the neurons: _refine_argmin when the limit is already known."""
+    """The exact nearest (first on ties) of the neurons whose screening value g[j * gs] is at
+    most limt, from a row-major copy Wr of the neurons: _refine_argmin when the limit is already
+    known."""
     cdef Py_ssize_t j, best = -1
     cdef double e, be = INFINITY
     global _n_doubt_bmu
     _n_doubt_bmu += 1
     for j in range(M):
-        if g[j] <= limt:
+        if g[j * gs] <= limt:
             e = _sqdist_row(x, Wr + j * A, A)
             if best < 0 or e < be:
                 be = e
@@ -389,12 +395,17 @@ def screening_copy(Wt):
 
 cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1] xxs,
              const double[::1] c, const floating[:, ::1] Wt, int64_t[::1] bmu,
-             double[::1] bmu_d2, bint want_d2, int n_threads):
+             double[::1] bmu_d2, bint want_d2, int n_threads,
+             mlsom_screen64min_f_fn k64=NULL):
     """Best-matching unit of every row of X among the neurons Wt (OUT bmu) and, with want_d2, its
     exact squared distance (OUT bmu_d2). X2, xxs: -2 x' for the rows' centred float32 copies x'
-    (centre c) and |x'|^2. One parallel region; blocks of RB rows per thread."""
+    (centre c) and |x'|^2, from _centred32x2; with k64 (not NULL) X2 is in its blocked layout
+    and k64 screens 64 rows at a time. One parallel region; blocks of RB rows per thread."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
     cdef Py_ssize_t ch, s, e, row, j, b, n_chunks = (n + RB - 1) // RB
+    cdef Py_ssize_t gs
+    cdef float *z
+    cdef float *bf
     cdef double wwmax, gap, tscale
     cdef int failed = 0
     cdef float *G
@@ -424,7 +435,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         wwmax = _maxval(pww, M)
         tscale = _tol_scale(A)
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
-            G = <float *> malloc((RB * M + 4 + 3 * RB) * sizeof(float))
+            G = <float *> malloc((RB * M + 4 + 4 * RB + M) * sizeof(float))
             for ch in prange(n_chunks, schedule="static"):
                 if G == NULL:
                     failed += 1
@@ -432,13 +443,27 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                 m1 = G + RB * M + 4
                 m2 = m1 + RB
                 idx = <int32_t *> (m2 + RB)
+                bf = m2 + 2 * RB
+                z = bf + RB   # M zeros: the screening values when every distance is exact
+                for j in range(M):
+                    z[j] = 0
                 s = ch * RB
                 e = min(n, s + RB)
-                if screening:
+                if screening and k64 != NULL:
+                    # the blocked rows are padded to whole blocks of RB (RB == 64)
+                    for row in range(RB):
+                        bf[row] = <float> pxx[s + row]
+                    k64(px2 + s * A, pws, A, M, bf, pww, G, idx, m1, m2)
+                elif screening:
                     _screen_rows(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M,
                                  idx, m1, m2)
                 for row in range(s, e):
-                    g = G + (row - s) * M
+                    if k64 != NULL:
+                        g = G + (row - s)
+                        gs = RB
+                    else:
+                        g = G + (row - s) * M
+                        gs = 1
                     gap = _screen_gap(tscale, pxx[row], wwmax) if screening else INFINITY
                     if isfinite(gap):
                         # the nearest is settled when no other value is within the gap (the
@@ -449,15 +474,13 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                         if m2[row - s] > limt:
                             b = idx[row - s]
                         else:
-                            b = _nearest_within(px + row * A, g, limt, pwr, A, M)
+                            b = _nearest_within(px + row * A, g, gs, limt, pwr, A, M)
                         pbmu[row] = b
                         if want_d2:
                             pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
                         continue
-                    else:
-                        for j in range(M):   # every neuron a candidate: all distances exact
-                            g[j] = 0
-                    b = _refine_argmin(px + row * A, g, gap, pwr, A, 1, A, 0, M, NULL, NULL, 0)
+                    # every neuron a candidate: all distances exact
+                    b = _refine_argmin(px + row * A, z, gap, pwr, A, 1, A, 0, M, NULL, NULL, 0)
                     pbmu[row] = b
                     if want_d2:
                         pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
@@ -466,12 +489,19 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         raise MemoryError()
 
 
-cdef _centred32x2(const floating[:, ::1] X, c, int n_threads):
+cdef _centred32x2(const floating[:, ::1] X, c, int n_threads, bint blocked=False):
     """-2 x' for the centred float32 copies x' = X - c of the rows, and |x'|^2 per row (rows in
-    parallel: each row's values do not depend on the others)."""
-    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i
-    X2 = np.empty((n, A), dtype=np.float32)
-    xx = np.empty(n, dtype=np.float64)
+    parallel: each row's values do not depend on the others).
+
+    blocked: the layout of mlsom_screen64min_f, blocks of 16 rows with each feature's 16 values
+    contiguous (row i, feature a at [(i // 16) * 16 A + 16 a + i % 16]), zero rows (and |x'|^2)
+    up to a whole number of RB rows."""
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i, a
+    cdef Py_ssize_t n_pad = (n + RB - 1) // RB * RB if blocked else n
+    cdef float *buf
+    cdef int failed = 0
+    X2 = np.zeros((n_pad, A), dtype=np.float32) if blocked else np.empty((n, A), dtype=np.float32)
+    xx = np.zeros(n_pad, dtype=np.float64)
     cdef float[:, ::1] x2_ = X2
     cdef double[::1] xx_ = xx
     cdef const double[::1] c_ = c
@@ -486,8 +516,22 @@ cdef _centred32x2(const floating[:, ::1] X, c, int n_threads):
     pxx = &xx_[0]
     pc = &c_[0]
     with nogil:
-        for i in prange(n, schedule="static", num_threads=_threads(4.0 * n * A, n_threads)):
-            pxx[i] = _centre_row(px + i * A, pc, A, px2 + i * A)
+        if not blocked:
+            for i in prange(n, schedule="static", num_threads=_threads(4.0 * n * A, n_threads)):
+                pxx[i] = _centre_row(px + i * A, pc, A, px2 + i * A)
+        else:
+            with parallel(num_threads=_threads(4.0 * n * A, n_threads)):
+                buf = <float *> malloc(A * sizeof(float))
+                for i in prange(n, schedule="static"):
+                    if buf == NULL:
+                        failed += 1
+                        continue
+                    pxx[i] = _centre_row(px + i * A, pc, A, buf)
+                    for a in range(A):
+                        px2[(i // 16) * 16 * A + 16 * a + i % 16] = buf[a]
+                free(buf)
+    if failed:
+        raise MemoryError()
     return X2, xx
 
 
@@ -495,12 +539,68 @@ def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu
            double[::1] bmu_d2, int n_threads):
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
+    cdef mlsom_screen64min_f_fn k64 = mlsom_screen64min_f
     c_arr = np.mean(X, axis=0).astype(np.float64)
-    X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads)
+    X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads, k64 != NULL)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c = c_arr
     cdef double[::1] xxs = xxs_arr
-    _assign(X, X2, xxs, c, Wt, bmu, bmu_d2, True, n_threads)
+    _assign(X, X2, xxs, c, Wt, bmu, bmu_d2, True, n_threads, k64)
+
+
+def screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt, bint blocked):
+    """For tests: (G, idx, m1, m2) of the training's screening kernel for the rows of X (n, A) and
+    the neurons Wt (A, M): G (n, M) the screening values, and each row's smallest value m1, its
+    first index idx and the smallest of the others m2. blocked: the 64-row kernel of the AVX-512
+    path (ValueError where the path is not selected); otherwise the four-row tile."""
+    cdef mlsom_screen64min_f_fn k64 = mlsom_screen64min_f if blocked else NULL
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], s, e, r, j
+    if blocked and k64 == NULL:
+        raise ValueError("blocked: the 64-row kernel needs the AVX-512 path")
+    if A != Wt.shape[0]:
+        raise ValueError(f"Wt: expected {A} rows, got {Wt.shape[0]}")
+    c_arr = np.mean(X, axis=0).astype(np.float64)
+    X2_arr, xx_arr = _centred32x2(X, c_arr, 1, blocked)
+    Ws_arr, ww_arr = _shadow(Wt, c_arr)
+    G_arr = np.empty((n, M), dtype=np.float32)
+    idx_arr = np.empty(n, dtype=np.int32)
+    m1_arr = np.empty(n, dtype=np.float32)
+    m2_arr = np.empty(n, dtype=np.float32)
+    buf_arr = np.empty(RB * M + 4, dtype=np.float32)
+    bidx_arr = np.empty(RB, dtype=np.int32)
+    b1_arr = np.empty(RB, dtype=np.float32)
+    b2_arr = np.empty(RB, dtype=np.float32)
+    base_arr = np.empty(RB, dtype=np.float32)
+    cdef const float[:, ::1] X2 = X2_arr
+    cdef const double[::1] xx = xx_arr
+    cdef const float[:, ::1] Ws = Ws_arr
+    cdef const float[::1] ww = ww_arr
+    cdef float[:, ::1] G = G_arr
+    cdef int32_t[::1] idx = idx_arr
+    cdef float[::1] m1 = m1_arr
+    cdef float[::1] m2 = m2_arr
+    cdef float[::1] buf = buf_arr
+    cdef int32_t[::1] bidx = bidx_arr
+    cdef float[::1] b1 = b1_arr
+    cdef float[::1] b2 = b2_arr
+    cdef float[::1] base = base_arr
+    for s in range(0, n, RB):
+        e = min(n, s + RB)
+        if blocked:
+            for r in range(RB):
+                base[r] = <float> xx[s + r]
+            k64(&X2[s, 0], &Ws[0, 0], A, M, &base[0], &ww[0], &buf[0], &bidx[0], &b1[0],
+                &b2[0])
+        else:
+            _screen_rows(&X2[s, 0], &xx[s], e - s, &Ws[0, 0], &ww[0], A, M, &buf[0],
+                         &buf[RB * M], &bidx[0], &b1[0], &b2[0])
+        for r in range(s, e):
+            for j in range(M):
+                G[r, j] = buf[j * RB + r - s] if blocked else buf[(r - s) * M + j]
+            idx[r] = bidx[r - s]
+            m1[r] = b1[r - s]
+            m2[r] = b2[r - s]
+    return G_arr, idx_arr, m1_arr, m2_arr
 
 
 cdef inline void _two_sum(double a, double b, double *s, double *e) noexcept nogil:
@@ -553,8 +653,9 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         raise ValueError("train_map needs at least one row")
     n_blocks = (A + fblock - 1) // fblock
     # centre of the screening copies (any point will do: the mean in the rows' own type)
+    cdef mlsom_screen64min_f_fn k64 = mlsom_screen64min_f
     c_arr = np.mean(X, axis=0).astype(np.float64)
-    X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads)
+    X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads, k64 != NULL)
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c_v = c_arr
     cdef double[::1] xxs_v = xxs_arr
@@ -591,7 +692,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef const Py_ssize_t *pnbv = &nb_v[0]
     cdef const double *pnbh = &nb_h[0]
 
-    _assign(X, X2, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads)
+    _assign(X, X2, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads, k64)
     for e in range(max_epochs):
         if e < n_epochs:
             r = r0 * <double> (n_epochs - e) / <double> n_epochs
@@ -649,7 +750,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
                 if den[u] > 0.0:
                     for a in range(A):
                         Wt[a, u] = <floating> ((uhi[u, a] + ulo[u, a]) / den[u])
-        _assign(X, X2, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads)
+        _assign(X, X2, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads, k64)
         changed = 0
         for i in range(n):
             if bmu_new[i] != bmu[i]:

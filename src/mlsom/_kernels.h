@@ -502,6 +502,73 @@ __attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_
     mlsom_tile4_avx512(x2, Ws, A, M, base, ww, out, idx, m1, m2, 1);
 }
 
+/* Screening of 64 rows in the transposed orientation: the lanes are 16 rows, a register tile of
+ * 4 row vectors x 4 neurons accumulates every feature (4 loads of rows and 4 broadcast weights
+ * per 16 fused multiply-adds), so no lane idles whatever the number of neurons. The rows come
+ * blocked, xb[q][i][r] = -2 x'_{16q + r, i} (q < 4, i < A, r < 16), and the values go out
+ * transposed, gt[j * 64 + row]. Each value is (base + ww[j]) + sum_i in feature order, the same
+ * operations in the same order as mlsom_tile4_avx512, so the values are bit-identical to it.
+ * Every row's smallest value (m1), its first index (idx) and the smallest of the others (m2,
+ * equal to m1 when the minimum is not unique) are tracked lane-wise, neuron by neuron. */
+#define MLSOM_T64_GROUP(NJ)                                                              \
+    do {                                                                                 \
+        __m512 acc[4][NJ];                                                               \
+        const float *w = Ws + j0;                                                        \
+        const float *xr = xb;                                                            \
+        int q_, k_;                                                                      \
+        for (q_ = 0; q_ < 4; q_++)                                                       \
+            for (k_ = 0; k_ < NJ; k_++) acc[q_][k_] = _mm512_setzero_ps();               \
+        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
+            const __m512 x0 = _mm512_loadu_ps(xr), x1 = _mm512_loadu_ps(xr + 16 * A);    \
+            const __m512 x2_ = _mm512_loadu_ps(xr + 32 * A),                             \
+                         x3 = _mm512_loadu_ps(xr + 48 * A);                              \
+            for (k_ = 0; k_ < NJ; k_++) {                                                \
+                const __m512 wk = _mm512_set1_ps(w[k_]);                                 \
+                acc[0][k_] = _mm512_fmadd_ps(x0, wk, acc[0][k_]);                        \
+                acc[1][k_] = _mm512_fmadd_ps(x1, wk, acc[1][k_]);                        \
+                acc[2][k_] = _mm512_fmadd_ps(x2_, wk, acc[2][k_]);                       \
+                acc[3][k_] = _mm512_fmadd_ps(x3, wk, acc[3][k_]);                        \
+            }                                                                            \
+        }                                                                                \
+        for (k_ = 0; k_ < NJ; k_++) {                                                    \
+            const __m512 wv = _mm512_set1_ps(ww[j0 + k_]);                               \
+            const __m512i jv = _mm512_set1_epi32((int)(j0 + k_));                        \
+            for (q_ = 0; q_ < 4; q_++) {                                                 \
+                const __m512 o = _mm512_add_ps(_mm512_add_ps(bv[q_], wv), acc[q_][k_]);  \
+                const __mmask16 lt_ = _mm512_cmp_ps_mask(o, t1[q_], _CMP_LT_OQ);         \
+                _mm512_storeu_ps(gt + (j0 + k_) * 64 + 16 * q_, o);                      \
+                t2[q_] = _mm512_min_ps(t2[q_], _mm512_max_ps(o, t1[q_]));                \
+                t1[q_] = _mm512_mask_mov_ps(t1[q_], lt_, o);                             \
+                ti[q_] = _mm512_mask_mov_epi32(ti[q_], lt_, jv);                         \
+            }                                                                            \
+        }                                                                                \
+    } while (0)
+
+__attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
+    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT gt,
+    int32_t *idx, float *m1, float *m2)
+{
+    __m512 t1[4], t2[4], bv[4];
+    __m512i ti[4];
+    Py_ssize_t i, j0 = 0;
+    int q;
+    for (q = 0; q < 4; q++) {
+        t1[q] = _mm512_set1_ps(INFINITY);
+        t2[q] = _mm512_set1_ps(INFINITY);
+        ti[q] = _mm512_setzero_si512();
+        bv[q] = _mm512_loadu_ps(base + 16 * q);
+    }
+    for (; j0 + 4 <= M; j0 += 4) MLSOM_T64_GROUP(4);
+    for (; j0 < M; j0 += 1) MLSOM_T64_GROUP(1);
+    for (q = 0; q < 4; q++) {
+        _mm512_storeu_ps(m1 + 16 * q, t1[q]);
+        _mm512_storeu_ps(m2 + 16 * q, t2[q]);
+        _mm512_storeu_si512((void *)(idx + 16 * q), ti[q]);
+    }
+}
+#undef MLSOM_T64_GROUP
+
 /* gather_range with the window's test as one vector compare per 16 (8) neurons, and only the set
  * bits of the resulting mask visited */
 __attribute__((target("avx512f,popcnt"))) static Py_ssize_t
@@ -704,6 +771,11 @@ static mlsom_count_lt_f_fn mlsom_count_lt_f = mlsom_count_lt_f_base;
 static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
 static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
+typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
+                                      Py_ssize_t M, const float *base, const float *ww,
+                                      float *gt, int32_t *idx, float *m1, float *m2);
+/* the 64-row transposed screening (blocked rows): only on the AVX-512 path, NULL otherwise */
+static mlsom_screen64min_f_fn mlsom_screen64min_f = NULL;
 
 #define MLSOM_USE_PATH(SUFFIX)                                                           \
     do {                                                                                 \
@@ -727,6 +799,7 @@ static int mlsom_set_simd_level(int level)
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
     mlsom_screen4min_f = mlsom_screen4min_f_generic;
+    mlsom_screen64min_f = NULL;
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
         MLSOM_USE_PATH(avx2);
@@ -738,6 +811,7 @@ static int mlsom_set_simd_level(int level)
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
         mlsom_screen4min_f = mlsom_screen4min_f_avx512_tile;
+        mlsom_screen64min_f = mlsom_screen64min_f_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
         mlsom_argmin_f = mlsom_argmin_f_avx512_mask;
     }
