@@ -253,3 +253,28 @@ def test_exact_distances_are_numpys_sums(dtype, A):
     D = np.array([[((x - w) ** 2).sum() for w in W] for x in X])
     np.testing.assert_array_equal(bmu, D.argmin(axis=1))
     np.testing.assert_array_equal(d2, D[np.arange(400), bmu].astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cached_copies_follow_the_stream(dtype):
+    """predict keeps copies of the neurons (the screening copy, one neuron per row) with the
+    model; after predict_stream has moved neurons, predict must give what every distance
+    computed exactly gives, and what a model rebuilt from the same state gives; pickles must not
+    carry the copies."""
+    import pickle
+
+    X, Y = _stream("integers", 2400, 9, 4, 3)
+    X = X.astype(dtype)
+    model = mlsom.SOMStreamClassifier(grid_size=5, random_state=3).fit(X[:800], Y[:800])
+    model.predict(X[800:1600])  # makes the copies
+    model.predict_stream(X[800:1600])  # moves neurons
+    got = model.predict(X[1600:])
+    old = _core.set_screening(False)
+    try:
+        exact = model.predict(X[1600:])
+    finally:
+        _core.set_screening(old)
+    np.testing.assert_array_equal(got, exact)
+    rebuilt = pickle.loads(pickle.dumps(model))
+    assert not {"screen", "rows"} & set(rebuilt._state)
+    np.testing.assert_array_equal(got, rebuilt.predict(X[1600:]))

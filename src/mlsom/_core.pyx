@@ -80,6 +80,10 @@ cdef extern from "_kernels.h" nogil:
     mlsom_count_lt2_f_fn mlsom_count_lt2_f
     mlsom_gather_range_f_fn mlsom_gather_range_f
     mlsom_max_f_fn mlsom_max_f
+    ctypedef void (*mlsom_count_maps_f_fn)(const float *d, const int64_t *off, Py_ssize_t L,
+                                           const uint8_t *skip, float t1, float t2,
+                                           Py_ssize_t *c1, Py_ssize_t *c2) noexcept nogil
+    mlsom_count_maps_f_fn mlsom_count_maps_f
     ctypedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                             Py_ssize_t M, const float *base, const float *ww,
                                             float *gt, int32_t *idx, float *m1,
@@ -846,8 +850,12 @@ ctypedef struct Work:
     Py_ssize_t *winnr   # (L) best-matching unit of each map (global index); -1: no map, -2: not yet
     Py_ssize_t *votes   # (L)
     uint8_t *removed    # (L) classes already ranked
+    uint8_t *skip       # (L) classes out of the pool: ranked, or without a map
+    Py_ssize_t *below   # (L) per class: how many screening values are below the last t
     uint8_t *in_y       # (L) classes in the prediction
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
+    const void *wr      # a row-major copy of the neurons (M, A) in the model's type, or NULL:
+                        # exact distances then read each neuron contiguously
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -863,14 +871,18 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.winnr = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.votes = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.removed = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.skip = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.below = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
-            or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL):
+            or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL
+            or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
     w.cur = 0
+    w.wr = NULL
     for j in range(M):
         w.stamp[j] = -1
     return w
@@ -887,6 +899,8 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.winnr)
     free(w.votes)
     free(w.removed)
+    free(w.skip)
+    free(w.below)
     free(w.in_y)
     free(w.rank)
     free(w)
@@ -894,9 +908,13 @@ cdef void _work_free(Work *w) noexcept nogil:
 
 cdef inline double _exact(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
                           Py_ssize_t j, Work *w) noexcept nogil:
-    """Exact squared distance from the current instance to neuron j, computed once."""
+    """Exact squared distance from the current instance to neuron j, computed once (from the
+    row-major copy when there is one: the same sums in the same order)."""
     if w.stamp[j] != w.cur:
-        w.ex[j] = _sqdist_col(x, Wt, A, M, j)
+        if w.wr != NULL:
+            w.ex[j] = _sqdist_row(x, <const floating *> w.wr + j * A, A)
+        else:
+            w.ex[j] = _sqdist_col(x, Wt, A, M, j)
         w.stamp[j] = w.cur
     return w.ex[j]
 
@@ -917,8 +935,12 @@ cdef inline Py_ssize_t _winner(const floating *x, const float *d, double gap, co
                                Work *w) noexcept nogil:
     """The best-matching unit of label c's map (which must exist), found once per instance."""
     if w.winnr[c] == -2:
-        w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, 1, offsets[c], offsets[c + 1], w.ex,
-                                    w.stamp, w.cur)
+        if w.wr != NULL:
+            w.winnr[c] = _refine_argmin(x, d, gap, <const floating *> w.wr, A, 1, A, offsets[c],
+                                        offsets[c + 1], w.ex, w.stamp, w.cur)
+        else:
+            w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, 1, offsets[c], offsets[c + 1], w.ex,
+                                        w.stamp, w.cur)
     return w.winnr[c]
 
 
@@ -951,6 +973,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     n_pool = 0
     for c in range(L):
         w.removed[c] = 0
+        w.skip[c] = offsets[c + 1] == offsets[c]
         w.in_y[c] = 0
         w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
         n_pool += offsets[c + 1] - offsets[c]
@@ -985,7 +1008,11 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
         else:
             if isfinite(gap):
                 if p_ > 0:
-                    ca = mlsom_count_lt_f(dp, M, fa)
+                    # the values of the pool below the last round's t (counted then, per map)
+                    ca = 0
+                    for c in range(L):
+                        if not w.skip[c]:
+                            ca += w.below[c]
                 fb = ftop
                 cb = n_pool
                 bisect = False
@@ -1049,11 +1076,11 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 if <double> f2 < t + gap:
                     f2 = nextafterf(f2, INFINITY)
                 f2 = nextafterf(f2, INFINITY)
+                # per map in the pool: the values below f1 (their votes) and below t (for the
+                # next round's start), in one pass
+                mlsom_count_maps_f(d, offsets, L, w.skip, f1, fa, w.votes, w.below)
                 n_def = 0
                 for c in range(L):
-                    if w.removed[c] or w.winnr[c] == -1:
-                        continue
-                    w.votes[c] = mlsom_count_lt_f(d + offsets[c], offsets[c + 1] - offsets[c], f1)
                     n_def += w.votes[c]
                 if f1 >= fa_w and f2 <= fb:
                     # the window holds every value in [f1, f2)
@@ -1099,6 +1126,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
         w.rank[n_ranked] = best
         n_ranked += 1
         w.removed[best] = 1
+        w.skip[best] = 1
         for j in range(offsets[best], offsets[best + 1]):
             dp[j] = INFINITY
         n_pool -= offsets[best + 1] - offsets[best]
@@ -1318,10 +1346,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
             const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
-            uint8_t[:, ::1] Y, int n_threads):
+            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, int n_threads):
     """Frozen scoring: classify every row of X independently from the given state.
 
-    IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy).
+    IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
+    and Wr (M, A) its neurons one per row (the exact distances read them contiguously).
     OUT Y (n, L).
     Blocks of RB rows are spread over n_threads OpenMP threads (one parallel region); the
     screening values of a block come from the four-row kernel. A row's result does not depend on
@@ -1345,6 +1374,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     # raw pointers inside the parallel region (no memoryview checks there in debug builds)
     cdef const floating *px = &X[0, 0]
     cdef const floating *pw = &Wt[0, 0]
+    cdef const floating *pwr = &Wr[0, 0]
     cdef const double *pc = &cc[0]
     cdef const float *pws = &Ws[0, 0]
     cdef const float *pww = &ww[0]
@@ -1361,6 +1391,8 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         tscale = _tol_scale(A)
         with parallel(num_threads=n_threads):
             w = _work_alloc(M, L)
+            if w != NULL:
+                w.wr = pwr
             G = <float *> malloc((RB * M + 4) * sizeof(float))
             X2 = <float *> malloc(RB * A * sizeof(float))
             xx = <double *> malloc(RB * sizeof(double))

@@ -286,6 +286,24 @@ typedef struct {
         return (double)mv;                                                               \
     }
 
+/* per map c (neurons off[c] to off[c + 1]) not skipped: how many values are below t1 (c1[c]) and
+ * below t2 (c2[c]); 0 for a skipped map */
+#define MLSOM_COUNT_MAPS_BODY(T)                                                         \
+    {                                                                                    \
+        Py_ssize_t c, j;                                                                 \
+        for (c = 0; c < L; c++) {                                                        \
+            int32_t a = 0, b = 0;                                                        \
+            if (!skip[c]) {                                                              \
+                for (j = off[c]; j < off[c + 1]; j++) {                                  \
+                    a += d[j] < t1;                                                      \
+                    b += d[j] < t2;                                                      \
+                }                                                                        \
+            }                                                                            \
+            c1[c] = a;                                                                   \
+            c2[c] = b;                                                                   \
+        }                                                                                \
+    }
+
 #define MLSOM_SCREEN_ARGS(T)                                                             \
     (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
      T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
@@ -308,6 +326,9 @@ typedef struct {
 #define MLSOM_GATHER_RANGE_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T a, T b,      \
                                     mlsom_entry *MLSOM_RESTRICT ent)
 #define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double *lo)
+#define MLSOM_COUNT_MAPS_ARGS(T) (const T *MLSOM_RESTRICT d, const int64_t *off, Py_ssize_t L, \
+                                 const uint8_t *skip, T t1, T t2, Py_ssize_t *c1,        \
+                                 Py_ssize_t *c2)
 
 typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
 typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
@@ -319,6 +340,7 @@ typedef Py_ssize_t (*mlsom_count_lt_f_fn) MLSOM_COUNT_LT_ARGS(float);
 typedef Py_ssize_t (*mlsom_count_lt2_f_fn) MLSOM_COUNT_LT2_ARGS(float);
 typedef Py_ssize_t (*mlsom_gather_range_f_fn) MLSOM_GATHER_RANGE_ARGS(float);
 typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
+typedef void (*mlsom_count_maps_f_fn) MLSOM_COUNT_MAPS_ARGS(float);
 
 /* the first index of the smallest of g[0:n] (*idx), that value (*m1) and the smallest of the
  * others (*m2; equal to *m1 when the minimum is not unique, +inf when n = 1) */
@@ -367,7 +389,9 @@ typedef void (*mlsom_screen4min_f_fn) MLSOM_SCREEN4MIN_ARGS(float);
         MLSOM_COUNT_LT2_BODY(float)                                                      \
     ATTR static Py_ssize_t mlsom_gather_range_f_##SUFFIX MLSOM_GATHER_RANGE_ARGS(float)  \
         MLSOM_GATHER_RANGE_BODY(float)                                                   \
-    ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float)
+    ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float)  \
+    ATTR static void mlsom_count_maps_f_##SUFFIX MLSOM_COUNT_MAPS_ARGS(float)            \
+        MLSOM_COUNT_MAPS_BODY(float)
 
 MLSOM_DEFINE_PATH(base, )
 
@@ -568,6 +592,31 @@ __attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
     }
 }
 #undef MLSOM_T64_GROUP
+
+/* count_maps with one pair of vector compares per 16 neurons (the last of a map masked) */
+__attribute__((target("avx512f,popcnt"))) static void
+mlsom_count_maps_f_avx512_mask MLSOM_COUNT_MAPS_ARGS(float)
+{
+    const __m512 va = _mm512_set1_ps(t1), vb = _mm512_set1_ps(t2);
+    Py_ssize_t c, j0;
+    for (c = 0; c < L; c++) {
+        Py_ssize_t a = 0, b = 0;
+        if (!skip[c]) {
+            for (j0 = off[c]; j0 < off[c + 1]; j0 += 16) {
+                const Py_ssize_t left = off[c + 1] - j0;
+                const __mmask16 m =
+                    left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+                const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+                a += __builtin_popcount(
+                    (unsigned int)_mm512_mask_cmp_ps_mask(m, v, va, _CMP_LT_OQ));
+                b += __builtin_popcount(
+                    (unsigned int)_mm512_mask_cmp_ps_mask(m, v, vb, _CMP_LT_OQ));
+            }
+        }
+        c1[c] = a;
+        c2[c] = b;
+    }
+}
 
 /* gather_range with the window's test as one vector compare per 16 (8) neurons, and only the set
  * bits of the resulting mask visited */
@@ -771,6 +820,7 @@ static mlsom_count_lt_f_fn mlsom_count_lt_f = mlsom_count_lt_f_base;
 static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
 static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
+static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
 typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                       Py_ssize_t M, const float *base, const float *ww,
                                       float *gt, int32_t *idx, float *m1, float *m2);
@@ -789,6 +839,7 @@ static mlsom_screen64min_f_fn mlsom_screen64min_f = NULL;
         mlsom_count_lt2_f = mlsom_count_lt2_f_##SUFFIX;                                  \
         mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX;                            \
         mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
+        mlsom_count_maps_f = mlsom_count_maps_f_##SUFFIX;                               \
     } while (0)
 
 /* Select a path; a level above what the processor supports is lowered. Returns the level used. */
@@ -813,6 +864,7 @@ static int mlsom_set_simd_level(int level)
         mlsom_screen4min_f = mlsom_screen4min_f_avx512_tile;
         mlsom_screen64min_f = mlsom_screen64min_f_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
+        mlsom_count_maps_f = mlsom_count_maps_f_avx512_mask;
         mlsom_argmin_f = mlsom_argmin_f_avx512_mask;
     }
 #endif

@@ -194,8 +194,10 @@ class SOMStreamClassifier(ParamsMixin):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_lock", None)
-        if state.get("_state") is not None:  # the screening copy is rebuilt when needed
-            state["_state"] = {k: v for k, v in state["_state"].items() if k != "screen"}
+        if state.get("_state") is not None:  # the cached copies are rebuilt when needed
+            state["_state"] = {
+                k: v for k, v in state["_state"].items() if k not in ("screen", "rows")
+            }
         return state
 
     def __setstate__(self, state):
@@ -367,6 +369,16 @@ class SOMStreamClassifier(ParamsMixin):
             st["screen"] = sc
         return sc
 
+    @staticmethod
+    def _row_copy(st):
+        """The neurons one per row (M, A), made once per state for predict's exact distances;
+        predict_stream drops it, as it moves neurons."""
+        wr = st.get("rows")
+        if wr is None:
+            wr = np.ascontiguousarray(st["Wt"].T)
+            st["rows"] = wr
+        return wr
+
     def predict_stream(self, X: ArrayLike) -> np.ndarray:
         """Online phase: classify the rows of X in order, adapting the model after each one.
 
@@ -390,6 +402,7 @@ class SOMStreamClassifier(ParamsMixin):
             return Y
         self._lock.acquire_write()
         try:
+            st.pop("rows", None)  # the neurons move
             Ws, ww, c = self._screening_copy(st)
             _core.stream(
                 X,
@@ -502,6 +515,7 @@ class SOMStreamClassifier(ParamsMixin):
                 Ws,
                 ww,
                 c,
+                self._row_copy(st),
                 Y,
                 n_threads,
             )
