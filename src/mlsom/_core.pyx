@@ -302,7 +302,9 @@ cdef inline int _threads(double work, int n_threads) noexcept nogil:
 
 
 cdef enum:
-    RB = 64   # rows per screening block (a thread's unit of work)
+    RB = 64   # rows per screening block of the training (a thread's unit of work)
+    PRB = 8   # rows per block of predict: a block's screening values (8 M floats) stay in
+              # the first-level cache while its rows are classified (faster than 4 to 64)
 
 
 cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const float *Ws,
@@ -1352,12 +1354,12 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
     and Wr (M, A) its neurons one per row (the exact distances read them contiguously).
     OUT Y (n, L).
-    Blocks of RB rows are spread over n_threads OpenMP threads (one parallel region); the
+    Blocks of PRB rows are spread over n_threads OpenMP threads (one parallel region); the
     screening values of a block come from the four-row kernel. A row's result does not depend on
     the blocks or the threads.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks = (n + RB - 1) // RB
+    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks = (n + PRB - 1) // PRB
     cdef int failed = 0
     cdef double gap, wwmax, tscale
     cdef float *G
@@ -1393,19 +1395,19 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             w = _work_alloc(M, L)
             if w != NULL:
                 w.wr = pwr
-            G = <float *> malloc((RB * M + 4) * sizeof(float))
-            X2 = <float *> malloc(RB * A * sizeof(float))
-            xx = <double *> malloc(RB * sizeof(double))
+            G = <float *> malloc((PRB * M + 4) * sizeof(float))
+            X2 = <float *> malloc(PRB * A * sizeof(float))
+            xx = <double *> malloc(PRB * sizeof(double))
             for ch in prange(n_chunks, schedule="static"):
                 if w == NULL or G == NULL or X2 == NULL or xx == NULL:
                     failed += 1
                     continue
-                s = ch * RB
-                e = min(n, s + RB)
+                s = ch * PRB
+                e = min(n, s + PRB)
                 if screening:
                     for row in range(s, e):
                         xx[row - s] = _centre_row(px + row * A, pc, A, X2 + (row - s) * A)
-                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + RB * M, NULL, NULL, NULL)
+                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + PRB * M, NULL, NULL, NULL)
                 for row in range(s, e):
                     g = G + (row - s) * M
                     gap = _screen_gap(tscale, xx[row - s], wwmax) if screening else INFINITY
