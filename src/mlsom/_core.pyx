@@ -12,7 +12,8 @@
 # A mod 8 features: NumPy's order for up to 128 values), in the model's type (_sqdist_col,
 # _sqdist_row). Most of them are never computed, though: every neuron first gets a cheap
 # screening value |x'|^2 + |w'|^2 - 2 x'.w' in float32 from copies centred on a common point (the
-# kernels of _kernels.h: one instance, or four rows at a time for blocks of rows), which is within
+# kernels of _kernels.h: one instance, four rows at a time, or for training on the AVX-512 path
+# 64 rows at a time with one row per vector lane), which is within
 # a known bound `tol` of the exact value (_tol_scale, _screen_gap). Two neurons whose screening
 # values differ by more than 2 tol are in the same order exactly; only the neurons the bound
 # leaves in doubt get their exact distance. Every decision (best-matching units, the k nearest
