@@ -66,11 +66,6 @@ cdef extern from "_kernels.h" nogil:
                                         Py_ssize_t M, const float *base, const float *ww,
                                         float *out) noexcept nogil
     mlsom_screen4_f_fn mlsom_screen4_f
-    ctypedef void (*mlsom_screen4min_f_fn)(const float *x2, const float *Ws, Py_ssize_t A,
-                                           Py_ssize_t M, const float *base, const float *ww,
-                                           float *out, int32_t *idx, float *m1,
-                                           float *m2) noexcept nogil
-    mlsom_screen4min_f_fn mlsom_screen4min_f
     void mlsom_min2_f(const float *g, Py_ssize_t n, int32_t *idx, float *m1,
                       float *m2) noexcept nogil
     mlsom_group_sums_d_fn mlsom_group_sums_d
@@ -322,17 +317,14 @@ cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const fl
         base[1] = <float> xx[q + 1]
         base[2] = <float> xx[q + 2]
         base[3] = <float> xx[q + 3]
-        if idx == NULL:
-            mlsom_screen4_f(X2 + q * A, Ws, A, M, base, ww, G + q * M)
-        else:
-            mlsom_screen4min_f(X2 + q * A, Ws, A, M, base, ww, G + q * M, idx + q, m1 + q,
-                               m2 + q)
+        mlsom_screen4_f(X2 + q * A, Ws, A, M, base, ww, G + q * M)
         q += 4
     while q < r:
         mlsom_screen_f(X2 + q * A, Ws, A, M, <float> xx[q], ww, G + q * M)
-        if idx != NULL:
-            mlsom_min2_f(G + q * M, M, idx + q, m1 + q, m2 + q)
         q += 1
+    if idx != NULL:
+        for q in range(r):
+            mlsom_min2_f(G + q * M, M, idx + q, m1 + q, m2 + q)
 
 
 cdef Py_ssize_t _nearest_within(const floating *x, const float *g, Py_ssize_t gs, float limt,
@@ -443,10 +435,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         tscale = _tol_scale(A)
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
             G = <float *> malloc((RB * M + 4 + 4 * RB + M) * sizeof(float))
-            for ch in prange(n_chunks, schedule="static"):
-                if G == NULL:
-                    failed += 1
-                    continue
+            if G != NULL:
                 m1 = G + RB * M + 4
                 m2 = m1 + RB
                 idx = <int32_t *> (m2 + RB)
@@ -454,6 +443,10 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                 z = bf + RB   # M zeros: the screening values when every distance is exact
                 for j in range(M):
                     z[j] = 0
+            for ch in prange(n_chunks, schedule="static"):
+                if G == NULL:
+                    failed += 1
+                    continue
                 s = ch * RB
                 e = min(n, s + RB)
                 if screening and k64 != NULL:
@@ -852,7 +845,6 @@ ctypedef struct Work:
     Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt
     Py_ssize_t *winnr   # (L) best-matching unit of each map (global index); -1: no map, -2: not yet
     Py_ssize_t *votes   # (L)
-    uint8_t *removed    # (L) classes already ranked
     uint8_t *skip       # (L) classes out of the pool: ranked, or without a map
     Py_ssize_t *below   # (L) per class: how many screening values are below the last t
     uint8_t *in_y       # (L) classes in the prediction
@@ -873,14 +865,13 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.amb = <Entry *> malloc(M * sizeof(Entry))
     w.winnr = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.votes = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
-    w.removed = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.skip = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.below = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
-            or w.votes == NULL or w.removed == NULL or w.in_y == NULL or w.rank == NULL
+            or w.votes == NULL or w.in_y == NULL or w.rank == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
@@ -901,7 +892,6 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.amb)
     free(w.winnr)
     free(w.votes)
-    free(w.removed)
     free(w.skip)
     free(w.below)
     free(w.in_y)
@@ -975,7 +965,6 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     #    for the Bayes test of a ranked label, for the update of a predicted one
     n_pool = 0
     for c in range(L):
-        w.removed[c] = 0
         w.skip[c] = offsets[c + 1] == offsets[c]
         w.in_y[c] = 0
         w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
@@ -1006,7 +995,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
             w.votes[c] = 0
         if n_pool <= k_nn:
             for c in range(L):
-                if not w.removed[c] and w.winnr[c] != -1:
+                if not w.skip[c]:
                     w.votes[c] = offsets[c + 1] - offsets[c]
         else:
             if isfinite(gap):
@@ -1128,7 +1117,6 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                         best = c
         w.rank[n_ranked] = best
         n_ranked += 1
-        w.removed[best] = 1
         w.skip[best] = 1
         for j in range(offsets[best], offsets[best + 1]):
             dp[j] = INFINITY

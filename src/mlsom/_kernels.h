@@ -364,11 +364,6 @@ static void mlsom_min2_f(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *i
     *m2 = b;
 }
 
-#define MLSOM_SCREEN4MIN_ARGS(T)                                                         \
-    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,  \
-     const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out,      \
-     int32_t *idx, T *m1, T *m2)
-typedef void (*mlsom_screen4min_f_fn) MLSOM_SCREEN4MIN_ARGS(float);
 
 /* all kernels of one path, for one target attribute (empty for the baseline) */
 #define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
@@ -404,35 +399,13 @@ MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
 
 /* Four-row screening as a matrix-product kernel: a register tile of 4 rows x 2 vectors of
  * neurons accumulates every feature with fused multiply-adds before it is stored, so each weight
- * is loaded once per four rows and the partial sums never leave the registers. With track, each
- * row's smallest value, its first index and the second smallest are also tracked in registers
- * as the values are stored (min2 of every row, without a second pass); the two uses below are
- * this one function with track a constant. */
-__attribute__((target("avx512f,popcnt"), always_inline)) static inline void mlsom_tile4_avx512(
-    const float *MLSOM_RESTRICT x2, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
-    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT out,
-    int32_t *idx, float *m1, float *m2, const int track)
+ * is loaded once per four rows and the partial sums never leave the registers. */
+__attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile
+    MLSOM_SCREEN4_ARGS(float)
 {
     const float *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;
     const float *pr[4] = {p0, p1, p2, p3};
-    const __m512 inf = _mm512_set1_ps(INFINITY);
-    const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    __m512 t1[4], t2[4];
-    __m512i ti[4];
     Py_ssize_t i, j0 = 0, q;
-    for (q = 0; q < 4; q++) {
-        t1[q] = inf;
-        t2[q] = inf;
-        ti[q] = _mm512_setzero_si512();
-    }
-#define MLSOM_TRACK(Q, O, J)                                                             \
-    do {                                                                                 \
-        const __mmask16 lt_ = _mm512_cmp_ps_mask((O), t1[Q], _CMP_LT_OQ);                \
-        t2[Q] = _mm512_min_ps(t2[Q], _mm512_max_ps((O), t1[Q]));                         \
-        t1[Q] = _mm512_mask_mov_ps(t1[Q], lt_, (O));                                     \
-        ti[Q] = _mm512_mask_mov_epi32(ti[Q], lt_,                                        \
-                                      _mm512_add_epi32(lane, _mm512_set1_epi32((int)(J)))); \
-    } while (0)
     for (; j0 + 32 <= M; j0 += 32) {
         /* named accumulators: the compiler keeps all eight in registers */
         __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
@@ -462,10 +435,6 @@ __attribute__((target("avx512f,popcnt"), always_inline)) static inline void mlso
                 const __m512 o1 = _mm512_add_ps(_mm512_add_ps(bq, v1), acc[2 * q + 1]);
                 _mm512_storeu_ps(out + q * M + j0, o0);
                 _mm512_storeu_ps(out + q * M + j0 + 16, o1);
-                if (track) {
-                    MLSOM_TRACK(q, o0, j0);
-                    MLSOM_TRACK(q, o1, j0 + 16);
-                }
             }
         }
     }
@@ -484,46 +453,9 @@ __attribute__((target("avx512f,popcnt"), always_inline)) static inline void mlso
             for (q = 0; q < 4; q++) {
                 const __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_set1_ps(base[q]), v0), acc[q]);
                 _mm512_mask_storeu_ps(out + q * M + j0, m, o);
-                if (track) MLSOM_TRACK(q, _mm512_mask_mov_ps(inf, m, o), j0);
             }
         }
     }
-#undef MLSOM_TRACK
-    for (q = 0; track && q < 4; q++) {
-        const float mv = _mm512_reduce_min_ps(t1[q]);
-        const unsigned int eq =
-            (unsigned int)_mm512_cmp_ps_mask(t1[q], _mm512_set1_ps(mv), _CMP_LE_OQ);
-        int32_t ib[16];
-        float sb[16];
-        m1[q] = mv;
-        _mm512_storeu_si512((void *)ib, ti[q]);
-        if (eq == 0) { /* not reached: the minimum is one of the lanes */
-            idx[q] = 0;
-            m2[q] = mv;
-        } else if (__builtin_popcount(eq) > 1) {
-            idx[q] = ib[__builtin_ctz(eq)];
-            m2[q] = mv; /* the minimum in two lanes: not unique */
-        } else {
-            const int l = __builtin_ctz(eq);
-            float o2;
-            _mm512_storeu_ps(sb, t2[q]);
-            o2 = _mm512_reduce_min_ps(_mm512_mask_mov_ps(t1[q], (__mmask16)(1u << l), inf));
-            idx[q] = ib[l];
-            m2[q] = sb[l] < o2 ? sb[l] : o2;
-        }
-    }
-}
-
-__attribute__((target("avx512f,popcnt"))) static void mlsom_screen4_f_avx512_tile
-    MLSOM_SCREEN4_ARGS(float)
-{
-    mlsom_tile4_avx512(x2, Ws, A, M, base, ww, out, NULL, NULL, NULL, 0);
-}
-
-__attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_tile
-    MLSOM_SCREEN4MIN_ARGS(float)
-{
-    mlsom_tile4_avx512(x2, Ws, A, M, base, ww, out, idx, m1, m2, 1);
 }
 
 /* Screening of 64 rows in the transposed orientation: the lanes are 16 rows, a register tile of
@@ -531,7 +463,7 @@ __attribute__((target("avx512f,popcnt"))) static void mlsom_screen4min_f_avx512_
  * per 16 fused multiply-adds), so no lane idles whatever the number of neurons. The rows come
  * blocked, xb[q][i][r] = -2 x'_{16q + r, i} (q < 4, i < A, r < 16), and the values go out
  * transposed, gt[j * 64 + row]. Each value is (base + ww[j]) + sum_i in feature order, the same
- * operations in the same order as mlsom_tile4_avx512, so the values are bit-identical to it.
+ * operations in the same order as mlsom_screen4_f_avx512_tile, so the values are bit-identical to it.
  * Every row's smallest value (m1), its first index (idx) and the smallest of the others (m2,
  * equal to m1 when the minimum is not unique) are tracked lane-wise, neuron by neuron. */
 #define MLSOM_T64_GROUP(NJ)                                                              \
@@ -803,15 +735,6 @@ static int mlsom_simd_max_level(void)
 static int mlsom_simd_level = 0;
 static mlsom_screen_f_fn mlsom_screen_f = mlsom_screen_f_base;
 static mlsom_screen4_f_fn mlsom_screen4_f = mlsom_screen4_f_base;
-
-/* screen4 and then each row's min2, for the paths without a fused tile */
-static void mlsom_screen4min_f_generic MLSOM_SCREEN4MIN_ARGS(float)
-{
-    int q;
-    mlsom_screen4_f(x2, Ws, A, M, base, ww, out);
-    for (q = 0; q < 4; q++) mlsom_min2_f(out + q * M, M, idx + q, m1 + q, m2 + q);
-}
-static mlsom_screen4min_f_fn mlsom_screen4min_f = mlsom_screen4min_f_generic;
 static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
 static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
 static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
@@ -849,7 +772,6 @@ static int mlsom_set_simd_level(int level)
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
-    mlsom_screen4min_f = mlsom_screen4min_f_generic;
     mlsom_screen64min_f = NULL;
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
@@ -861,7 +783,6 @@ static int mlsom_set_simd_level(int level)
     if (level == 2) {
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
-        mlsom_screen4min_f = mlsom_screen4min_f_avx512_tile;
         mlsom_screen64min_f = mlsom_screen64min_f_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
         mlsom_count_maps_f = mlsom_count_maps_f_avx512_mask;

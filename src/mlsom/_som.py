@@ -195,9 +195,7 @@ class SOMStreamClassifier(ParamsMixin):
         state = self.__dict__.copy()
         state.pop("_lock", None)
         if state.get("_state") is not None:  # the cached copies are rebuilt when needed
-            state["_state"] = {
-                k: v for k, v in state["_state"].items() if k not in ("screen", "rows")
-            }
+            state["_state"] = {k: v for k, v in state["_state"].items() if k not in self._COPIES}
         return state
 
     def __setstate__(self, state):
@@ -359,25 +357,21 @@ class SOMStreamClassifier(ParamsMixin):
             )
         return state
 
-    @staticmethod
-    def _screening_copy(st):
-        """The float32 copy of the neurons that screens distances (Ws, ww, centre), made once
-        per state and kept in step with the weights by predict_stream."""
-        sc = st.get("screen")
-        if sc is None:
-            sc = _core.screening_copy(st["Wt"])
-            st["screen"] = sc
-        return sc
+    # Copies of the neurons kept with the state, made when first needed (pickles leave them out):
+    # "screen", the float32 screening copy (Ws, ww, centre), which predict_stream keeps in step
+    # with the weights; "rows", the neurons one per row (M, A) for predict's exact distances,
+    # which predict_stream drops, as it moves neurons.
+    _COPIES = {
+        "screen": _core.screening_copy,
+        "rows": lambda Wt: np.ascontiguousarray(Wt.T),
+    }
 
-    @staticmethod
-    def _row_copy(st):
-        """The neurons one per row (M, A), made once per state for predict's exact distances;
-        predict_stream drops it, as it moves neurons."""
-        wr = st.get("rows")
-        if wr is None:
-            wr = np.ascontiguousarray(st["Wt"].T)
-            st["rows"] = wr
-        return wr
+    @classmethod
+    def _copy(cls, st, key):
+        out = st.get(key)
+        if out is None:
+            out = st[key] = cls._COPIES[key](st["Wt"])
+        return out
 
     def predict_stream(self, X: ArrayLike) -> np.ndarray:
         """Online phase: classify the rows of X in order, adapting the model after each one.
@@ -403,7 +397,7 @@ class SOMStreamClassifier(ParamsMixin):
         self._lock.acquire_write()
         try:
             st.pop("rows", None)  # the neurons move
-            Ws, ww, c = self._screening_copy(st)
+            Ws, ww, c = self._copy(st, "screen")
             _core.stream(
                 X,
                 st["Wt"],
@@ -499,7 +493,7 @@ class SOMStreamClassifier(ParamsMixin):
         self._lock.acquire_read()
         try:
             N, S = (int(v) for v in st["NS"])
-            Ws, ww, c = self._screening_copy(st)
+            Ws, ww, c = self._copy(st, "screen")
             _core.predict(
                 X,
                 st["Wt"],
@@ -515,7 +509,7 @@ class SOMStreamClassifier(ParamsMixin):
                 Ws,
                 ww,
                 c,
-                self._row_copy(st),
+                self._copy(st, "rows"),
                 Y,
                 n_threads,
             )
