@@ -278,3 +278,38 @@ def test_cached_copies_follow_the_stream(dtype):
     rebuilt = pickle.loads(pickle.dumps(model))
     assert not {"screen", "rows"} & set(rebuilt._state)
     np.testing.assert_array_equal(got, rebuilt.predict(X[1600:]))
+
+
+@pytest.mark.parametrize("n", [1, 7, 15, 16, 17, 64, 527, 1023, 1024, 1025, 2100])
+def test_search_kernels_agree_with_numpy_on_every_path(n):
+    """The ranking's counting, window-gathering and min/max kernels (one per SIMD path, the last
+    block of a vector path masked, the gather in slices of 1024) against NumPy, on values with
+    ties, +inf (the classes already ranked) and windows that are empty, narrow or everything."""
+    rng = np.random.default_rng(n)
+    d = rng.normal(size=n).astype(np.float32)
+    d[rng.random(n) < 0.2] = np.inf
+    if n > 4:
+        d[1::5] = d[0]  # ties
+    finite = d[np.isfinite(d)]
+    lo = float(finite.min()) if finite.size else 0.0
+    cases = [
+        (lo, np.inf),
+        (-np.inf, np.inf),
+        (0.0, 0.0),
+        (float(d[0]), float(np.nextafter(d[0], np.float32(np.inf)))),
+    ]
+    if finite.size > 2:
+        q = np.quantile(finite, [0.1, 0.13, 0.5])
+        cases += [(float(q[0]), float(q[1])), (float(q[1]), float(q[2]))]
+    try:
+        for level in range(_core.set_simd_level(-1) + 1):
+            _core.set_simd_level(level)
+            for a, b in cases:
+                a, b = np.float32(a), np.float32(b)
+                c1, c2, c3, idx, hi, lo_ = _core.search_values(d, a, b)
+                assert c1 == c3 == int((d < a).sum()), (level, a, b)
+                assert c2 == int((d < b).sum()), (level, a, b)
+                np.testing.assert_array_equal(idx, np.flatnonzero((d >= a) & (d < b)))
+                assert hi == d.max() and lo_ == d.min(), level
+    finally:
+        _core.set_simd_level(-1)

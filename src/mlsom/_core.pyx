@@ -603,6 +603,31 @@ def screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt, bint bloc
     return G_arr, idx_arr, m1_arr, m2_arr
 
 
+def search_values(const float[::1] d, float a, float b):
+    """For tests: what the ranking's search kernels of the selected SIMD path give on d (n > 0):
+    (#{d < a}, #{d < b} and #{d < a} from the two-threshold count, the indices j with
+    a <= d[j] < b in order, max(d), min(d))."""
+    cdef Py_ssize_t n = d.shape[0], c1, c2, c3, k
+    cdef double lo, hi
+    if n == 0:
+        raise ValueError("d: expected at least one value, got 0")
+    cdef mlsom_entry *ent = <mlsom_entry *> malloc(n * sizeof(mlsom_entry))
+    if ent == NULL:
+        raise MemoryError()
+    try:
+        c1 = mlsom_count_lt_f(&d[0], n, a)
+        c3 = mlsom_count_lt2_f(&d[0], n, a, b, &c2)
+        k = mlsom_gather_range_f(&d[0], n, a, b, ent)
+        hi = mlsom_max_f(&d[0], n, &lo)
+        idx = np.array([ent[j].j for j in range(k)], dtype=np.intp)
+        vals = np.array([ent[j].d for j in range(k)], dtype=np.float64)
+    finally:
+        free(ent)
+    if not np.array_equal(vals, np.asarray(d, dtype=np.float64)[idx]):
+        raise AssertionError("gather_range: an entry's value is not d[j]")
+    return c1, c2, c3, idx, hi, lo
+
+
 cdef inline void _two_sum(double a, double b, double *s, double *e) noexcept nogil:
     """s + e = a + b exactly, s = fl(a + b) (Knuth)."""
     cdef double s_ = a + b, bp = s_ - a, ap = s_ - bp

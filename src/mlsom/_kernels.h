@@ -550,40 +550,89 @@ mlsom_count_maps_f_avx512_mask MLSOM_COUNT_MAPS_ARGS(float)
     }
 }
 
-/* gather_range with the window's test as one vector compare per 16 (8) neurons, and only the set
- * bits of the resulting mask visited */
-__attribute__((target("avx512f,popcnt"))) static Py_ssize_t
+/* gather_range with the window's test as one vector compare per 16 neurons: first the masks of
+ * the blocks (no branch, no dependence between blocks), then their set bits (the few values in
+ * the window), four blocks to a 64-bit word (x86 is little-endian: block q's mask lands in bits
+ * 16 (q % 4) onwards). Up to 1024 values (64 blocks) at a time. */
+__attribute__((target("avx512f,popcnt,bmi"))) static Py_ssize_t
 mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
 {
-    /* no branch per neuron: the indices in the window are packed (vpcompressd) into a small
-     * buffer, four blocks at a time, then spread into entries */
-    Py_ssize_t j0 = 0, n_idx = 0, e;
-    int32_t idx[16 * 4 + 16];
     const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
-    const __m512i step = _mm512_set1_epi32(16);
-    __m512i jv = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    Py_ssize_t n_ent = 0;
-    while (j0 < n) {
-        /* up to four blocks at a time into the small buffer, then out to ent */
-        Py_ssize_t blk;
-        n_idx = 0;
-        for (blk = 0; blk < 4 && j0 < n; blk++, j0 += 16) {
-            const Py_ssize_t left = n - j0;
+    uint16_t h[64];
+    Py_ssize_t s0, j0, q, nb, n_ent = 0;
+    for (s0 = 0; s0 < n; s0 += 1024) {
+        const Py_ssize_t e0 = n - s0 < 1024 ? n : s0 + 1024;
+        for (j0 = s0, q = 0; j0 < e0; j0 += 16, q++) {
+            const Py_ssize_t left = e0 - j0;
             const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
             const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
-            const __mmask16 hit = _mm512_mask_cmp_ps_mask(m, v, va, _CMP_GE_OQ) &
-                                  _mm512_mask_cmp_ps_mask(m, v, vb, _CMP_LT_OQ);
-            _mm512_storeu_si512((void *)(idx + n_idx), _mm512_maskz_compress_epi32(hit, jv));
-            n_idx += __builtin_popcount((unsigned int)hit);
-            jv = _mm512_add_epi32(jv, step);
+            h[q] = (uint16_t)_mm512_mask_cmp_ps_mask(
+                _mm512_mask_cmp_ps_mask(m, v, va, _CMP_GE_OQ), v, vb, _CMP_LT_OQ);
         }
-        for (e = 0; e < n_idx; e++) {
-            ent[n_ent + e].j = idx[e];
-            ent[n_ent + e].d = (double)d[idx[e]];
+        nb = q;
+        for (; q % 4; q++) h[q] = 0;
+        for (q = 0; q < nb; q += 4) {
+            uint64_t hits;
+            memcpy(&hits, h + q, sizeof hits);
+            while (hits) {
+                const Py_ssize_t j = s0 + 16 * q + (Py_ssize_t)__builtin_ctzll(hits);
+                hits &= hits - 1u;
+                ent[n_ent].j = j;
+                ent[n_ent].d = (double)d[j];
+                n_ent++;
+            }
         }
-        n_ent += n_idx;
     }
     return n_ent;
+}
+
+/* count_lt2 and count_lt with one vector compare per 16 values and threshold, the last block
+ * masked (the compiler's version of the generic body finishes with a scalar loop) */
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t
+mlsom_count_lt2_f_avx512_mask MLSOM_COUNT_LT2_ARGS(float)
+{
+    const __m512 v1 = _mm512_set1_ps(t1), v2 = _mm512_set1_ps(t2);
+    Py_ssize_t j0, c = 0, e = 0;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const Py_ssize_t left = n - j0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+        c += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, v1, _CMP_LT_OQ));
+        e += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, v2, _CMP_LT_OQ));
+    }
+    *c2 = e;
+    return c;
+}
+
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t
+mlsom_count_lt_f_avx512_mask MLSOM_COUNT_LT_ARGS(float)
+{
+    const __m512 vt = _mm512_set1_ps(t);
+    Py_ssize_t j0, c = 0;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const Py_ssize_t left = n - j0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+        c += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, vt, _CMP_LT_OQ));
+    }
+    return c;
+}
+
+/* max_f in one vector pass, the last block masked (the generic body stays scalar here: its
+ * ternaries are not turned into vector max / min) */
+__attribute__((target("avx512f"))) static double mlsom_max_f_avx512_mask MLSOM_MAX_ARGS(float)
+{
+    __m512 mx = _mm512_set1_ps(d[0]), mn = mx;
+    Py_ssize_t j0;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const Py_ssize_t left = n - j0;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+        mx = _mm512_mask_max_ps(mx, m, v, mx);
+        mn = _mm512_mask_min_ps(mn, m, v, mn);
+    }
+    *lo = (double)_mm512_reduce_min_ps(mn);
+    return (double)_mm512_reduce_max_ps(mx);
 }
 
 /* argmin_f in two vector passes: the minimum, then the count within the gap and the first
@@ -686,6 +735,33 @@ __attribute__((target("avx2"))) static Py_ssize_t mlsom_gather_range_f_avx2_mask
     return n_ent;
 }
 
+/* max_f on the AVX2 path: vector max / min over whole blocks of 8, the rest scalar */
+__attribute__((target("avx2"))) static double mlsom_max_f_avx2_vec MLSOM_MAX_ARGS(float)
+{
+    __m256 mx = _mm256_set1_ps(d[0]), mn = mx;
+    float bx[8], bn[8], hv, lv;
+    Py_ssize_t j0, j;
+    for (j0 = 0; j0 + 8 <= n; j0 += 8) {
+        const __m256 v = _mm256_loadu_ps(d + j0);
+        mx = _mm256_max_ps(v, mx);
+        mn = _mm256_min_ps(v, mn);
+    }
+    _mm256_storeu_ps(bx, mx);
+    _mm256_storeu_ps(bn, mn);
+    hv = bx[0];
+    lv = bn[0];
+    for (j = 1; j < 8; j++) {
+        hv = bx[j] > hv ? bx[j] : hv;
+        lv = bn[j] < lv ? bn[j] : lv;
+    }
+    for (j = j0; j < n; j++) {
+        hv = d[j] > hv ? d[j] : hv;
+        lv = d[j] < lv ? d[j] : lv;
+    }
+    *lo = (double)lv;
+    return (double)hv;
+}
+
 __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_SCREEN4_ARGS(float)
 {
     const float *pr[4] = {x2, x2 + A, x2 + 2 * A, x2 + 3 * A};
@@ -778,6 +854,7 @@ static int mlsom_set_simd_level(int level)
         MLSOM_USE_PATH(avx2);
         mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
         mlsom_argmin_f = mlsom_argmin_f_avx2_mask;
+        mlsom_max_f = mlsom_max_f_avx2_vec;
         if (__builtin_cpu_supports("fma")) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
     }
     if (level == 2) {
@@ -786,6 +863,9 @@ static int mlsom_set_simd_level(int level)
         mlsom_screen64min_f = mlsom_screen64min_f_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
         mlsom_count_maps_f = mlsom_count_maps_f_avx512_mask;
+        mlsom_count_lt2_f = mlsom_count_lt2_f_avx512_mask;
+        mlsom_count_lt_f = mlsom_count_lt_f_avx512_mask;
+        mlsom_max_f = mlsom_max_f_avx512_mask;
         mlsom_argmin_f = mlsom_argmin_f_avx512_mask;
     }
 #endif
