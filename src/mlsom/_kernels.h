@@ -587,35 +587,40 @@ mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
 }
 
 /* count_lt2 and count_lt with one vector compare per 16 values and threshold, the last block
- * masked (the compiler's version of the generic body finishes with a scalar loop) */
-__attribute__((target("avx512f,popcnt"))) static Py_ssize_t
+ * masked (the compiler's version of the generic body finishes with a scalar loop); the counts
+ * are kept lane by lane (a masked add per compare, no mask-to-scalar moves) and summed once */
+__attribute__((target("avx512f"))) static Py_ssize_t
 mlsom_count_lt2_f_avx512_mask MLSOM_COUNT_LT2_ARGS(float)
 {
     const __m512 v1 = _mm512_set1_ps(t1), v2 = _mm512_set1_ps(t2);
-    Py_ssize_t j0, c = 0, e = 0;
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i a = _mm512_setzero_si512(), e = _mm512_setzero_si512();
+    Py_ssize_t j0;
     for (j0 = 0; j0 < n; j0 += 16) {
         const Py_ssize_t left = n - j0;
         const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
         const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
-        c += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, v1, _CMP_LT_OQ));
-        e += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, v2, _CMP_LT_OQ));
+        a = _mm512_mask_add_epi32(a, _mm512_mask_cmp_ps_mask(m, v, v1, _CMP_LT_OQ), a, one);
+        e = _mm512_mask_add_epi32(e, _mm512_mask_cmp_ps_mask(m, v, v2, _CMP_LT_OQ), e, one);
     }
-    *c2 = e;
-    return c;
+    *c2 = _mm512_reduce_add_epi32(e);
+    return _mm512_reduce_add_epi32(a);
 }
 
-__attribute__((target("avx512f,popcnt"))) static Py_ssize_t
+__attribute__((target("avx512f"))) static Py_ssize_t
 mlsom_count_lt_f_avx512_mask MLSOM_COUNT_LT_ARGS(float)
 {
     const __m512 vt = _mm512_set1_ps(t);
-    Py_ssize_t j0, c = 0;
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i a = _mm512_setzero_si512();
+    Py_ssize_t j0;
     for (j0 = 0; j0 < n; j0 += 16) {
         const Py_ssize_t left = n - j0;
         const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
         const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
-        c += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, vt, _CMP_LT_OQ));
+        a = _mm512_mask_add_epi32(a, _mm512_mask_cmp_ps_mask(m, v, vt, _CMP_LT_OQ), a, one);
     }
-    return c;
+    return _mm512_reduce_add_epi32(a);
 }
 
 /* max_f in one vector pass, the last block masked (the generic body stays scalar here: its
