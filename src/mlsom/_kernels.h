@@ -554,7 +554,7 @@ mlsom_count_maps_f_avx512_mask MLSOM_COUNT_MAPS_ARGS(float)
  * the blocks (no branch, no dependence between blocks), then their set bits (the few values in
  * the window), four blocks to a 64-bit word (x86 is little-endian: block q's mask lands in bits
  * 16 (q % 4) onwards). Up to 1024 values (64 blocks) at a time. */
-__attribute__((target("avx512f,popcnt,bmi"))) static Py_ssize_t
+__attribute__((target("avx512f"))) static Py_ssize_t
 mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
 {
     const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
