@@ -607,20 +607,13 @@ mlsom_count_lt2_f_avx512_mask MLSOM_COUNT_LT2_ARGS(float)
     return _mm512_reduce_add_epi32(a);
 }
 
+/* count_lt: the two-threshold count with one threshold (the second compare is nearly free; the
+ * search calls it only when it bisects) */
 __attribute__((target("avx512f"))) static Py_ssize_t
 mlsom_count_lt_f_avx512_mask MLSOM_COUNT_LT_ARGS(float)
 {
-    const __m512 vt = _mm512_set1_ps(t);
-    const __m512i one = _mm512_set1_epi32(1);
-    __m512i a = _mm512_setzero_si512();
-    Py_ssize_t j0;
-    for (j0 = 0; j0 < n; j0 += 16) {
-        const Py_ssize_t left = n - j0;
-        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-        const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
-        a = _mm512_mask_add_epi32(a, _mm512_mask_cmp_ps_mask(m, v, vt, _CMP_LT_OQ), a, one);
-    }
-    return _mm512_reduce_add_epi32(a);
+    Py_ssize_t unused;
+    return mlsom_count_lt2_f_avx512_mask(d, n, t, t, &unused);
 }
 
 /* max_f in one vector pass, the last block masked (the generic body stays scalar here: its
