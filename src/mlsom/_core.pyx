@@ -628,6 +628,25 @@ def search_values(const float[::1] d, float a, float b):
     return c1, c2, c3, idx, hi, lo
 
 
+def count_maps_values(const float[::1] d, const int64_t[::1] offsets, const uint8_t[::1] skip,
+                      float t1, float t2):
+    """For tests: the per-map counts of the selected SIMD path's count_maps kernel on d, the maps
+    c (L of them) being d[offsets[c]:offsets[c + 1]]: (#{< t1}, #{< t2}) per map not skipped, 0
+    for a skipped one."""
+    cdef Py_ssize_t L = skip.shape[0]
+    if offsets.shape[0] != L + 1:
+        raise ValueError(f"offsets: expected {L + 1} entries, got {offsets.shape[0]}")
+    if L == 0 or offsets[0] != 0 or offsets[L] != d.shape[0] or np.any(np.diff(offsets) < 0):
+        raise ValueError("offsets: expected a non-decreasing split of d starting at 0")
+    c1_arr = np.zeros(L, dtype=np.intp)
+    c2_arr = np.zeros(L, dtype=np.intp)
+    cdef Py_ssize_t[::1] c1 = c1_arr
+    cdef Py_ssize_t[::1] c2 = c2_arr
+    cdef const float *dp = &d[0] if d.shape[0] > 0 else NULL
+    mlsom_count_maps_f(dp, &offsets[0], L, &skip[0], t1, t2, &c1[0], &c2[0])
+    return c1_arr, c2_arr
+
+
 cdef inline void _two_sum(double a, double b, double *s, double *e) noexcept nogil:
     """s + e = a + b exactly, s = fl(a + b) (Knuth)."""
     cdef double s_ = a + b, bp = s_ - a, ap = s_ - bp
