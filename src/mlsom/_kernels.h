@@ -397,6 +397,12 @@ MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
 
 #include <immintrin.h>
 
+/* the lanes of a block of 16 that hold values, when `left` values remain (all 16 from 16 on) */
+static inline __mmask16 mlsom_mask16(Py_ssize_t left)
+{
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
 /* Four-row screening as a matrix-product kernel: a register tile of 4 rows x 2 vectors of
  * neurons accumulates every feature with fused multiply-adds before it is stored, so each weight
  * is loaded once per four rows and the partial sums never leave the registers. */
@@ -439,8 +445,7 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile
         }
     }
     for (; j0 < M; j0 += 16) {
-        const Py_ssize_t left = M - j0;
-        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __mmask16 m = mlsom_mask16(M - j0);
         __m512 acc[4];
         const float *w = Ws + j0;
         for (q = 0; q < 4; q++) acc[q] = _mm512_setzero_ps();
@@ -535,9 +540,7 @@ mlsom_count_maps_f_avx512_mask MLSOM_COUNT_MAPS_ARGS(float)
         Py_ssize_t a = 0, b = 0;
         if (!skip[c]) {
             for (j0 = off[c]; j0 < off[c + 1]; j0 += 16) {
-                const Py_ssize_t left = off[c + 1] - j0;
-                const __mmask16 m =
-                    left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+                const __mmask16 m = mlsom_mask16(off[c + 1] - j0);
                 const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
                 a += __builtin_popcount(
                     (unsigned int)_mm512_mask_cmp_ps_mask(m, v, va, _CMP_LT_OQ));
@@ -563,8 +566,7 @@ mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
     for (s0 = 0; s0 < n; s0 += 1024) {
         const Py_ssize_t e0 = n - s0 < 1024 ? n : s0 + 1024;
         for (j0 = s0, q = 0; j0 < e0; j0 += 16, q++) {
-            const Py_ssize_t left = e0 - j0;
-            const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+            const __mmask16 m = mlsom_mask16(e0 - j0);
             const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
             h[q] = (uint16_t)_mm512_mask_cmp_ps_mask(
                 _mm512_mask_cmp_ps_mask(m, v, va, _CMP_GE_OQ), v, vb, _CMP_LT_OQ);
@@ -597,8 +599,7 @@ mlsom_count_lt2_f_avx512_mask MLSOM_COUNT_LT2_ARGS(float)
     __m512i a = _mm512_setzero_si512(), e = _mm512_setzero_si512();
     Py_ssize_t j0;
     for (j0 = 0; j0 < n; j0 += 16) {
-        const Py_ssize_t left = n - j0;
-        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __mmask16 m = mlsom_mask16(n - j0);
         const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
         a = _mm512_mask_add_epi32(a, _mm512_mask_cmp_ps_mask(m, v, v1, _CMP_LT_OQ), a, one);
         e = _mm512_mask_add_epi32(e, _mm512_mask_cmp_ps_mask(m, v, v2, _CMP_LT_OQ), e, one);
@@ -623,8 +624,7 @@ __attribute__((target("avx512f"))) static double mlsom_max_f_avx512_mask MLSOM_M
     __m512 mx = _mm512_set1_ps(d[0]), mn = mx;
     Py_ssize_t j0;
     for (j0 = 0; j0 < n; j0 += 16) {
-        const Py_ssize_t left = n - j0;
-        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __mmask16 m = mlsom_mask16(n - j0);
         const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
         mx = _mm512_mask_max_ps(mx, m, v, mx);
         mn = _mm512_mask_min_ps(mn, m, v, mn);
@@ -643,8 +643,7 @@ __attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_argmin_f_avx51
     float mv, limt;
     double lim;
     for (j0 = 0; j0 < n; j0 += 16) {
-        const Py_ssize_t left = n - j0;
-        const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __mmask16 m = mlsom_mask16(n - j0);
         mvec = _mm512_min_ps(_mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), m, d + j0), mvec);
     }
     mv = _mm512_reduce_min_ps(mvec);
@@ -654,8 +653,7 @@ __attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_argmin_f_avx51
     {
         const __m512 vl = _mm512_set1_ps(limt), vm = _mm512_set1_ps(mv);
         for (j0 = 0; j0 < n; j0 += 16) {
-            const Py_ssize_t left = n - j0;
-            const __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+            const __mmask16 m = mlsom_mask16(n - j0);
             const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
             cnt += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, vl, _CMP_LE_OQ));
             if (first < 0) {
