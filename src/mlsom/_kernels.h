@@ -530,6 +530,326 @@ __attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
 }
 #undef MLSOM_T64_GROUP
 
+/* ------------------------------------------------------------------------------------------------
+ * Frozen scoring 16 rows at a time (AVX-512 path only). A group's screening values are stored
+ * neuron-major, g[16 j + l] for row l of the group, so that one vector holds one neuron's values
+ * for the 16 rows ("lanes"), and every step of the winner-class ranking (counting below a trial
+ * value, the window around the k-th smallest value, the votes) is one vector operation per
+ * neuron for the 16 rows, with no branch that depends on a row's values. The maps still in a
+ * row's pool are given as lane masks, pool[c] (bit l: map c is in the pool of row l).
+ */
+
+/* Screening of 64 rows (the rows blocked as for mlsom_screen64min_f, the same operations in the
+ * same order, so the same values) into four groups of 16, gt[(16 M) q + 16 j + l] for row
+ * 16 q + l, and per map c and row: the smallest value (m1[64 c + row]), its first index (i1)
+ * and the smallest of the others (m2, equal to m1 when the minimum is not unique), and the
+ * largest value of the row (hi[row]). */
+#define MLSOM_T64M_GROUP(NJ)                                                             \
+    do {                                                                                 \
+        __m512 acc[4][NJ];                                                               \
+        const float *w = Ws + j0;                                                        \
+        const float *xr = xb;                                                            \
+        int q_, k_;                                                                      \
+        for (q_ = 0; q_ < 4; q_++)                                                       \
+            for (k_ = 0; k_ < NJ; k_++) acc[q_][k_] = _mm512_setzero_ps();               \
+        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
+            const __m512 x0 = _mm512_loadu_ps(xr), x1 = _mm512_loadu_ps(xr + 16 * A);    \
+            const __m512 x2_ = _mm512_loadu_ps(xr + 32 * A),                             \
+                         x3 = _mm512_loadu_ps(xr + 48 * A);                              \
+            for (k_ = 0; k_ < NJ; k_++) {                                                \
+                const __m512 wk = _mm512_set1_ps(w[k_]);                                 \
+                acc[0][k_] = _mm512_fmadd_ps(x0, wk, acc[0][k_]);                        \
+                acc[1][k_] = _mm512_fmadd_ps(x1, wk, acc[1][k_]);                        \
+                acc[2][k_] = _mm512_fmadd_ps(x2_, wk, acc[2][k_]);                       \
+                acc[3][k_] = _mm512_fmadd_ps(x3, wk, acc[3][k_]);                        \
+            }                                                                            \
+        }                                                                                \
+        for (k_ = 0; k_ < NJ; k_++) {                                                    \
+            const __m512 wv = _mm512_set1_ps(ww[j0 + k_]);                               \
+            const __m512i jv = _mm512_set1_epi32((int)(j0 + k_));                        \
+            for (q_ = 0; q_ < 4; q_++) {                                                 \
+                const __m512 o = _mm512_add_ps(_mm512_add_ps(bv[q_], wv), acc[q_][k_]);  \
+                const __mmask16 lt_ = _mm512_cmp_ps_mask(o, t1[q_], _CMP_LT_OQ);         \
+                _mm512_storeu_ps(gt + 16 * M * q_ + 16 * (j0 + k_), o);                  \
+                mx[q_] = _mm512_max_ps(mx[q_], o);                                       \
+                t2[q_] = _mm512_min_ps(t2[q_], _mm512_max_ps(o, t1[q_]));                \
+                t1[q_] = _mm512_mask_mov_ps(t1[q_], lt_, o);                             \
+                ti[q_] = _mm512_mask_mov_epi32(ti[q_], lt_, jv);                         \
+            }                                                                            \
+        }                                                                                \
+    } while (0)
+
+__attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
+    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, const int64_t *off,
+    Py_ssize_t L, float *MLSOM_RESTRICT gt, float *m1, int32_t *i1, float *m2, float *hi)
+{
+    __m512 t1[4], t2[4], bv[4], mx[4];
+    __m512i ti[4];
+    Py_ssize_t i, j0, c;
+    int q;
+    for (q = 0; q < 4; q++) {
+        bv[q] = _mm512_loadu_ps(base + 16 * q);
+        mx[q] = _mm512_set1_ps(-INFINITY);
+    }
+    for (c = 0; c < L; c++) {
+        for (q = 0; q < 4; q++) {
+            t1[q] = _mm512_set1_ps(INFINITY);
+            t2[q] = _mm512_set1_ps(INFINITY);
+            ti[q] = _mm512_set1_epi32((int)off[c]);
+        }
+        for (j0 = off[c]; j0 + 4 <= off[c + 1]; j0 += 4) MLSOM_T64M_GROUP(4);
+        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T64M_GROUP(1);
+        for (q = 0; q < 4; q++) {
+            _mm512_storeu_ps(m1 + 64 * c + 16 * q, t1[q]);
+            _mm512_storeu_ps(m2 + 64 * c + 16 * q, t2[q]);
+            _mm512_storeu_si512((void *)(i1 + 64 * c + 16 * q), ti[q]);
+        }
+    }
+    for (q = 0; q < 4; q++) _mm512_storeu_ps(hi + 16 * q, mx[q]);
+}
+#undef MLSOM_T64M_GROUP
+
+/* The window of the k-th smallest value: the search stops when at most this many values of a
+ * row's pool lie in its bracket [fa, fb). */
+#define MLSOM_LANES_WIN 8
+
+/* For the rows act of a group: narrows each row's bracket [fa, fb), #{pool < fa} = ca < k <=
+ * cb = #{pool < fb}, until cb - ca <= MLSOM_LANES_WIN, by counting the pool's values below two
+ * trial values per row and pass (interpolated within the bracket, or at its thirds when the
+ * last pass did not halve it; its middle when the trial values would not be strictly inside).
+ * Returns the rows that did not get there in max_pass passes or whose bracket could not be
+ * split (no float strictly inside). */
+__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
+    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
+    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_)
+{
+    __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
+    __m512i ca = _mm512_loadu_si512((const void *)ca_), cb = _mm512_loadu_si512((const void *)cb_);
+    const __m512i kv = _mm512_set1_epi32(k), wv = _mm512_set1_epi32(MLSOM_LANES_WIN);
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512 half = _mm512_set1_ps(0.5f), fone = _mm512_set1_ps(1.0f);
+    __mmask16 bis = 0, fail = 0, act;
+    int pass;
+    act = _mm512_mask_cmpgt_epi32_mask((__mmask16)act_in, _mm512_sub_epi32(cb, ca), wv);
+    for (pass = 0; act && pass < max_pass; pass++) {
+        const __m512i oldi = _mm512_sub_epi32(cb, ca);
+        const __m512 old = _mm512_cvtepi32_ps(oldi);
+        const __m512 inv = _mm512_div_ps(fone, old);
+        const __m512 kc = _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(kv, ca)), half);
+        const __m512 kb = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(cb, kv)), half);
+        const __m512 m = _mm512_add_ps(_mm512_mul_ps(old, _mm512_set1_ps(0.03125f)),
+                                       _mm512_set1_ps(0.125f * MLSOM_LANES_WIN));
+        __m512 q1 = _mm512_mul_ps(_mm512_sub_ps(kc, m), inv);
+        __m512 q2 = _mm512_mul_ps(_mm512_add_ps(kc, m), inv);
+        __m512 p, q, wd, mid;
+        __mmask16 ok, mid_ok;
+        __m512i cp0 = _mm512_setzero_si512(), cq0 = cp0, cp1 = cp0, cq1 = cp0;
+        Py_ssize_t c, j;
+        q1 = _mm512_max_ps(q1, _mm512_mul_ps(_mm512_mul_ps(half, kc), inv));
+        q2 = _mm512_min_ps(q2, _mm512_sub_ps(fone, _mm512_mul_ps(_mm512_mul_ps(half, kb), inv)));
+        q1 = _mm512_mask_mov_ps(q1, bis, _mm512_set1_ps(1.0f / 3.0f));
+        q2 = _mm512_mask_mov_ps(q2, bis, _mm512_set1_ps(2.0f / 3.0f));
+        wd = _mm512_sub_ps(fb, fa);
+        p = _mm512_add_ps(fa, _mm512_mul_ps(wd, q1));
+        q = _mm512_add_ps(fa, _mm512_mul_ps(wd, q2));
+        ok = _mm512_cmp_ps_mask(fa, p, _CMP_LT_OQ) & _mm512_cmp_ps_mask(p, q, _CMP_LT_OQ) &
+             _mm512_cmp_ps_mask(q, fb, _CMP_LT_OQ);
+        mid = _mm512_add_ps(_mm512_mul_ps(half, fa), _mm512_mul_ps(half, fb));
+        mid_ok = _mm512_cmp_ps_mask(fa, mid, _CMP_LT_OQ) & _mm512_cmp_ps_mask(mid, fb, _CMP_LT_OQ);
+        p = _mm512_mask_mov_ps(p, (__mmask16)~ok, mid);
+        q = _mm512_mask_mov_ps(q, (__mmask16)~ok, mid);
+        fail |= act & (__mmask16)~(ok | mid_ok);
+        act &= ok | mid_ok;
+        for (c = 0; c < L; c++) {
+            /* a map's counts for all 16 rows (no mask per value), kept for the rows whose pool
+             * holds it */
+            const __mmask16 pm = pool[c] & act;
+            const Py_ssize_t e = off[c + 1];
+            __m512i tp0 = _mm512_setzero_si512(), tq0 = tp0, tp1 = tp0, tq1 = tp0;
+            if (!pm) continue;
+            for (j = off[c]; j + 1 < e; j += 2) {
+                const __m512 v0 = _mm512_loadu_ps(g + 16 * j), v1 = _mm512_loadu_ps(g + 16 * j + 16);
+                tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
+                tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
+                tp1 = _mm512_mask_add_epi32(tp1, _mm512_cmp_ps_mask(v1, p, _CMP_LT_OQ), tp1, one);
+                tq1 = _mm512_mask_add_epi32(tq1, _mm512_cmp_ps_mask(v1, q, _CMP_LT_OQ), tq1, one);
+            }
+            if (j < e) {
+                const __m512 v0 = _mm512_loadu_ps(g + 16 * j);
+                tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
+                tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
+            }
+            cp0 = _mm512_mask_add_epi32(cp0, pm, cp0, _mm512_add_epi32(tp0, tp1));
+            cq0 = _mm512_mask_add_epi32(cq0, pm, cq0, _mm512_add_epi32(tq0, tq1));
+        }
+        {
+            const __m512i cp = _mm512_add_epi32(cp0, cp1), cq = _mm512_add_epi32(cq0, cq1);
+            const __mmask16 ge_p = _mm512_mask_cmpge_epi32_mask(act, cp, kv);
+            const __mmask16 lt_q = _mm512_mask_cmplt_epi32_mask(act & (__mmask16)~ge_p, cq, kv);
+            const __mmask16 in = act & (__mmask16)~(ge_p | lt_q);
+            __m512i nw;
+            fb = _mm512_mask_mov_ps(fb, ge_p, p);
+            cb = _mm512_mask_mov_epi32(cb, ge_p, cp);
+            fa = _mm512_mask_mov_ps(fa, lt_q, q);
+            ca = _mm512_mask_mov_epi32(ca, lt_q, cq);
+            fa = _mm512_mask_mov_ps(fa, in, p);
+            ca = _mm512_mask_mov_epi32(ca, in, cp);
+            fb = _mm512_mask_mov_ps(fb, in, q);
+            cb = _mm512_mask_mov_epi32(cb, in, cq);
+            nw = _mm512_sub_epi32(cb, ca);
+            bis = _mm512_mask_cmpgt_epi32_mask(act, _mm512_add_epi32(nw, nw), oldi);
+            act = _mm512_mask_cmpgt_epi32_mask(act, nw, wv);
+        }
+    }
+    _mm512_storeu_ps(fa_, fa);
+    _mm512_storeu_ps(fb_, fb);
+    _mm512_storeu_si512((void *)ca_, ca);
+    _mm512_storeu_si512((void *)cb_, cb);
+    return (uint16_t)(fail | act);
+}
+
+/* For the rows act of a group, whose brackets hold at most MLSOM_LANES_WIN values of the pool
+ * (ca < k <= cb): the k-th and (k+1)-th smallest values of the pool (vk, vk1; vk1 = +inf when
+ * the pool has k values) and per map the count below vk1 (votes[16 c + l], 0 for maps out of
+ * the pool). The values in the brackets are put in order by an insertion network of
+ * MLSOM_LANES_WIN registers, fed only the neurons with a row in its bracket. OUT fm (M + 16):
+ * per neuron j the rows with its value in their bracket; fj: the neurons with any, in order;
+ * returns how many. */
+__attribute__((target("avx512f"))) static Py_ssize_t mlsom_lanes_window_f_avx512(
+    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
+    int32_t k, uint16_t act, const float *fa_, const int32_t *ca_, const float *fb_,
+    const int32_t *cb_, float *vk_, float *vk1_, int32_t *votes, uint16_t *fm, int32_t *fj)
+{
+    const __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
+    const __m512i ca = _mm512_loadu_si512((const void *)ca_);
+    const __m512i cb = _mm512_loadu_si512((const void *)cb_);
+    const __m512i one = _mm512_set1_epi32(1);
+    const Py_ssize_t M = off[L];
+    __m512 mn = _mm512_set1_ps(INFINITY);
+    __m512 r[MLSOM_LANES_WIN];
+    Py_ssize_t c, j, f, nf = 0;
+    int i;
+    /* the masks of the bracket, the count below it per map, the smallest value above it (per
+     * map for all 16 rows, kept for the rows whose pool holds the map) */
+    for (c = 0; c < L; c++) {
+        const __mmask16 pm = pool[c] & act;
+        const Py_ssize_t e = off[c + 1];
+        __m512i lo0 = _mm512_setzero_si512(), lo1 = lo0;
+        __m512 mn0 = _mm512_set1_ps(INFINITY), mn1 = mn0;
+        if (!pm) {
+            for (j = off[c]; j < e; j++) fm[j] = 0;
+            _mm512_storeu_si512((void *)(votes + 16 * c), lo0);
+            continue;
+        }
+        for (j = off[c]; j + 1 < e; j += 2) {
+            const __m512 v0 = _mm512_loadu_ps(g + 16 * j), v1 = _mm512_loadu_ps(g + 16 * j + 16);
+            const __mmask16 lt0 = _mm512_cmp_ps_mask(v0, fa, _CMP_LT_OQ);
+            const __mmask16 lt1 = _mm512_cmp_ps_mask(v1, fa, _CMP_LT_OQ);
+            lo0 = _mm512_mask_add_epi32(lo0, lt0, lo0, one);
+            lo1 = _mm512_mask_add_epi32(lo1, lt1, lo1, one);
+            mn0 = _mm512_mask_min_ps(mn0, _mm512_cmp_ps_mask(v0, fb, _CMP_GE_OQ), v0, mn0);
+            mn1 = _mm512_mask_min_ps(mn1, _mm512_cmp_ps_mask(v1, fb, _CMP_GE_OQ), v1, mn1);
+            fm[j] = (uint16_t)(_mm512_mask_cmp_ps_mask(pm, v0, fb, _CMP_LT_OQ) & ~lt0);
+            fm[j + 1] = (uint16_t)(_mm512_mask_cmp_ps_mask(pm, v1, fb, _CMP_LT_OQ) & ~lt1);
+        }
+        if (j < e) {
+            const __m512 v0 = _mm512_loadu_ps(g + 16 * j);
+            const __mmask16 lt0 = _mm512_cmp_ps_mask(v0, fa, _CMP_LT_OQ);
+            lo0 = _mm512_mask_add_epi32(lo0, lt0, lo0, one);
+            mn0 = _mm512_mask_min_ps(mn0, _mm512_cmp_ps_mask(v0, fb, _CMP_GE_OQ), v0, mn0);
+            fm[j] = (uint16_t)(_mm512_mask_cmp_ps_mask(pm, v0, fb, _CMP_LT_OQ) & ~lt0);
+        }
+        _mm512_storeu_si512((void *)(votes + 16 * c),
+                            _mm512_maskz_mov_epi32(pm, _mm512_add_epi32(lo0, lo1)));
+        mn = _mm512_mask_min_ps(mn, pm, _mm512_min_ps(mn0, mn1), mn);
+    }
+    /* the neurons with a row in its bracket, 16 masks at a time */
+    for (j = 0; j < M; j += 16) {
+        const __mmask16 lm = mlsom_mask16(M - j);
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(fm + j)));
+        unsigned int nz = (unsigned int)_mm512_mask_test_epi32_mask(lm, w, w);
+        while (nz) {
+            fj[nf++] = (int32_t)(j + (Py_ssize_t)__builtin_ctz(nz));
+            nz &= nz - 1u;
+        }
+    }
+    /* their values in order, row by row: r[i] ends as the (i + 1)-th smallest in the bracket */
+    for (i = 0; i < MLSOM_LANES_WIN; i++) r[i] = _mm512_set1_ps(INFINITY);
+    for (f = 0; f < nf; f++) {
+        __m512 v = _mm512_loadu_ps(g + 16 * (Py_ssize_t)fj[f]);
+        const __mmask16 mk = fm[fj[f]];
+        for (i = 0; i < MLSOM_LANES_WIN; i++) {
+            const __m512 t = r[i];
+            r[i] = _mm512_mask_min_ps(t, mk, t, v);
+            v = _mm512_max_ps(t, v);
+        }
+    }
+    {
+        /* vk is the (k - ca)-th value of the bracket; vk1 the next one, or the smallest value
+         * above the bracket when cb = k */
+        const __m512i rank = _mm512_sub_epi32(_mm512_set1_epi32(k), ca);
+        const __mmask16 inside = _mm512_cmpgt_epi32_mask(_mm512_sub_epi32(cb, ca), rank);
+        __m512 vk = _mm512_set1_ps(INFINITY), vk1 = mn;
+        for (i = 0; i < MLSOM_LANES_WIN; i++) {
+            vk = _mm512_mask_mov_ps(vk, _mm512_cmpeq_epi32_mask(rank, _mm512_set1_epi32(i + 1)),
+                                    r[i]);
+            if (i > 0)
+                vk1 = _mm512_mask_mov_ps(
+                    vk1, inside & _mm512_cmpeq_epi32_mask(rank, _mm512_set1_epi32(i)), r[i]);
+        }
+        _mm512_storeu_ps(vk_, vk);
+        _mm512_storeu_ps(vk1_, vk1);
+        /* the votes: below the bracket, and the bracket's values below vk1 */
+        f = 0;
+        for (c = 0; c < L; c++) {
+            __m512i cnt = _mm512_loadu_si512((const void *)(votes + 16 * c));
+            for (; f < nf && fj[f] < off[c + 1]; f++) {
+                const __m512 v = _mm512_loadu_ps(g + 16 * (Py_ssize_t)fj[f]);
+                cnt = _mm512_mask_add_epi32(
+                    cnt, _mm512_mask_cmp_ps_mask(fm[fj[f]], v, vk1, _CMP_LT_OQ), cnt, one);
+            }
+            _mm512_storeu_si512((void *)(votes + 16 * c), cnt);
+        }
+    }
+    return nf;
+}
+
+/* The winner of a round for the rows act of a group: the map of the pool with the most votes;
+ * a tie goes to the map whose smallest screening value (m1[64 c + l]) is smaller by more than
+ * gapf[l] (a float bound at least the screening gap). Returns the rows with a tie that the
+ * bound leaves in doubt (their winner is to be decided from exact distances). */
+__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512(
+    const int32_t *votes, Py_ssize_t L, const uint16_t *pool, const float *m1,
+    const float *gapf_, uint16_t act, int32_t *winner)
+{
+    const __m512 gapf = _mm512_loadu_ps(gapf_);
+    __m512i bv = _mm512_setzero_si512(), bw = _mm512_set1_epi32(-1);
+    __m512 bm = _mm512_set1_ps(INFINITY);
+    __mmask16 doubt = 0;
+    Py_ssize_t c;
+    for (c = 0; c < L; c++) {
+        const __m512i vc = _mm512_loadu_si512((const void *)(votes + 16 * c));
+        const __m512 mc = _mm512_loadu_ps(m1 + 64 * c);
+        const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(pool[c] & act, vc,
+                                                             _mm512_setzero_si512());
+        const __mmask16 more = _mm512_mask_cmpgt_epi32_mask(valid, vc, bv);
+        const __mmask16 tie = _mm512_mask_cmpeq_epi32_mask(valid, vc, bv);
+        const __mmask16 nearer =
+            _mm512_mask_cmp_ps_mask(tie, _mm512_sub_ps(bm, mc), gapf, _CMP_GT_OQ);
+        const __mmask16 farther =
+            _mm512_mask_cmp_ps_mask(tie, _mm512_sub_ps(mc, bm), gapf, _CMP_GT_OQ);
+        const __mmask16 take = more | nearer;
+        /* a map with more votes than every earlier one settles the doubts among those */
+        doubt = (doubt & (__mmask16)~more) | (tie & (__mmask16)~(nearer | farther));
+        bv = _mm512_mask_mov_epi32(bv, take, vc);
+        bw = _mm512_mask_mov_epi32(bw, take, _mm512_set1_epi32((int)c));
+        bm = _mm512_mask_mov_ps(bm, take, mc);
+    }
+    _mm512_storeu_si512((void *)winner, bw);
+    return (uint16_t)doubt;
+}
+
 /* count_maps with one pair of vector compares per 16 neurons (the last of a map masked) */
 __attribute__((target("avx512f,popcnt"))) static void
 mlsom_count_maps_f_avx512_mask MLSOM_COUNT_MAPS_ARGS(float)
@@ -822,6 +1142,28 @@ typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssiz
 /* the 64-row transposed screening (blocked rows): only on the AVX-512 path, NULL otherwise */
 static mlsom_screen64min_f_fn mlsom_screen64min_f = NULL;
 
+/* frozen scoring 16 rows at a time: only on the AVX-512 path, NULL otherwise (all or none) */
+typedef void (*mlsom_screen64maps_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
+                                        Py_ssize_t M, const float *base, const float *ww,
+                                        const int64_t *off, Py_ssize_t L, float *gt, float *m1,
+                                        int32_t *i1, float *m2, float *hi);
+typedef uint16_t (*mlsom_lanes_search_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
+                                            const uint16_t *pool, int32_t k, uint16_t act,
+                                            int max_pass, float *fa, int32_t *ca, float *fb,
+                                            int32_t *cb);
+typedef Py_ssize_t (*mlsom_lanes_window_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
+                                        const uint16_t *pool, int32_t k, uint16_t act,
+                                        const float *fa, const int32_t *ca, const float *fb,
+                                        const int32_t *cb, float *vk, float *vk1,
+                                        int32_t *votes, uint16_t *fm, int32_t *fj);
+typedef uint16_t (*mlsom_lanes_winner_fn)(const int32_t *votes, Py_ssize_t L,
+                                          const uint16_t *pool, const float *m1,
+                                          const float *gapf, uint16_t act, int32_t *winner);
+static mlsom_screen64maps_f_fn mlsom_screen64maps_f = NULL;
+static mlsom_lanes_search_f_fn mlsom_lanes_search_f = NULL;
+static mlsom_lanes_window_f_fn mlsom_lanes_window_f = NULL;
+static mlsom_lanes_winner_fn mlsom_lanes_winner = NULL;
+
 #define MLSOM_USE_PATH(SUFFIX)                                                           \
     do {                                                                                 \
         mlsom_screen_f = mlsom_screen_f_##SUFFIX;                                        \
@@ -845,6 +1187,10 @@ static int mlsom_set_simd_level(int level)
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
     mlsom_screen64min_f = NULL;
+    mlsom_screen64maps_f = NULL;
+    mlsom_lanes_search_f = NULL;
+    mlsom_lanes_window_f = NULL;
+    mlsom_lanes_winner = NULL;
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
         MLSOM_USE_PATH(avx2);
@@ -857,6 +1203,10 @@ static int mlsom_set_simd_level(int level)
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
         mlsom_screen64min_f = mlsom_screen64min_f_avx512;
+        mlsom_screen64maps_f = mlsom_screen64maps_f_avx512;
+        mlsom_lanes_search_f = mlsom_lanes_search_f_avx512;
+        mlsom_lanes_window_f = mlsom_lanes_window_f_avx512;
+        mlsom_lanes_winner = mlsom_lanes_winner_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
         mlsom_count_maps_f = mlsom_count_maps_f_avx512_mask;
         mlsom_count_lt2_f = mlsom_count_lt2_f_avx512_mask;
