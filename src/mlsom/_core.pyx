@@ -93,8 +93,9 @@ cdef extern from "_kernels.h" nogil:
     ctypedef uint16_t (*mlsom_lanes_search_f_fn)(const float *g, const int64_t *off,
                                                  Py_ssize_t L, const uint16_t *pool, int32_t k,
                                                  uint16_t act, int max_pass, float *fa,
-                                                 int32_t *ca, float *fb,
-                                                 int32_t *cb) noexcept nogil
+                                                 int32_t *ca, float *fb, int32_t *cb, float *ht,
+                                                 int32_t *hc, uint16_t *hv, int *nh,
+                                                 int h_max) noexcept nogil
     ctypedef Py_ssize_t (*mlsom_lanes_window_f_fn)(const float *g, const int64_t *off,
                                                    Py_ssize_t L, const uint16_t *pool, int32_t k,
                                                    uint16_t act, const float *fa,
@@ -110,6 +111,15 @@ cdef extern from "_kernels.h" nogil:
     mlsom_lanes_search_f_fn mlsom_lanes_search_f
     mlsom_lanes_window_f_fn mlsom_lanes_window_f
     mlsom_lanes_winner_fn mlsom_lanes_winner
+    ctypedef void (*mlsom_centre16_d_fn)(const double *x, Py_ssize_t A, Py_ssize_t nr,
+                                         const double *c, float *buf, float *xb,
+                                         double *xx) noexcept nogil
+    ctypedef void (*mlsom_centre16_f_fn)(const float *x, Py_ssize_t A, Py_ssize_t nr,
+                                         const double *c, float *buf, float *xb,
+                                         double *xx) noexcept nogil
+    mlsom_centre16_d_fn mlsom_centre16_d
+    mlsom_centre16_f_fn mlsom_centre16_f
+    void mlsom_prefetch(const void *p, Py_ssize_t n) noexcept nogil
     int mlsom_simd_level
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
@@ -1447,6 +1457,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
 
 cdef enum:
     LANES_PASSES = 24   # passes of the search per round before a row goes to _classify
+    LANES_HIST = 32     # trial values of a group's searches kept for its later rounds
 
 
 ctypedef struct Lanes:
@@ -1457,13 +1468,17 @@ ctypedef struct Lanes:
     int32_t *i1     # (L, 64) ... its first index ...
     float *m2       # (L, 64) ... the smallest of the others
     float *hi       # (64) largest screening value of each row
-    float *row      # (A) scratch
+    float *row      # (16, A rounded up to 16) scratch of the centring
     float *d        # (M) one row's screening values, for _classify
     uint16_t *fm    # (M + 16) scratch of the window kernel
-    int32_t *fj     # (M)
+    int32_t *fj     # (M + 16)
     int32_t *votes  # (L, 16)
     uint16_t *pool  # (L) rows (bits) whose pool still holds the map
     Py_ssize_t *rank  # (16, L) the winner classes of each row in order
+    float *ht       # (LANES_HIST, 16) the search's trial values ...
+    int32_t *hc     # (LANES_HIST, L, 16) ... their counts per map ...
+    uint16_t *hv    # (LANES_HIST) ... for these rows
+    int nh
     double xx[64]
     double gap[16]
     float gapf[16]  # the gap in float32, rounded up (with a margin for the rounding of a difference)
@@ -1491,16 +1506,20 @@ cdef Lanes *_lanes_alloc(Py_ssize_t A, Py_ssize_t M, Py_ssize_t L) noexcept nogi
     z.i1 = <int32_t *> malloc(64 * L * sizeof(int32_t))
     z.m2 = <float *> malloc(64 * L * sizeof(float))
     z.hi = <float *> malloc(64 * sizeof(float))
-    z.row = <float *> malloc(A * sizeof(float))
+    z.row = <float *> malloc(16 * ((A + 15) // 16 * 16) * sizeof(float))
     z.d = <float *> malloc(M * sizeof(float))
     z.fm = <uint16_t *> malloc((M + 16) * sizeof(uint16_t))
-    z.fj = <int32_t *> malloc(M * sizeof(int32_t))
+    z.fj = <int32_t *> malloc((M + 16) * sizeof(int32_t))
     z.votes = <int32_t *> malloc(16 * L * sizeof(int32_t))
     z.pool = <uint16_t *> malloc(L * sizeof(uint16_t))
     z.rank = <Py_ssize_t *> malloc(16 * L * sizeof(Py_ssize_t))
+    z.ht = <float *> malloc(16 * LANES_HIST * sizeof(float))
+    z.hc = <int32_t *> malloc(16 * LANES_HIST * L * sizeof(int32_t))
+    z.hv = <uint16_t *> malloc(LANES_HIST * sizeof(uint16_t))
     if (z.xb == NULL or z.base == NULL or z.gt == NULL or z.m1 == NULL or z.i1 == NULL
             or z.m2 == NULL or z.hi == NULL or z.row == NULL or z.d == NULL or z.fm == NULL
-            or z.fj == NULL or z.votes == NULL or z.pool == NULL or z.rank == NULL):
+            or z.fj == NULL or z.votes == NULL or z.pool == NULL or z.rank == NULL
+            or z.ht == NULL or z.hc == NULL or z.hv == NULL):
         _lanes_free(z)
         return NULL
     return z
@@ -1523,6 +1542,9 @@ cdef void _lanes_free(Lanes *z) noexcept nogil:
     free(z.votes)
     free(z.pool)
     free(z.rank)
+    free(z.ht)
+    free(z.hc)
+    free(z.hv)
     free(z)
 
 
@@ -1693,6 +1715,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
         z.cb[l] = <int32_t> M
         z.nrk[l] = 0
     lanes = live & ~fallback
+    z.nh = 0
     for c in range(L):
         z.pool[c] = lanes if offsets[c + 1] > offsets[c] else 0
     for p_ in range(n_rank):
@@ -1710,7 +1733,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
         redo = 0
         if act:
             failed = mlsom_lanes_search_f(g, offsets, L, z.pool, k32, act, LANES_PASSES, z.fa,
-                                          z.ca, z.fb, z.cb)
+                                          z.ca, z.fb, z.cb, z.ht, z.hc, z.hv, &z.nh, LANES_HIST)
             if failed:
                 act &= ~failed
                 lanes &= ~failed
@@ -1796,7 +1819,8 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             Y[row * L + c] = w.in_y[c]
 
 
-cdef void _lanes_chunk(const floating *px, Py_ssize_t s, Py_ssize_t e, const double *pc,
+cdef void _lanes_chunk(const floating *px, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e,
+                       const double *pc,
                        const float *pws, const float *pww, const floating *Wt, Py_ssize_t A,
                        Py_ssize_t M, const int32_t *ncls, const int64_t *offsets, Py_ssize_t L,
                        const int64_t *T, const double *logC, const double *logA,
@@ -1805,17 +1829,22 @@ cdef void _lanes_chunk(const floating *px, Py_ssize_t s, Py_ssize_t e, const dou
                        Work *w) noexcept nogil:
     """Classify rows s .. e - 1 (at most 64): screen them (rows past e padded with zeros), then
     each group of 16."""
-    cdef Py_ssize_t r, a, q
-    for r in range(64):
-        if s + r < e:
-            z.xx[r] = _centre_row(px + (s + r) * A, pc, A, z.row)
-            for a in range(A):
-                z.xb[(r // 16) * 16 * A + 16 * a + r % 16] = z.row[a]
+    cdef Py_ssize_t r, q, nr, n_next
+    for q in range(4):
+        nr = e - s - 16 * q
+        nr = 0 if nr < 0 else (16 if nr > 16 else nr)
+        if floating is double:
+            mlsom_centre16_d(px + (s + 16 * q) * A, A, nr, pc, z.row, z.xb + 16 * A * q,
+                             z.xx + 16 * q)
         else:
-            z.xx[r] = 0
-            for a in range(A):
-                z.xb[(r // 16) * 16 * A + 16 * a + r % 16] = 0
+            mlsom_centre16_f(px + (s + 16 * q) * A, A, nr, pc, z.row, z.xb + 16 * A * q,
+                             z.xx + 16 * q)
+    for r in range(64):
         z.base[r] = <float> z.xx[r]
+    # the next chunk's rows (a thread's chunks are consecutive) are read while these are screened
+    n_next = min(64, n - e) if e < n else 0
+    if n_next > 0:
+        mlsom_prefetch(px + e * A, n_next * A * sizeof(floating))
     mlsom_screen64maps_f(z.xb, pws, A, M, z.base, pww, offsets, L, z.gt, z.m1, z.i1, z.m2, z.hi)
     for q in range(4):
         if s + 16 * q < e:
@@ -1886,7 +1915,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                         continue
                     s = ch * 64
                     e = min(n, s + 64)
-                    _lanes_chunk(px, s, e, pc, pws, pww, pw, A, M, pncls, poff, L, pT, plogC,
+                    _lanes_chunk(px, n, s, e, pc, pws, pww, pw, A, M, pncls, poff, L, pT, plogC,
                                  plogA, k_nn, n_rank, squared, skip_zero, tscale, wwmax, pY, z, w)
                 _work_free(w)
                 _lanes_free(z)

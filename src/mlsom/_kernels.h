@@ -365,6 +365,19 @@ static void mlsom_min2_f(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *i
 }
 
 
+/* a hint that bytes [p, p + n) will be read soon (a no-op where the compiler has no such hint) */
+static void mlsom_prefetch(const void *p, Py_ssize_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const char *a = (const char *)p;
+    Py_ssize_t o;
+    for (o = 0; o < n; o += 64) __builtin_prefetch(a + o, 0, 3);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 /* all kernels of one path, for one target attribute (empty for the baseline) */
 #define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
     ATTR static void mlsom_screen_f_##SUFFIX MLSOM_SCREEN_ARGS(float)                    \
@@ -610,6 +623,115 @@ __attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
 }
 #undef MLSOM_T64M_GROUP
 
+/* a 16 x 16 transpose in registers: r[i] holds row i on entry, column i on return */
+__attribute__((target("avx512f"))) static inline void mlsom_tr16(__m512 *r)
+{
+    __m512 t[16];
+    int i;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) {
+        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    /* now 128-bit block b of r[4 g + m] holds column 4 b + m of rows 4 g .. 4 g + 3 */
+    for (i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x88);
+        t[4 + i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xdd);
+        t[8 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x88);
+        t[12 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xdd);
+    }
+    for (i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+        r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
+        r[4 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0x88);
+        r[12 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0xdd);
+    }
+}
+
+/* 16 values x[0:16] (those of mask m) minus c[0:16] in float64, rounded to float32 */
+__attribute__((target("avx512f"))) static inline __m512 mlsom_centred16_d(const double *x,
+                                                                         const double *c,
+                                                                         __mmask16 m)
+{
+    const __mmask8 m0 = (__mmask8)(m & 0xFF), m1 = (__mmask8)(m >> 8);
+    const __m256 lo = _mm512_cvtpd_ps(
+        _mm512_sub_pd(_mm512_maskz_loadu_pd(m0, x), _mm512_maskz_loadu_pd(m0, c)));
+    const __m256 hi = _mm512_cvtpd_ps(
+        _mm512_sub_pd(_mm512_maskz_loadu_pd(m1, x + 8), _mm512_maskz_loadu_pd(m1, c + 8)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                               _mm256_castps_pd(hi), 1));
+}
+
+__attribute__((target("avx512f"))) static inline __m512 mlsom_centred16_f(const float *x,
+                                                                         const double *c,
+                                                                         __mmask16 m)
+{
+    const __mmask8 m0 = (__mmask8)(m & 0xFF), m1 = (__mmask8)(m >> 8);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_sub_pd(
+        _mm512_cvtps_pd(_mm512_castps512_ps256(v)), _mm512_maskz_loadu_pd(m0, c)));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_sub_pd(
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))),
+        _mm512_maskz_loadu_pd(m1, c + 8)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                               _mm256_castps_pd(hi), 1));
+}
+
+/* The rows x[A r : A r + A] (r < nr <= 16; zeros for the others) centred on c and rounded to
+ * float32, x', as _centre_row computes them: OUT xb[16 i + r] = -2 x'_{r,i} (the blocked layout
+ * of the 64-row screening) and xx[r] = |x'_r|^2 with _centre_row's float32 sums in its order
+ * (feature i of the first 8 floor(A / 8) into partial sum i mod 8, the others into the first,
+ * the eight partial sums added in turn). The rows are read in order (one stream for the
+ * prefetcher) into buf (16 A16 floats, A16 = A rounded up to 16), then transposed 16 x 16 in
+ * registers. */
+#define MLSOM_CENTRE16_BODY(LOAD)                                                        \
+    {                                                                                    \
+        const Py_ssize_t a8 = A - A % 8, a16 = (A + 15) / 16 * 16;                       \
+        __m512 part[8], r[16], sum;                                                      \
+        float sv[16];                                                                    \
+        Py_ssize_t i0, i, q;                                                             \
+        for (q = 0; q < nr; q++)                                                         \
+            for (i0 = 0; i0 < A; i0 += 16)                                               \
+                _mm512_storeu_ps(buf + q * a16 + i0,                                     \
+                                 LOAD(x + q * A + i0, c + i0, mlsom_mask16(A - i0)));    \
+        for (q = 0; q < 8; q++) part[q] = _mm512_setzero_ps();                           \
+        for (i0 = 0; i0 < A; i0 += 16) {                                                 \
+            for (q = 0; q < 16; q++)                                                     \
+                r[q] = q < nr ? _mm512_loadu_ps(buf + q * a16 + i0) : _mm512_setzero_ps(); \
+            mlsom_tr16(r);                                                               \
+            for (i = 0; i < 16 && i0 + i < A; i++) {                                     \
+                const __m512 sq = _mm512_mul_ps(r[i], r[i]);                             \
+                if (i0 + i < a8)                                                         \
+                    part[i % 8] = _mm512_add_ps(part[i % 8], sq);                        \
+                else                                                                     \
+                    part[0] = _mm512_add_ps(part[0], sq);                                \
+                _mm512_storeu_ps(xb + 16 * (i0 + i), _mm512_mul_ps(_mm512_set1_ps(-2.0f), r[i])); \
+            }                                                                            \
+        }                                                                                \
+        sum = part[0];                                                                   \
+        for (q = 1; q < 8; q++) sum = _mm512_add_ps(sum, part[q]);                       \
+        _mm512_storeu_ps(sv, sum);                                                       \
+        for (q = 0; q < 16; q++) xx[q] = (double)sv[q];                                  \
+    }
+
+__attribute__((target("avx512f"))) static void mlsom_centre16_d_avx512(
+    const double *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, float *xb,
+    double *xx)
+    MLSOM_CENTRE16_BODY(mlsom_centred16_d)
+
+__attribute__((target("avx512f"))) static void mlsom_centre16_f_avx512(
+    const float *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, float *xb,
+    double *xx)
+    MLSOM_CENTRE16_BODY(mlsom_centred16_f)
+#undef MLSOM_CENTRE16_BODY
+
 /* The window of the k-th smallest value: the search stops when at most this many values of a
  * row's pool lie in its bracket [fa, fb). */
 #define MLSOM_LANES_WIN 8
@@ -619,27 +741,50 @@ __attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
  * trial values per row and pass (interpolated within the bracket, or at its thirds when the
  * last pass did not halve it; its middle when the trial values would not be strictly inside).
  * Returns the rows that did not get there in max_pass passes or whose bracket could not be
- * split (no float strictly inside). */
+ * split (no float strictly inside).
+ * The trial values of the group's earlier passes are kept with their counts per map (a history
+ * of at most h_max: ht[16 h + l], hc[16 (L h + c) + l], hv[h] the rows they were counted for,
+ * *nh entries): a later round, whose pool lost maps, first tightens each bracket with the counts
+ * they give for its pool, at no cost of a pass. */
 __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
     const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
-    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_)
+    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_,
+    float *ht, int32_t *hc, uint16_t *hv, int *nh, int h_max)
 {
     __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
     __m512i ca = _mm512_loadu_si512((const void *)ca_), cb = _mm512_loadu_si512((const void *)cb_);
     const __m512i kv = _mm512_set1_epi32(k), wv = _mm512_set1_epi32(MLSOM_LANES_WIN);
     const __m512i one = _mm512_set1_epi32(1);
     const __m512 half = _mm512_set1_ps(0.5f), fone = _mm512_set1_ps(1.0f);
-    __mmask16 bis = 0, fail = 0, act;
-    int pass;
-    act = _mm512_mask_cmpgt_epi32_mask((__mmask16)act_in, _mm512_sub_epi32(cb, ca), wv);
+    __mmask16 bis = 0, fail = 0, act = (__mmask16)act_in;
+    int pass, h;
+    for (h = 0; h < *nh; h++) {
+        /* the count below an earlier trial value t for the current pool */
+        const __mmask16 ok = act & hv[h];
+        const __m512 t = _mm512_loadu_ps(ht + 16 * h);
+        __m512i cnt = _mm512_setzero_si512();
+        __mmask16 lo, hi;
+        Py_ssize_t c;
+        if (!ok) continue;
+        for (c = 0; c < L; c++)
+            cnt = _mm512_mask_add_epi32(cnt, pool[c], cnt,
+                                        _mm512_loadu_si512((const void *)(hc + 16 * (L * h + c))));
+        lo = _mm512_mask_cmplt_epi32_mask(ok & _mm512_cmp_ps_mask(t, fa, _CMP_GT_OQ), cnt, kv);
+        hi = _mm512_mask_cmpge_epi32_mask(ok & _mm512_cmp_ps_mask(t, fb, _CMP_LT_OQ), cnt, kv);
+        fa = _mm512_mask_mov_ps(fa, lo, t);
+        ca = _mm512_mask_mov_epi32(ca, lo, cnt);
+        fb = _mm512_mask_mov_ps(fb, hi, t);
+        cb = _mm512_mask_mov_epi32(cb, hi, cnt);
+    }
+    act = _mm512_mask_cmpgt_epi32_mask(act, _mm512_sub_epi32(cb, ca), wv);
     for (pass = 0; act && pass < max_pass; pass++) {
         const __m512i oldi = _mm512_sub_epi32(cb, ca);
         const __m512 old = _mm512_cvtepi32_ps(oldi);
         const __m512 inv = _mm512_div_ps(fone, old);
         const __m512 kc = _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(kv, ca)), half);
         const __m512 kb = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(cb, kv)), half);
-        const __m512 m = _mm512_add_ps(_mm512_mul_ps(old, _mm512_set1_ps(0.03125f)),
-                                       _mm512_set1_ps(0.125f * MLSOM_LANES_WIN));
+        const __m512 m = _mm512_add_ps(_mm512_mul_ps(old, _mm512_set1_ps(0.125f)),
+                                       _mm512_set1_ps(0.25f * MLSOM_LANES_WIN));
         __m512 q1 = _mm512_mul_ps(_mm512_sub_ps(kc, m), inv);
         __m512 q2 = _mm512_mul_ps(_mm512_add_ps(kc, m), inv);
         __m512 p, q, wd, mid;
@@ -661,13 +806,21 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
         q = _mm512_mask_mov_ps(q, (__mmask16)~ok, mid);
         fail |= act & (__mmask16)~(ok | mid_ok);
         act &= ok | mid_ok;
+        const int keep = *nh + 2 <= h_max;
+        h = *nh;
         for (c = 0; c < L; c++) {
             /* a map's counts for all 16 rows (no mask per value), kept for the rows whose pool
              * holds it */
             const __mmask16 pm = pool[c] & act;
             const Py_ssize_t e = off[c + 1];
             __m512i tp0 = _mm512_setzero_si512(), tq0 = tp0, tp1 = tp0, tq1 = tp0;
-            if (!pm) continue;
+            if (!pm) {
+                if (keep) {
+                    _mm512_storeu_si512((void *)(hc + 16 * (L * h + c)), tp0);
+                    _mm512_storeu_si512((void *)(hc + 16 * (L * (h + 1) + c)), tp0);
+                }
+                continue;
+            }
             for (j = off[c]; j + 1 < e; j += 2) {
                 const __m512 v0 = _mm512_loadu_ps(g + 16 * j), v1 = _mm512_loadu_ps(g + 16 * j + 16);
                 tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
@@ -680,8 +833,20 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
                 tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
                 tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
             }
-            cp0 = _mm512_mask_add_epi32(cp0, pm, cp0, _mm512_add_epi32(tp0, tp1));
-            cq0 = _mm512_mask_add_epi32(cq0, pm, cq0, _mm512_add_epi32(tq0, tq1));
+            tp0 = _mm512_add_epi32(tp0, tp1);
+            tq0 = _mm512_add_epi32(tq0, tq1);
+            cp0 = _mm512_mask_add_epi32(cp0, pm, cp0, tp0);
+            cq0 = _mm512_mask_add_epi32(cq0, pm, cq0, tq0);
+            if (keep) {
+                _mm512_storeu_si512((void *)(hc + 16 * (L * h + c)), tp0);
+                _mm512_storeu_si512((void *)(hc + 16 * (L * (h + 1) + c)), tq0);
+            }
+        }
+        if (keep) {
+            _mm512_storeu_ps(ht + 16 * h, p);
+            _mm512_storeu_ps(ht + 16 * (h + 1), q);
+            hv[h] = hv[h + 1] = act;
+            *nh = h + 2;
         }
         {
             const __m512i cp = _mm512_add_epi32(cp0, cp1), cq = _mm512_add_epi32(cq0, cq1);
@@ -714,9 +879,9 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
  * the pool has k values) and per map the count below vk1 (votes[16 c + l], 0 for maps out of
  * the pool). The values in the brackets are put in order by an insertion network of
  * MLSOM_LANES_WIN registers, fed only the neurons with a row in its bracket. OUT fm (M + 16):
- * per neuron j the rows with its value in their bracket; fj: the neurons with any, in order;
- * returns how many. */
-__attribute__((target("avx512f"))) static Py_ssize_t mlsom_lanes_window_f_avx512(
+ * per neuron j the rows with its value in their bracket; fj (M + 16): the neurons with any, in
+ * order; returns how many. */
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_lanes_window_f_avx512(
     const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
     int32_t k, uint16_t act, const float *fa_, const int32_t *ca_, const float *fb_,
     const int32_t *cb_, float *vk_, float *vk1_, int32_t *votes, uint16_t *fm, int32_t *fj)
@@ -764,15 +929,16 @@ __attribute__((target("avx512f"))) static Py_ssize_t mlsom_lanes_window_f_avx512
                             _mm512_maskz_mov_epi32(pm, _mm512_add_epi32(lo0, lo1)));
         mn = _mm512_mask_min_ps(mn, pm, _mm512_min_ps(mn0, mn1), mn);
     }
-    /* the neurons with a row in its bracket, 16 masks at a time */
+    /* the neurons with a row in its bracket, 16 masks at a time (compressed, no branch) */
     for (j = 0; j < M; j += 16) {
         const __mmask16 lm = mlsom_mask16(M - j);
         const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(fm + j)));
-        unsigned int nz = (unsigned int)_mm512_mask_test_epi32_mask(lm, w, w);
-        while (nz) {
-            fj[nf++] = (int32_t)(j + (Py_ssize_t)__builtin_ctz(nz));
-            nz &= nz - 1u;
-        }
+        const __mmask16 nz = _mm512_mask_test_epi32_mask(lm, w, w);
+        const __m512i jv = _mm512_add_epi32(_mm512_set1_epi32((int)j),
+                                            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                                             5, 4, 3, 2, 1, 0));
+        _mm512_storeu_si512((void *)(fj + nf), _mm512_maskz_compress_epi32(nz, jv));
+        nf += __builtin_popcount((unsigned int)nz);
     }
     /* their values in order, row by row: r[i] ends as the (i + 1)-th smallest in the bracket */
     for (i = 0; i < MLSOM_LANES_WIN; i++) r[i] = _mm512_set1_ps(INFINITY);
@@ -1150,7 +1316,8 @@ typedef void (*mlsom_screen64maps_f_fn)(const float *xb, const float *Ws, Py_ssi
 typedef uint16_t (*mlsom_lanes_search_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
                                             const uint16_t *pool, int32_t k, uint16_t act,
                                             int max_pass, float *fa, int32_t *ca, float *fb,
-                                            int32_t *cb);
+                                            int32_t *cb, float *ht, int32_t *hc, uint16_t *hv,
+                                            int *nh, int h_max);
 typedef Py_ssize_t (*mlsom_lanes_window_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
                                         const uint16_t *pool, int32_t k, uint16_t act,
                                         const float *fa, const int32_t *ca, const float *fb,
@@ -1163,6 +1330,12 @@ static mlsom_screen64maps_f_fn mlsom_screen64maps_f = NULL;
 static mlsom_lanes_search_f_fn mlsom_lanes_search_f = NULL;
 static mlsom_lanes_window_f_fn mlsom_lanes_window_f = NULL;
 static mlsom_lanes_winner_fn mlsom_lanes_winner = NULL;
+typedef void (*mlsom_centre16_d_fn)(const double *x, Py_ssize_t A, Py_ssize_t nr,
+                                    const double *c, float *buf, float *xb, double *xx);
+typedef void (*mlsom_centre16_f_fn)(const float *x, Py_ssize_t A, Py_ssize_t nr,
+                                    const double *c, float *buf, float *xb, double *xx);
+static mlsom_centre16_d_fn mlsom_centre16_d = NULL;
+static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
 
 #define MLSOM_USE_PATH(SUFFIX)                                                           \
     do {                                                                                 \
@@ -1191,6 +1364,8 @@ static int mlsom_set_simd_level(int level)
     mlsom_lanes_search_f = NULL;
     mlsom_lanes_window_f = NULL;
     mlsom_lanes_winner = NULL;
+    mlsom_centre16_d = NULL;
+    mlsom_centre16_f = NULL;
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
         MLSOM_USE_PATH(avx2);
@@ -1207,6 +1382,8 @@ static int mlsom_set_simd_level(int level)
         mlsom_lanes_search_f = mlsom_lanes_search_f_avx512;
         mlsom_lanes_window_f = mlsom_lanes_window_f_avx512;
         mlsom_lanes_winner = mlsom_lanes_winner_avx512;
+        mlsom_centre16_d = mlsom_centre16_d_avx512;
+        mlsom_centre16_f = mlsom_centre16_f_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
         mlsom_count_maps_f = mlsom_count_maps_f_avx512_mask;
         mlsom_count_lt2_f = mlsom_count_lt2_f_avx512_mask;
