@@ -179,6 +179,11 @@ def screening_stats(bint reset=False):
 # Frozen scoring 16 rows at a time where the AVX-512 kernels are selected (default) or one row
 # at a time with _classify. For tests and benchmarks; both give identical results.
 cdef bint _lanes_on = True
+# What the 16-row path did: rows it classified, rows it left to _classify, rounds settled from
+# exact distances (from the window's values, from a pass over the row), rounds where the whole
+# pool voted. For tests; not exact under threads.
+cdef int64_t _n_lanes_rows = 0, _n_lanes_fallback = 0, _n_lanes_exact = 0, _n_lanes_scan = 0
+cdef int64_t _n_lanes_small = 0
 
 
 def set_lanes(bint on):
@@ -187,6 +192,22 @@ def set_lanes(bint on):
     cdef bint old = _lanes_on
     _lanes_on = on
     return old
+
+
+def lanes_available():
+    """Whether the selected SIMD path has predict's 16-rows-at-a-time kernels (AVX-512)."""
+    return mlsom_screen64maps_f != NULL
+
+
+def lanes_stats(bint reset=False):
+    """What predict's 16-rows-at-a-time path did: (rows it classified, rows it left to the
+    row-by-row path, rounds whose k nearest it settled from exact distances, of which with a pass
+    over the row's values, rounds in which the whole pool voted)."""
+    global _n_lanes_rows, _n_lanes_fallback, _n_lanes_exact, _n_lanes_scan, _n_lanes_small
+    out = (_n_lanes_rows, _n_lanes_fallback, _n_lanes_exact, _n_lanes_scan, _n_lanes_small)
+    if reset:
+        _n_lanes_rows = _n_lanes_fallback = _n_lanes_exact = _n_lanes_scan = _n_lanes_small = 0
+    return out
 
 
 def set_screening(bint on):
@@ -1590,7 +1611,8 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef uint16_t bit = <uint16_t> (1 << l)
     cdef double t = <double> vk
     cdef float f1, f2, v
-    global _n_doubt_knn
+    global _n_doubt_knn, _n_lanes_exact, _n_lanes_scan
+    _n_lanes_exact += 1
     f1 = <float> (t - gap)
     if <double> f1 > t - gap:
         f1 = nextafterf(f1, -INFINITY)
@@ -1614,6 +1636,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
         for c in range(L):
             need -= votes[16 * c + l]
     else:
+        _n_lanes_scan += 1
         for c in range(L):
             votes[16 * c + l] = 0
             if not (pool[c] & bit):
@@ -1689,6 +1712,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
     cdef float gf, h, lo
     cdef int32_t k32 = <int32_t> k_nn
     cdef const floating *x
+    global _n_lanes_rows, _n_lanes_fallback, _n_lanes_small
     # per row: the gap, the start of the search
     for l in range(nrow):
         gp = _screen_gap(tscale, z.xx[16 * q + l], wwmax)
@@ -1757,6 +1781,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             bit = <uint16_t> (1 << l)
             if small & bit:
                 # the whole pool votes
+                _n_lanes_small += 1
                 for c in range(L):
                     z.votes[16 * c + l] = <int32_t> (
                         offsets[c + 1] - offsets[c] if z.pool[c] & bit else 0)
@@ -1771,6 +1796,14 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
                                                z.pool, z.votes, m1, i1, m2, z.gap[l],
                                                z.gapf[l], w)
             c = z.win[l]
+            if c < 0:
+                # no votes (cannot happen once the round's k nearest are settled): the row goes
+                # to the row-by-row path
+                lanes &= ~bit
+                fallback |= bit
+                for j in range(L):
+                    z.pool[j] &= ~bit
+                continue
             z.rank[l * L + z.nrk[l]] = c
             z.nrk[l] += 1
             z.pool[c] &= ~bit
@@ -1790,6 +1823,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
         row = row0 + l
         x = px + row * A
         if fallback & bit:
+            _n_lanes_fallback += 1
             for j in range(M):
                 z.d[j] = g[16 * j + l]
             gp = z.gap[l]
@@ -1802,6 +1836,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             for c in range(L):
                 Y[row * L + c] = w.in_y[c]
             continue
+        _n_lanes_rows += 1
         w.cur += 1
         for c in range(L):
             w.in_y[c] = 0
@@ -1850,6 +1885,147 @@ cdef void _lanes_chunk(const floating *px, Py_ssize_t n, Py_ssize_t s, Py_ssize_
         if s + 16 * q < e:
             _lanes_group(px, s + 16 * q, min(16, e - s - 16 * q), q, Wt, A, M, ncls, offsets, L,
                          T, logC, logA, k_nn, n_rank, squared, skip_zero, tscale, wwmax, Y, z, w)
+
+
+def lanes_screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt,
+                        const int64_t[::1] offsets, const double[::1] c):
+    """For tests: what predict's 16-row path screens for the rows of X (n, A) and the neurons
+    Wt (A, M) in maps offsets (L + 1), centred on c: (G (n, M) the screening values, xx (n) the
+    rows' |x'|^2, m1, i1, m2 (n, L) per map the smallest value, its first index and the smallest
+    of the others, hi (n) each row's largest value). ValueError where the kernels are not
+    selected."""
+    if mlsom_screen64maps_f == NULL:
+        raise ValueError("the 16-row kernels need the AVX-512 path")
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = offsets.shape[0] - 1
+    cdef Py_ssize_t s, e, r, j, q, cc, nr
+    if Wt.shape[0] != A or c.shape[0] != A or L < 1 or offsets[0] != 0 or offsets[L] != M:
+        raise ValueError("shapes do not match")
+    Ws_arr, ww_arr = _shadow(Wt, c)
+    cdef const float[:, ::1] Ws = Ws_arr
+    cdef const float[::1] ww = ww_arr
+    G_arr = np.empty((n, M), dtype=np.float32)
+    xx_arr = np.empty(n, dtype=np.float64)
+    m1_arr = np.empty((n, L), dtype=np.float32)
+    i1_arr = np.empty((n, L), dtype=np.int32)
+    m2_arr = np.empty((n, L), dtype=np.float32)
+    hi_arr = np.empty(n, dtype=np.float32)
+    cdef float[:, ::1] G = G_arr
+    cdef double[::1] xxo = xx_arr
+    cdef float[:, ::1] m1 = m1_arr
+    cdef int32_t[:, ::1] i1 = i1_arr
+    cdef float[:, ::1] m2 = m2_arr
+    cdef float[::1] hi = hi_arr
+    cdef Lanes *z = _lanes_alloc(A, M, L)
+    if z == NULL:
+        raise MemoryError()
+    try:
+        for s in range(0, n, 64):
+            e = min(n, s + 64)
+            for q in range(4):
+                nr = e - s - 16 * q
+                nr = 0 if nr < 0 else (16 if nr > 16 else nr)
+                if floating is double:
+                    mlsom_centre16_d(&X[s + 16 * q if nr > 0 else 0, 0], A, nr, &c[0], z.row,
+                                     z.xb + 16 * A * q, z.xx + 16 * q)
+                else:
+                    mlsom_centre16_f(&X[s + 16 * q if nr > 0 else 0, 0], A, nr, &c[0], z.row,
+                                     z.xb + 16 * A * q, z.xx + 16 * q)
+            for r in range(64):
+                z.base[r] = <float> z.xx[r]
+            mlsom_screen64maps_f(z.xb, &Ws[0, 0], A, M, z.base, &ww[0], &offsets[0], L, z.gt,
+                                 z.m1, z.i1, z.m2, z.hi)
+            for r in range(e - s):
+                q = r // 16
+                for j in range(M):
+                    G[s + r, j] = z.gt[16 * M * q + 16 * j + r % 16]
+                for cc in range(L):
+                    m1[s + r, cc] = z.m1[64 * cc + r]
+                    i1[s + r, cc] = z.i1[64 * cc + r]
+                    m2[s + r, cc] = z.m2[64 * cc + r]
+                xxo[s + r] = z.xx[r]
+                hi[s + r] = z.hi[r]
+    finally:
+        _lanes_free(z)
+    return G_arr, xx_arr, m1_arr, i1_arr, m2_arr, hi_arr
+
+
+def lanes_rank_values(const float[:, ::1] g, const int64_t[::1] offsets,
+                      const uint16_t[::1] pool, Py_ssize_t k, const float[::1] gapf):
+    """For tests: one round of the 16-row kernels on the values g (M, 16) (row l's values in
+    column l) of maps offsets (L + 1), with pool (L) the rows (bits) whose pool holds each map:
+    the search from [min, just above max) of each row's pool, the window and the winner.
+    Returns (failed, fa, ca, fb, cb, vk, vk1, votes (L, 16), winner, doubt) for the rows whose
+    pool has more than k values (the others: failed and zeros)."""
+    if mlsom_lanes_search_f == NULL:
+        raise ValueError("the 16-row kernels need the AVX-512 path")
+    cdef Py_ssize_t M = g.shape[0], L = offsets.shape[0] - 1, l, c, j
+    if g.shape[1] != 16 or L < 1 or pool.shape[0] != L or gapf.shape[0] != 16:
+        raise ValueError("shapes do not match")
+    if offsets[0] != 0 or offsets[L] != M or k < 1:
+        raise ValueError("offsets or k out of range")
+    cdef Lanes *z = _lanes_alloc(1, M, L)
+    cdef uint16_t act = 0, failed = 0, doubt = 0
+    cdef float lo, hi, v
+    cdef int32_t n_pool
+    if z == NULL:
+        raise MemoryError()
+    votes_arr = np.zeros((L, 16), dtype=np.int32)
+    out = None
+    try:
+        for c in range(L):
+            z.pool[c] = pool[c]
+            for l in range(16):
+                lo = INFINITY
+                for j in range(offsets[c], offsets[c + 1]):
+                    lo = g[j, l] if g[j, l] < lo else lo
+                z.m1[64 * c + l] = lo   # the winner's tie-break values
+        for l in range(16):
+            lo = INFINITY
+            hi = -INFINITY
+            n_pool = 0
+            for c in range(L):
+                if pool[c] & (1 << l):
+                    for j in range(offsets[c], offsets[c + 1]):
+                        v = g[j, l]
+                        lo = v if v < lo else lo
+                        hi = v if v > hi else hi
+                        n_pool += 1
+            z.fa[l] = lo
+            z.ca[l] = 0
+            z.fb[l] = nextafterf(hi, INFINITY)
+            z.cb[l] = n_pool
+            z.vk[l] = 0
+            z.vk1[l] = 0
+            z.win[l] = -1
+            if n_pool > k:
+                act |= <uint16_t> (1 << l)
+        z.nh = 0
+        failed = mlsom_lanes_search_f(&g[0, 0], &offsets[0], L, z.pool, <int32_t> k, act,
+                                      LANES_PASSES, z.fa, z.ca, z.fb, z.cb, z.ht, z.hc, z.hv,
+                                      &z.nh, LANES_HIST)
+        act &= ~failed
+        for c in range(L):
+            z.pool[c] &= act
+        mlsom_lanes_window_f(&g[0, 0], &offsets[0], L, z.pool, <int32_t> k, act, z.fa, z.ca,
+                             z.fb, z.cb, z.vk, z.vk1, z.votes, z.fm, z.fj)
+        doubt = mlsom_lanes_winner(z.votes, L, z.pool, z.m1, &gapf[0], act, z.win)
+        for c in range(L):
+            for l in range(16):
+                votes_arr[c, l] = z.votes[16 * c + l] if act & (1 << l) else 0
+        bits = np.array([(failed >> l) & 1 for l in range(16)], dtype=bool)
+        out = (bits,
+               np.array([z.fa[l] for l in range(16)], dtype=np.float32),
+               np.array([z.ca[l] for l in range(16)], dtype=np.int32),
+               np.array([z.fb[l] for l in range(16)], dtype=np.float32),
+               np.array([z.cb[l] for l in range(16)], dtype=np.int32),
+               np.array([z.vk[l] for l in range(16)], dtype=np.float32),
+               np.array([z.vk1[l] for l in range(16)], dtype=np.float32),
+               votes_arr,
+               np.array([z.win[l] if act & (1 << l) else -1 for l in range(16)], dtype=np.int32),
+               np.array([(doubt >> l) & 1 for l in range(16)], dtype=bool))
+    finally:
+        _lanes_free(z)
+    return out
 
 
 def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
