@@ -11,11 +11,10 @@ import warnings
 
 import numpy as np
 import pytest
+from test_screening import KINDS, _stream
 
 import mlsom
 from mlsom import _core
-
-from test_screening import KINDS, _stream
 
 needs_lanes = pytest.mark.skipif(
     not _core.lanes_available(), reason="the 16-row kernels need the AVX-512 path"
@@ -170,24 +169,24 @@ def test_lanes_screening_is_the_64_row_kernel(n, A, dtype):
 
 
 def _rank_reference(g, offsets, pool, k):
-    """NumPy: per row l with more than k values in its pool, the k-th and (k+1)-th smallest pool
+    """NumPy: per row r with more than k values in its pool, the k-th and (k+1)-th smallest pool
     values and the count below the (k+1)-th per map."""
     L, M = len(offsets) - 1, g.shape[0]
     owner = np.repeat(np.arange(L), np.diff(offsets))
     out = {}
-    for l in range(16):
-        inpool = np.array([(pool[owner[j]] >> l) & 1 for j in range(M)], dtype=bool)
-        v = np.sort(g[inpool, l])
+    for r in range(16):
+        inpool = np.array([(pool[owner[j]] >> r) & 1 for j in range(M)], dtype=bool)
+        v = np.sort(g[inpool, r])
         if len(v) <= k:
             continue
         vk, vk1 = v[k - 1], v[k]
         votes = np.array(
             [
-                int(np.sum(g[offsets[c] : offsets[c + 1], l] < vk1)) if (pool[c] >> l) & 1 else 0
+                int(np.sum(g[offsets[c] : offsets[c + 1], r] < vk1)) if (pool[c] >> r) & 1 else 0
                 for c in range(L)
             ]
         )
-        out[l] = (vk, vk1, votes, inpool)
+        out[r] = (vk, vk1, votes, inpool)
     return out
 
 
@@ -225,39 +224,39 @@ def test_lanes_rank_kernels_agree_with_numpy(values, k):
                 for c in range(L)
             ]
         )
-        for l in range(16):
-            if l not in ref:
-                assert winner[l] == -1
+        for r in range(16):
+            if r not in ref:
+                assert winner[r] == -1
                 continue
-            rvk, rvk1, rvotes, inpool = ref[l]
-            if failed[l]:
-                assert np.sum(g[inpool, l] == rvk) > 8, (trial, l)
+            rvk, rvk1, rvotes, inpool = ref[r]
+            if failed[r]:
+                assert np.sum(g[inpool, r] == rvk) > 8, (trial, r)
                 continue
-            vals = g[inpool, l]
-            assert np.sum(vals < fa[l]) == ca[l] < k <= cb[l] == np.sum(vals < fb[l])
-            assert cb[l] - ca[l] <= 8
-            assert vk[l] == rvk and vk1[l] == rvk1, (trial, l)
-            np.testing.assert_array_equal(votes[:, l], rvotes)
-            if vk[l] == vk1[l]:
+            vals = g[inpool, r]
+            assert np.sum(vals < fa[r]) == ca[r] < k <= cb[r] == np.sum(vals < fb[r])
+            assert cb[r] - ca[r] <= 8
+            assert vk[r] == rvk and vk1[r] == rvk1, (trial, r)
+            np.testing.assert_array_equal(votes[:, r], rvotes)
+            if vk[r] == vk1[r]:
                 # equal values at the boundary: fewer than k below vk1 (predict settles such a
                 # round from exact distances before any winner is taken)
-                assert votes[:, l].sum() < k
+                assert votes[:, r].sum() < k
                 continue
-            assert votes[:, l].sum() == k
-            top = np.flatnonzero(votes[:, l] == votes[:, l].max())
-            if doubt[l]:
-                d = np.abs(m1[top, l][:, None] - m1[top, l][None, :])
-                assert len(top) > 1 and np.any(d[np.triu_indices(len(top), 1)] <= gapf[l])
+            assert votes[:, r].sum() == k
+            top = np.flatnonzero(votes[:, r] == votes[:, r].max())
+            if doubt[r]:
+                d = np.abs(m1[top, r][:, None] - m1[top, r][None, :])
+                assert len(top) > 1 and np.any(d[np.triu_indices(len(top), 1)] <= gapf[r])
                 continue
-            assert winner[l] in top
-            others = top[top != winner[l]]
-            assert np.all(m1[others, l] - m1[winner[l], l] > gapf[l])
+            assert winner[r] in top
+            others = top[top != winner[r]]
+            assert np.all(m1[others, r] - m1[winner[r], r] > gapf[r])
 
 
 def test_lanes_availability_is_reported():
     """Where the AVX-512 kernels are not selected, predict classifies row by row; the path is
     reported unavailable and its test hooks refuse to run."""
-    level = _core.set_simd_level(0)
+    _core.set_simd_level(0)
     try:
         assert not _core.lanes_available()
         with pytest.raises(ValueError, match="AVX-512"):
