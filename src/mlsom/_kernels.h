@@ -814,6 +814,7 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
             const __mmask16 pm = pool[c] & act;
             const Py_ssize_t e = off[c + 1];
             __m512i tp0 = _mm512_setzero_si512(), tq0 = tp0, tp1 = tp0, tq1 = tp0;
+            __m512i tp2 = tp0, tq2 = tp0, tp3 = tp0, tq3 = tp0;
             if (!pm) {
                 if (keep) {
                     _mm512_storeu_si512((void *)(hc + 16 * (L * h + c)), tp0);
@@ -821,20 +822,26 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
                 }
                 continue;
             }
-            for (j = off[c]; j + 1 < e; j += 2) {
+            for (j = off[c]; j + 3 < e; j += 4) {
                 const __m512 v0 = _mm512_loadu_ps(g + 16 * j), v1 = _mm512_loadu_ps(g + 16 * j + 16);
+                const __m512 v2 = _mm512_loadu_ps(g + 16 * j + 32);
+                const __m512 v3 = _mm512_loadu_ps(g + 16 * j + 48);
                 tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
                 tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
                 tp1 = _mm512_mask_add_epi32(tp1, _mm512_cmp_ps_mask(v1, p, _CMP_LT_OQ), tp1, one);
                 tq1 = _mm512_mask_add_epi32(tq1, _mm512_cmp_ps_mask(v1, q, _CMP_LT_OQ), tq1, one);
+                tp2 = _mm512_mask_add_epi32(tp2, _mm512_cmp_ps_mask(v2, p, _CMP_LT_OQ), tp2, one);
+                tq2 = _mm512_mask_add_epi32(tq2, _mm512_cmp_ps_mask(v2, q, _CMP_LT_OQ), tq2, one);
+                tp3 = _mm512_mask_add_epi32(tp3, _mm512_cmp_ps_mask(v3, p, _CMP_LT_OQ), tp3, one);
+                tq3 = _mm512_mask_add_epi32(tq3, _mm512_cmp_ps_mask(v3, q, _CMP_LT_OQ), tq3, one);
             }
-            if (j < e) {
+            for (; j < e; j++) {
                 const __m512 v0 = _mm512_loadu_ps(g + 16 * j);
                 tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
                 tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
             }
-            tp0 = _mm512_add_epi32(tp0, tp1);
-            tq0 = _mm512_add_epi32(tq0, tq1);
+            tp0 = _mm512_add_epi32(_mm512_add_epi32(tp0, tp2), _mm512_add_epi32(tp1, tp3));
+            tq0 = _mm512_add_epi32(_mm512_add_epi32(tq0, tq2), _mm512_add_epi32(tq1, tq3));
             cp0 = _mm512_mask_add_epi32(cp0, pm, cp0, tp0);
             cq0 = _mm512_mask_add_epi32(cq0, pm, cq0, tq0);
             if (keep) {
