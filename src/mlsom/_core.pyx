@@ -964,6 +964,8 @@ ctypedef struct Work:
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
     const void *wr      # a row-major copy of the neurons (M, A) in the model's type, or NULL:
                         # exact distances then read each neuron contiguously
+    int64_t cnt[10]     # this thread's counts for screening_stats and lanes_stats (added to
+                        # the module's when the workspace is freed: no shared counter per row)
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -990,14 +992,28 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
         return NULL
     w.cur = 0
     w.wr = NULL
+    for j in range(10):
+        w.cnt[j] = 0
     for j in range(M):
         w.stamp[j] = -1
     return w
 
 
 cdef void _work_free(Work *w) noexcept nogil:
+    global _n_doubt_bmu, _n_doubt_knn, _n_wide, _n_doubt_tie, _n_doubt_bayes
+    global _n_lanes_rows, _n_lanes_fallback, _n_lanes_exact, _n_lanes_scan, _n_lanes_small
     if w == NULL:
         return
+    _n_doubt_bmu += w.cnt[0]
+    _n_doubt_knn += w.cnt[1]
+    _n_wide += w.cnt[2]
+    _n_doubt_tie += w.cnt[3]
+    _n_doubt_bayes += w.cnt[4]
+    _n_lanes_rows += w.cnt[5]
+    _n_lanes_fallback += w.cnt[6]
+    _n_lanes_exact += w.cnt[7]
+    _n_lanes_scan += w.cnt[8]
+    _n_lanes_small += w.cnt[9]
     free(w.dp)
     free(w.ex)
     free(w.stamp)
@@ -1075,7 +1091,6 @@ cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t
     value is dv. The test is monotone in the distance: the exact distance lies within gap / 2 of
     the screening value, and it is only computed when the test differs at the two ends."""
     cdef double lo_d = <double> dv - 0.5 * gap, hi_d = <double> dv + 0.5 * gap, dist
-    global _n_doubt_bayes
     lo_d = lo_d if lo_d > 0.0 else 0.0
     if not squared:
         lo_d = sqrt(lo_d)
@@ -1084,7 +1099,7 @@ cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t
         return True
     if -lo_d - logA[bc] < rhs:
         return False
-    _n_doubt_bayes += 1
+    w.cnt[4] += 1
     dist = _exact(x, Wt, A, M, bc, w)
     if not squared:
         dist = sqrt(dist)
@@ -1112,7 +1127,6 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     cdef bint bisect
     cdef Entry e1, e2
     cdef float *dp = w.dp
-    global _n_doubt_knn, _n_wide, _n_doubt_tie
     w.cur += 1
 
     # 1. the best-matching unit of a map is found when it is first needed (_winner): for a tie,
@@ -1196,7 +1210,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                     else:
                         fp = <float> (0.5 * <double> fa + 0.5 * <double> fb)
                         if not (fp > fa and fp < fb):
-                            _n_wide += 1   # no value left between fa and fb
+                            w.cnt[2] += 1   # no value left between fa and fb
                             break
                         cp = mlsom_count_lt_f(dp, M, fp)
                         if cp < k_nn:
@@ -1243,7 +1257,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 n_amb = mlsom_gather_range_f(dp, M, -INFINITY, INFINITY, w.amb)
                 need = k_nn
             if need < n_amb:
-                _n_doubt_knn += 1
+                w.cnt[1] += 1
                 for j in range(n_amb):
                     w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
                 _select_smallest(w.amb, n_amb, need)
@@ -1262,7 +1276,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 if <double> d[bc] + gap < <double> d[bb2]:
                     best = c
                 elif not (<double> d[bb2] + gap < <double> d[bc]):
-                    _n_doubt_tie += 1
+                    w.cnt[3] += 1
                     e1.d = _exact(x, Wt, A, M, bc, w)
                     e1.j = bc
                     e2.d = _exact(x, Wt, A, M, bb2, w)
@@ -1579,10 +1593,9 @@ cdef Py_ssize_t _lane_bmu(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef Py_ssize_t j, best = -1
     cdef double lim, e, be = INFINITY
     cdef float limt
-    global _n_doubt_bmu
     if m2 - m1 > gapf:
         return i1
-    _n_doubt_bmu += 1
+    w.cnt[0] += 1
     lim = <double> m1 + gap
     limt = <float> lim
     if <double> limt < lim:
@@ -1611,8 +1624,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef uint16_t bit = <uint16_t> (1 << l)
     cdef double t = <double> vk
     cdef float f1, f2, v
-    global _n_doubt_knn, _n_lanes_exact, _n_lanes_scan
-    _n_lanes_exact += 1
+    w.cnt[7] += 1
     f1 = <float> (t - gap)
     if <double> f1 > t - gap:
         f1 = nextafterf(f1, -INFINITY)
@@ -1636,7 +1648,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
         for c in range(L):
             need -= votes[16 * c + l]
     else:
-        _n_lanes_scan += 1
+        w.cnt[8] += 1
         for c in range(L):
             votes[16 * c + l] = 0
             if not (pool[c] & bit):
@@ -1651,7 +1663,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
                     w.amb[n_amb].j = j
                     n_amb += 1
     if need < n_amb:
-        _n_doubt_knn += 1
+        w.cnt[1] += 1
         for j in range(n_amb):
             w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
         _select_smallest(w.amb, n_amb, need)
@@ -1669,7 +1681,6 @@ cdef Py_ssize_t _lane_tie(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef Py_ssize_t c, best = -1, bc, bb
     cdef uint16_t bit = <uint16_t> (1 << l)
     cdef Entry e1, e2
-    global _n_doubt_tie
     for c in range(L):
         if not (pool[c] & bit) or votes[16 * c + l] == 0:
             continue
@@ -1683,7 +1694,7 @@ cdef Py_ssize_t _lane_tie(const floating *x, const floating *Wt, Py_ssize_t A, P
             if <double> g[16 * bc + l] + gap < <double> g[16 * bb + l]:
                 best = c
             elif not (<double> g[16 * bb + l] + gap < <double> g[16 * bc + l]):
-                _n_doubt_tie += 1
+                w.cnt[3] += 1
                 e1.d = _exact(x, Wt, A, M, bc, w)
                 e1.j = bc
                 e2.d = _exact(x, Wt, A, M, bb, w)
@@ -1712,7 +1723,6 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
     cdef float gf, h, lo
     cdef int32_t k32 = <int32_t> k_nn
     cdef const floating *x
-    global _n_lanes_rows, _n_lanes_fallback, _n_lanes_small
     # per row: the gap, the start of the search
     for l in range(nrow):
         gp = _screen_gap(tscale, z.xx[16 * q + l], wwmax)
@@ -1781,7 +1791,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             bit = <uint16_t> (1 << l)
             if small & bit:
                 # the whole pool votes
-                _n_lanes_small += 1
+                w.cnt[9] += 1
                 for c in range(L):
                     z.votes[16 * c + l] = <int32_t> (
                         offsets[c + 1] - offsets[c] if z.pool[c] & bit else 0)
@@ -1823,7 +1833,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
         row = row0 + l
         x = px + row * A
         if fallback & bit:
-            _n_lanes_fallback += 1
+            w.cnt[6] += 1
             for j in range(M):
                 z.d[j] = g[16 * j + l]
             gp = z.gap[l]
@@ -1836,7 +1846,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             for c in range(L):
                 Y[row * L + c] = w.in_y[c]
             continue
-        _n_lanes_rows += 1
+        w.cnt[5] += 1
         w.cur += 1
         for c in range(L):
             w.in_y[c] = 0
