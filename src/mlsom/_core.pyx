@@ -1066,6 +1066,49 @@ cdef inline Py_ssize_t _winner(const floating *x, const float *d, double gap, co
     return w.winnr[c]
 
 
+cdef inline bint _nearer(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                         Py_ssize_t a, float da, Py_ssize_t b, float db, double gap,
+                         Work *w) noexcept nogil:
+    """Whether neuron a is before neuron b in the exact (distance, index) order, given their
+    screening values da and db: decided by those unless within the gap of each other."""
+    cdef Entry e1, e2
+    if <double> da + gap < <double> db:
+        return True
+    if <double> db + gap < <double> da:
+        return False
+    w.cnt[3] += 1
+    e1.d = _exact(x, Wt, A, M, a, w)
+    e1.j = a
+    e2.d = _exact(x, Wt, A, M, b, w)
+    e2.j = b
+    return _less(e1, e2)
+
+
+cdef inline void _nearest_exact(const floating *x, const floating *Wt, Py_ssize_t A,
+                                Py_ssize_t M, Py_ssize_t n_amb, Py_ssize_t need,
+                                Work *w) noexcept nogil:
+    """Put the need nearest, exactly, of the n_amb neurons in doubt (w.amb) first (exact
+    distances only when some are left out)."""
+    cdef Py_ssize_t j
+    if need < n_amb:
+        w.cnt[1] += 1
+        for j in range(n_amb):
+            w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
+        _select_smallest(w.amb, n_amb, need)
+
+
+cdef inline void _gap_window(double t, double gap, float *f1, float *f2) noexcept nogil:
+    """OUT [f1, f2): float32 bounds that hold every value v with t - gap <= v <= t + gap (and
+    only a few more): the screening values whose order against t the gap leaves in doubt."""
+    cdef float a = <float> (t - gap), b = <float> (t + gap)
+    if <double> a > t - gap:
+        a = nextafterf(a, -INFINITY)
+    if <double> b < t + gap:
+        b = nextafterf(b, INFINITY)
+    f1[0] = a
+    f2[0] = nextafterf(b, INFINITY)
+
+
 cdef inline bint _bayes_rhs(const int64_t *T, const double *logC, Py_ssize_t L, Py_ssize_t c,
                             const uint8_t *in_y, bint skip_zero, double *rhs) noexcept nogil:
     """The right-hand side of the Bayes test of label c given the labels in_y already predicted
@@ -1125,7 +1168,6 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     cdef double q1, q2, m, inv
     cdef Py_ssize_t cq
     cdef bint bisect
-    cdef Entry e1, e2
     cdef float *dp = w.dp
     w.cur += 1
 
@@ -1228,14 +1270,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                     t = w.ent[j].d if w.ent[j].d > t else t
                 fa_w = fa
                 fa = <float> t   # exactly: t is one of the values
-                # [f1, f2): every value v with t - gap <= v <= t + gap, and only a few more
-                f1 = <float> (t - gap)
-                if <double> f1 > t - gap:
-                    f1 = nextafterf(f1, -INFINITY)
-                f2 = <float> (t + gap)
-                if <double> f2 < t + gap:
-                    f2 = nextafterf(f2, INFINITY)
-                f2 = nextafterf(f2, INFINITY)
+                _gap_window(t, gap, &f1, &f2)
                 # per map in the pool: the values below f1 (their votes) and below t (for the
                 # next round's start), in one pass
                 mlsom_count_maps_f(d, offsets, L, w.skip, f1, fa, w.votes, w.below)
@@ -1256,11 +1291,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 # every distance decided exactly: the whole pool is in doubt
                 n_amb = mlsom_gather_range_f(dp, M, -INFINITY, INFINITY, w.amb)
                 need = k_nn
-            if need < n_amb:
-                w.cnt[1] += 1
-                for j in range(n_amb):
-                    w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
-                _select_smallest(w.amb, n_amb, need)
+            _nearest_exact(x, Wt, A, M, n_amb, need, w)
             for j in range(need):
                 w.votes[ncls[w.amb[j].j]] += 1
         best = -1
@@ -1273,16 +1304,8 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                 # the nearer best-matching unit wins; screening decides unless within the gap
                 bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
                 bb2 = _winner(x, d, gap, Wt, A, M, offsets, best, w)
-                if <double> d[bc] + gap < <double> d[bb2]:
+                if _nearer(x, Wt, A, M, bc, d[bc], bb2, d[bb2], gap, w):
                     best = c
-                elif not (<double> d[bb2] + gap < <double> d[bc]):
-                    w.cnt[3] += 1
-                    e1.d = _exact(x, Wt, A, M, bc, w)
-                    e1.j = bc
-                    e2.d = _exact(x, Wt, A, M, bb2, w)
-                    e2.j = bb2
-                    if _less(e1, e2):
-                        best = c
         w.rank[n_ranked] = best
         n_ranked += 1
         w.skip[best] = 1
@@ -1625,13 +1648,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef double t = <double> vk
     cdef float f1, f2, v
     w.cnt[7] += 1
-    f1 = <float> (t - gap)
-    if <double> f1 > t - gap:
-        f1 = nextafterf(f1, -INFINITY)
-    f2 = <float> (t + gap)
-    if <double> f2 < t + gap:
-        f2 = nextafterf(f2, INFINITY)
-    f2 = nextafterf(f2, INFINITY)
+    _gap_window(t, gap, &f1, &f2)
     if f1 >= fa and f2 <= fb:
         # [f1, f2) in the bracket: the values there are window values; those below vk1 leave
         # the counts, which then are the counts below f1
@@ -1662,11 +1679,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
                     w.amb[n_amb].d = v
                     w.amb[n_amb].j = j
                     n_amb += 1
-    if need < n_amb:
-        w.cnt[1] += 1
-        for j in range(n_amb):
-            w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
-        _select_smallest(w.amb, n_amb, need)
+    _nearest_exact(x, Wt, A, M, n_amb, need, w)
     for j in range(need):
         votes[16 * ncls[w.amb[j].j] + l] += 1
 
@@ -1680,7 +1693,6 @@ cdef Py_ssize_t _lane_tie(const floating *x, const floating *Wt, Py_ssize_t A, P
     group's per-map minima, map c's for row l at [64 c + l])."""
     cdef Py_ssize_t c, best = -1, bc, bb
     cdef uint16_t bit = <uint16_t> (1 << l)
-    cdef Entry e1, e2
     for c in range(L):
         if not (pool[c] & bit) or votes[16 * c + l] == 0:
             continue
@@ -1691,16 +1703,8 @@ cdef Py_ssize_t _lane_tie(const floating *x, const floating *Wt, Py_ssize_t A, P
                            m2[64 * c + l], gap, gapf, w)
             bb = _lane_bmu(x, Wt, A, M, g, l, offsets, best, m1[64 * best + l],
                            i1[64 * best + l], m2[64 * best + l], gap, gapf, w)
-            if <double> g[16 * bc + l] + gap < <double> g[16 * bb + l]:
+            if _nearer(x, Wt, A, M, bc, g[16 * bc + l], bb, g[16 * bb + l], gap, w):
                 best = c
-            elif not (<double> g[16 * bb + l] + gap < <double> g[16 * bc + l]):
-                w.cnt[3] += 1
-                e1.d = _exact(x, Wt, A, M, bc, w)
-                e1.j = bc
-                e2.d = _exact(x, Wt, A, M, bb, w)
-                e2.j = bb
-                if _less(e1, e2):
-                    best = c
     return best
 
 

@@ -483,8 +483,10 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile
  * transposed, gt[j * 64 + row]. Each value is (base + ww[j]) + sum_i in feature order, the same
  * operations in the same order as mlsom_screen4_f_avx512_tile, so the values are bit-identical to it.
  * Every row's smallest value (m1), its first index (idx) and the smallest of the others (m2,
- * equal to m1 when the minimum is not unique) are tracked lane-wise, neuron by neuron. */
-#define MLSOM_T64_GROUP(NJ)                                                              \
+ * equal to m1 when the minimum is not unique) are tracked lane-wise, neuron by neuron.
+ * The tile, for neurons j0 .. j0 + NJ - 1: DST(j, q) is where neuron j's values for rows
+ * 16 q .. 16 q + 15 go, MORE(q, o) anything else done with them. */
+#define MLSOM_T64_GROUP(NJ, DST, MORE)                                                   \
     do {                                                                                 \
         __m512 acc[4][NJ];                                                               \
         const float *w = Ws + j0;                                                        \
@@ -510,13 +512,17 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile
             for (q_ = 0; q_ < 4; q_++) {                                                 \
                 const __m512 o = _mm512_add_ps(_mm512_add_ps(bv[q_], wv), acc[q_][k_]);  \
                 const __mmask16 lt_ = _mm512_cmp_ps_mask(o, t1[q_], _CMP_LT_OQ);         \
-                _mm512_storeu_ps(gt + (j0 + k_) * 64 + 16 * q_, o);                      \
+                _mm512_storeu_ps(DST(j0 + k_, q_), o);                                   \
+                MORE(q_, o);                                                             \
                 t2[q_] = _mm512_min_ps(t2[q_], _mm512_max_ps(o, t1[q_]));                \
                 t1[q_] = _mm512_mask_mov_ps(t1[q_], lt_, o);                             \
                 ti[q_] = _mm512_mask_mov_epi32(ti[q_], lt_, jv);                         \
             }                                                                            \
-        }                                                                                \
+        }                                                                            \
     } while (0)
+/* where the 64-row kernel puts the value of neuron j for row block q, and what else it does */
+#define MLSOM_T64_ROWS(j, q) (gt + (j) * 64 + 16 * (q))
+#define MLSOM_T64_NOTHING(q, o) ((void)0)
 
 __attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
     const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
@@ -533,15 +539,14 @@ __attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
         ti[q] = _mm512_setzero_si512();
         bv[q] = _mm512_loadu_ps(base + 16 * q);
     }
-    for (; j0 + 4 <= M; j0 += 4) MLSOM_T64_GROUP(4);
-    for (; j0 < M; j0 += 1) MLSOM_T64_GROUP(1);
+    for (; j0 + 4 <= M; j0 += 4) MLSOM_T64_GROUP(4, MLSOM_T64_ROWS, MLSOM_T64_NOTHING);
+    for (; j0 < M; j0 += 1) MLSOM_T64_GROUP(1, MLSOM_T64_ROWS, MLSOM_T64_NOTHING);
     for (q = 0; q < 4; q++) {
         _mm512_storeu_ps(m1 + 16 * q, t1[q]);
         _mm512_storeu_ps(m2 + 16 * q, t2[q]);
         _mm512_storeu_si512((void *)(idx + 16 * q), ti[q]);
     }
 }
-#undef MLSOM_T64_GROUP
 
 /* ------------------------------------------------------------------------------------------------
  * Frozen scoring 16 rows at a time (AVX-512 path only). A group's screening values are stored
@@ -556,41 +561,10 @@ __attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
  * same order, so the same values) into four groups of 16, gt[(16 M) q + 16 j + l] for row
  * 16 q + l, and per map c and row: the smallest value (m1[64 c + row]), its first index (i1)
  * and the smallest of the others (m2, equal to m1 when the minimum is not unique), and the
- * largest value of the row (hi[row]). */
-#define MLSOM_T64M_GROUP(NJ)                                                             \
-    do {                                                                                 \
-        __m512 acc[4][NJ];                                                               \
-        const float *w = Ws + j0;                                                        \
-        const float *xr = xb;                                                            \
-        int q_, k_;                                                                      \
-        for (q_ = 0; q_ < 4; q_++)                                                       \
-            for (k_ = 0; k_ < NJ; k_++) acc[q_][k_] = _mm512_setzero_ps();               \
-        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
-            const __m512 x0 = _mm512_loadu_ps(xr), x1 = _mm512_loadu_ps(xr + 16 * A);    \
-            const __m512 x2_ = _mm512_loadu_ps(xr + 32 * A),                             \
-                         x3 = _mm512_loadu_ps(xr + 48 * A);                              \
-            for (k_ = 0; k_ < NJ; k_++) {                                                \
-                const __m512 wk = _mm512_set1_ps(w[k_]);                                 \
-                acc[0][k_] = _mm512_fmadd_ps(x0, wk, acc[0][k_]);                        \
-                acc[1][k_] = _mm512_fmadd_ps(x1, wk, acc[1][k_]);                        \
-                acc[2][k_] = _mm512_fmadd_ps(x2_, wk, acc[2][k_]);                       \
-                acc[3][k_] = _mm512_fmadd_ps(x3, wk, acc[3][k_]);                        \
-            }                                                                            \
-        }                                                                                \
-        for (k_ = 0; k_ < NJ; k_++) {                                                    \
-            const __m512 wv = _mm512_set1_ps(ww[j0 + k_]);                               \
-            const __m512i jv = _mm512_set1_epi32((int)(j0 + k_));                        \
-            for (q_ = 0; q_ < 4; q_++) {                                                 \
-                const __m512 o = _mm512_add_ps(_mm512_add_ps(bv[q_], wv), acc[q_][k_]);  \
-                const __mmask16 lt_ = _mm512_cmp_ps_mask(o, t1[q_], _CMP_LT_OQ);         \
-                _mm512_storeu_ps(gt + 16 * M * q_ + 16 * (j0 + k_), o);                  \
-                mx[q_] = _mm512_max_ps(mx[q_], o);                                       \
-                t2[q_] = _mm512_min_ps(t2[q_], _mm512_max_ps(o, t1[q_]));                \
-                t1[q_] = _mm512_mask_mov_ps(t1[q_], lt_, o);                             \
-                ti[q_] = _mm512_mask_mov_epi32(ti[q_], lt_, jv);                         \
-            }                                                                            \
-        }                                                                                \
-    } while (0)
+ * largest value of the row (hi[row]). The tile of mlsom_screen64min_f, other places and one
+ * more maximum. */
+#define MLSOM_T64_GROUPS(j, q) (gt + 16 * M * (q) + 16 * (j))
+#define MLSOM_T64_MAX(q, o) (mx[q] = _mm512_max_ps(mx[q], o))
 
 __attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
     const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
@@ -611,8 +585,9 @@ __attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
             t2[q] = _mm512_set1_ps(INFINITY);
             ti[q] = _mm512_set1_epi32((int)off[c]);
         }
-        for (j0 = off[c]; j0 + 4 <= off[c + 1]; j0 += 4) MLSOM_T64M_GROUP(4);
-        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T64M_GROUP(1);
+        for (j0 = off[c]; j0 + 4 <= off[c + 1]; j0 += 4)
+            MLSOM_T64_GROUP(4, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
+        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T64_GROUP(1, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
         for (q = 0; q < 4; q++) {
             _mm512_storeu_ps(m1 + 64 * c + 16 * q, t1[q]);
             _mm512_storeu_ps(m2 + 64 * c + 16 * q, t2[q]);
@@ -621,7 +596,11 @@ __attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
     }
     for (q = 0; q < 4; q++) _mm512_storeu_ps(hi + 16 * q, mx[q]);
 }
-#undef MLSOM_T64M_GROUP
+#undef MLSOM_T64_GROUP
+#undef MLSOM_T64_ROWS
+#undef MLSOM_T64_NOTHING
+#undef MLSOM_T64_GROUPS
+#undef MLSOM_T64_MAX
 
 /* a 16 x 16 transpose in registers: r[i] holds row i on entry, column i on return */
 __attribute__((target("avx512f"))) static inline void mlsom_tr16(__m512 *r)
