@@ -1516,6 +1516,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
 cdef enum:
     LANES_PASSES = 24   # passes of the search per round before a row goes to _classify
     LANES_HIST = 32     # trial values of a group's searches kept for its later rounds
+    LANES_MIN = 32      # fewer rows than this in a chunk: row by row (a padded chunk costs more)
 
 
 ctypedef struct Lanes:
@@ -2052,12 +2053,14 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
     and Wr (M, A) its neurons one per row (the exact distances read them contiguously).
     OUT Y (n, L).
-    Blocks of PRB rows are spread over n_threads OpenMP threads (one parallel region); the
-    screening values of a block come from the four-row kernel. A row's result does not depend on
-    the blocks or the threads.
+    With the AVX-512 kernels, chunks of 64 rows are spread over n_threads OpenMP threads and
+    classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of fewer than LANES_MIN
+    rows, and every row elsewhere, go in blocks of PRB rows screened by the four-row kernel and
+    classified one by one (_classify). A row's result does not depend on the path, the chunks or
+    the threads.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks = (n + PRB - 1) // PRB
+    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks
     cdef int failed = 0
     cdef double gap, wwmax, tscale
     cdef float *G
@@ -2067,9 +2070,17 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     cdef Work *w
     cdef Lanes *z
     cdef bint screening = _screening
-    # 16 rows at a time where the AVX-512 kernels are selected (the same results)
+    # 16 rows at a time where the AVX-512 kernels are selected (the same results), in chunks of
+    # 64 rows; a last chunk of fewer than LANES_MIN rows (all of a small call) goes row by row,
+    # which is faster than screening a padded chunk of 64
     cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _lanes_on
-    cdef Py_ssize_t n_lchunks = (n + 63) // 64
+    cdef Py_ssize_t n_lanes = 0, n_lchunks
+    if lanes:
+        n_lanes = n // 64 * 64
+        if n - n_lanes >= LANES_MIN:
+            n_lanes = n
+    n_lchunks = (n_lanes + 63) // 64
+    n_chunks = (n - n_lanes + PRB - 1) // PRB
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
     n_rank = _ceil_div(S, N)
@@ -2104,14 +2115,14 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                         failed += 1
                         continue
                     s = ch * 64
-                    e = min(n, s + 64)
+                    e = min(n_lanes, s + 64)
                     _lanes_chunk(px, n, s, e, pc, pws, pww, pw, A, M, pncls, poff, L, pT, plogC,
                                  plogA, k_nn, n_rank, squared, skip_zero, tscale, wwmax, pY, z, w)
                 _work_free(w)
                 _lanes_free(z)
     if failed:
         raise MemoryError()
-    if lanes:
+    if n_lanes == n:
         return
     with nogil:
         with parallel(num_threads=n_threads):
@@ -2125,7 +2136,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                 if w == NULL or G == NULL or X2 == NULL or xx == NULL:
                     failed += 1
                     continue
-                s = ch * PRB
+                s = n_lanes + ch * PRB
                 e = min(n, s + PRB)
                 if screening:
                     for row in range(s, e):
