@@ -121,6 +121,21 @@ def test_lanes_paths_are_exercised():
 
 
 @needs_lanes
+def test_small_calls_go_row_by_row():
+    """Screening a padded chunk of 64 rows costs more than classifying a few rows one by one: the
+    rows of a last chunk of fewer than 32 rows (all of a small call, as in production scoring
+    of one row) go row by row, with the same results."""
+    X, Y = _stream("normal", 450, 7, 3, 2)
+    model = _fit(X[:200], Y[:200], 4, 2, n_jobs=1)
+    whole = model.predict(X[200:])
+    for n, on_lanes in [(1, 0), (31, 0), (32, 32), (64, 64), (95, 64), (96, 96), (200, 192), (230, 230)]:
+        _core.lanes_stats(reset=True)
+        np.testing.assert_array_equal(model.predict(X[200 : 200 + n]), whole[:n])
+        rows, fallback = _core.lanes_stats(reset=True)[:2]
+        assert (rows, fallback) == (on_lanes, 0), n
+
+
+@needs_lanes
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 64, 65, 150])
 @pytest.mark.parametrize("A", [1, 7, 16, 17, 40])
