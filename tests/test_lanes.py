@@ -128,7 +128,16 @@ def test_small_calls_go_row_by_row():
     X, Y = _stream("normal", 450, 7, 3, 2)
     model = _fit(X[:200], Y[:200], 4, 2, n_jobs=1)
     whole = model.predict(X[200:])
-    for n, on_lanes in [(1, 0), (31, 0), (32, 32), (64, 64), (95, 64), (96, 96), (200, 192), (230, 230)]:
+    for n, on_lanes in [
+        (1, 0),
+        (31, 0),
+        (32, 32),
+        (64, 64),
+        (95, 64),
+        (96, 96),
+        (200, 192),
+        (230, 230),
+    ]:
         _core.lanes_stats(reset=True)
         np.testing.assert_array_equal(model.predict(X[200 : 200 + n]), whole[:n])
         rows, fallback = _core.lanes_stats(reset=True)[:2]

@@ -396,6 +396,14 @@ cdef void _screen_rows(const float *X2, const double *xx, Py_ssize_t r, const fl
             mlsom_min2_f(G + q * M, M, idx + q, m1 + q, m2 + q)
 
 
+cdef inline float _float_up(double v) noexcept nogil:
+    """v rounded up to float32 (a limit that keeps every value at most v)."""
+    cdef float f = <float> v
+    if <double> f < v:
+        f = nextafterf(f, INFINITY)
+    return f
+
+
 cdef Py_ssize_t _nearest_within(const floating *x, const float *g, Py_ssize_t gs, float limt,
                                 const floating *Wr, Py_ssize_t A, Py_ssize_t M) noexcept nogil:
     """The exact nearest (first on ties) of the neurons whose screening value g[j * gs] is at
@@ -537,9 +545,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
                     if isfinite(gap):
                         # the nearest is settled when no other value is within the gap (the
                         # bound rounded up to float32, as _refine_argmin does)
-                        limt = <float> (<double> m1[row - s] + gap)
-                        if <double> limt < <double> m1[row - s] + gap:
-                            limt = nextafterf(limt, INFINITY)
+                        limt = _float_up(<double> m1[row - s] + gap)
                         if m2[row - s] > limt:
                             b = idx[row - s]
                         else:
@@ -1615,15 +1621,12 @@ cdef Py_ssize_t _lane_bmu(const floating *x, const floating *Wt, Py_ssize_t A, P
     screening value m1, its first index i1 and the smallest of the others m2: i1 unless another
     value lies within the gap, then the exact nearest of the candidates (_refine_argmin's rule)."""
     cdef Py_ssize_t j, best = -1
-    cdef double lim, e, be = INFINITY
+    cdef double e, be = INFINITY
     cdef float limt
     if m2 - m1 > gapf:
         return i1
     w.cnt[0] += 1
-    lim = <double> m1 + gap
-    limt = <float> lim
-    if <double> limt < lim:
-        limt = nextafterf(limt, INFINITY)
+    limt = _float_up(<double> m1 + gap)
     for j in range(offsets[c], offsets[c + 1]):
         if g[16 * j + l] <= limt:
             e = _exact(x, Wt, A, M, j, w)

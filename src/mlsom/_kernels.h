@@ -768,7 +768,7 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
         __m512 q2 = _mm512_mul_ps(_mm512_add_ps(kc, m), inv);
         __m512 p, q, wd, mid;
         __mmask16 ok, mid_ok;
-        __m512i cp0 = _mm512_setzero_si512(), cq0 = cp0, cp1 = cp0, cq1 = cp0;
+        __m512i cp0 = _mm512_setzero_si512(), cq0 = cp0;
         Py_ssize_t c, j;
         q1 = _mm512_max_ps(q1, _mm512_mul_ps(_mm512_mul_ps(half, kc), inv));
         q2 = _mm512_min_ps(q2, _mm512_sub_ps(fone, _mm512_mul_ps(_mm512_mul_ps(half, kb), inv)));
@@ -835,7 +835,7 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
             *nh = h + 2;
         }
         {
-            const __m512i cp = _mm512_add_epi32(cp0, cp1), cq = _mm512_add_epi32(cq0, cq1);
+            const __m512i cp = cp0, cq = cq0;
             const __mmask16 ge_p = _mm512_mask_cmpge_epi32_mask(act, cp, kv);
             const __mmask16 lt_q = _mm512_mask_cmplt_epi32_mask(act & (__mmask16)~ge_p, cq, kv);
             const __mmask16 in = act & (__mmask16)~(ge_p | lt_q);
