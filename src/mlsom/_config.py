@@ -21,6 +21,7 @@ def build_info():
         "machine": platform.machine(),
         "openmp": _core.openmp_enabled(),
         "cpu_count": os.cpu_count(),
+        "max_threads": _core.max_threads(),
         "simd_path": simd_used,
         "simd_best_supported": simd_best,
     }

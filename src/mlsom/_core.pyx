@@ -125,6 +125,7 @@ cdef extern from "_kernels.h" nogil:
     int mlsom_set_simd_level(int level) noexcept
     const char *mlsom_simd_name(int level) noexcept
     int mlsom_have_openmp() noexcept
+    int mlsom_cap_threads(long long n_threads) noexcept nogil
 
 
 # --------------------------------------------------------------------------------------------------
@@ -611,9 +612,10 @@ cdef _centred32x2(const floating[:, ::1] X, c, int n_threads, bint blocked=False
 
 
 def assign(const floating[:, ::1] X, const floating[:, ::1] Wt, int64_t[::1] bmu,
-           double[::1] bmu_d2, int n_threads):
+           double[::1] bmu_d2, long long n_threads_asked):
     """OUT bmu, bmu_d2: best-matching unit of every row of X (n, A) among the neurons Wt (A, M),
     and its exact squared distance."""
+    cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef mlsom_screen64min_f_fn k64 = mlsom_screen64min_f
     c_arr = np.mean(X, axis=0).astype(np.float64)
     X2_arr, xxs_arr = _centred32x2(X, c_arr, n_threads, k64 != NULL)
@@ -739,7 +741,7 @@ cdef inline void _two_prod(double a, double b, double *p, double *e) noexcept no
 
 def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, double r0,
               Py_ssize_t n_epochs, Py_ssize_t max_epochs, bint gaussian,
-              int64_t[::1] bmu, double[::1] bmu_d2, int n_threads):
+              int64_t[::1] bmu, double[::1] bmu_d2, long long n_threads_asked):
     """Batch Kohonen training of one map, in place.
 
     IN  X (n, A): the instances of one label.  G (M, M): grid distances.  r0: initial radius.
@@ -761,6 +763,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
 
     Returns (number of epochs run, converged).
     """
+    cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
     cdef Py_ssize_t e, i, u, v, a, t, blk, n_epochs_run = 0
     cdef Py_ssize_t n_blocks = n_threads if n_threads > 1 else 1
@@ -2050,7 +2053,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
             const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
-            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, int n_threads):
+            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
@@ -2062,6 +2065,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     classified one by one (_classify). A row's result does not depend on the path, the chunks or
     the threads.
     """
+    cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks
     cdef int failed = 0
@@ -2161,3 +2165,9 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             free(xx)
     if failed:
         raise MemoryError()
+
+
+def max_threads():
+    """The most threads the core will start for one call (the processors OpenMP may use; 1
+    without OpenMP), whatever n_jobs asks for."""
+    return mlsom_cap_threads(1 << 62)

@@ -28,6 +28,9 @@
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* a neuron and its (screening or exact) squared distance */
 typedef struct {
@@ -1404,6 +1407,20 @@ static int mlsom_have_openmp(void)
 #else
     return 0;
 #endif
+}
+
+/* n_threads clamped to [1, the processors OpenMP may use]: whatever a caller asks for, the core
+   never starts more threads than that (one without OpenMP) */
+static int mlsom_cap_threads(long long n_threads)
+{
+#ifdef _OPENMP
+    long long cap = omp_get_num_procs();
+#else
+    long long cap = 1;
+#endif
+    if (cap < 1)
+        cap = 1;
+    return (int)(n_threads < 1 ? 1 : n_threads > cap ? cap : n_threads);
 }
 
 #endif /* MLSOM_KERNELS_H */

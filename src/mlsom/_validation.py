@@ -153,10 +153,50 @@ def check_labels(name, Y, n_samples, *, require_positive=True):
     return arr
 
 
+def _cgroup_cpu_limit():
+    """The CPU quota of this process's cgroup (cgroup v2 cpu.max, else v1 cfs), rounded up; None
+    where no quota is set or it cannot be read."""
+    for path, parse in (
+        ("/sys/fs/cgroup/cpu.max", lambda t: t.split()[:2]),
+        ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", None),
+    ):
+        try:
+            with open(path, "rb") as f:
+                text = f.read(256).decode("ascii", "replace")
+            if parse is not None:
+                quota, period = parse(text)
+            else:
+                with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "rb") as f:
+                    quota, period = text.strip(), f.read(64).decode("ascii", "replace").strip()
+            quota, period = int(quota), int(period)
+        except (OSError, ValueError):
+            continue
+        if quota > 0 and period > 0:
+            return max(1, -(-quota // period))
+    return None
+
+
+def available_cpus():
+    """The cores this process may use: its CPU affinity, capped by a cgroup CPU quota if any."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    quota = _cgroup_cpu_limit()
+    if quota is not None:
+        n = min(n, quota)
+    return max(1, n)
+
+
 def effective_n_threads(n_jobs):
-    """Resolve n_jobs as scikit-learn does: None -> all cores, -1 -> all, -2 -> all but one, ..."""
-    n_cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    n_cpus = max(1, n_cpus or 1)
+    """Resolve n_jobs as scikit-learn does (None -> all cores, -1 -> all, -2 -> all but one, ...),
+    then cap it at the cores this process may use (``available_cpus``).
+
+    Whatever a caller or a model file asks for, no more threads than cores are started: results
+    never depend on the thread count, and thousands of threads would only cost memory (or abort
+    the OpenMP runtime).
+    """
+    n_cpus = available_cpus()
     if n_jobs is None:
         return n_cpus
     n_jobs = check_int("n_jobs", n_jobs)
@@ -164,4 +204,4 @@ def effective_n_threads(n_jobs):
         raise ValueError("n_jobs must be a non-zero integer or None, got 0")
     if n_jobs < 0:
         return max(1, n_cpus + 1 + n_jobs)
-    return n_jobs
+    return min(n_jobs, n_cpus)
