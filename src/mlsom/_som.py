@@ -5,17 +5,16 @@ import numbers
 import os
 import threading
 import warnings
-import zipfile
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core
+from . import _core, _model_file
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._validation import (
-    MAX_ABS_VALUE,
-    MAX_ABS_VALUE_32,
+    _describe,
+    as_array,
     check_features,
     check_float,
     check_int,
@@ -32,6 +31,12 @@ __all__ = ["SOMStreamClassifier"]
 # and joining OpenMP threads costs more than it saves, and far more on a machine whose cores are
 # busy with other work. Results never depend on the thread count.
 _PARALLEL_MIN_WORK = 4_000_000
+
+
+_ZERO_RULES = frozenset({"reject", "skip"})
+
+# The largest grid side accepted (memory is checked against the machine as well: see fit).
+_MAX_GRID_SIZE = 1000
 
 
 def _threads_for(work, n_threads):
@@ -203,7 +208,7 @@ class SOMStreamClassifier(ParamsMixin):
         self._lock = _ReadWriteLock()
 
     def _validate_params(self):
-        d = check_int("grid_size", self.grid_size, low=1, high=1000)
+        d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
         n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
         max_epochs = check_int("max_epochs", self.max_epochs, low=1, high=10**7)
@@ -223,7 +228,7 @@ class SOMStreamClassifier(ParamsMixin):
                 raise ValueError(f"random_state must be non-negative, got {rs}")
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
-        check_option("zero_cooccurrence", self.zero_cooccurrence, {"reject", "skip"})
+        check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
         effective_n_threads(self.n_jobs)
         return d, eta, n_epochs, max_epochs
 
@@ -336,9 +341,8 @@ class SOMStreamClassifier(ParamsMixin):
             "n_features": A,
             "n_labels": L,
             "feature_names": names,
+            "grid_size": d,
             "squared": squared,
-            "skip_zero": self.zero_cooccurrence == "skip",
-            "learning_rate": float(self.learning_rate),
         }
         self._lock.acquire_write()
         try:
@@ -348,6 +352,13 @@ class SOMStreamClassifier(ParamsMixin):
         return self
 
     # ------------------------------------------------------------------ online phase
+
+    def _online_settings(self):
+        """The parameters read at every call (they take effect at once, in memory and in a saved
+        file alike): the online learning rate and the zero co-occurrence rule."""
+        eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
+        rule = check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
+        return eta, rule == "skip"
 
     def _fitted_state(self):
         state = getattr(self, "_state", None)
@@ -391,11 +402,13 @@ class SOMStreamClassifier(ParamsMixin):
         """
         st = self._fitted_state()
         X = _check_stream_X(st, X)
+        eta, skip_zero = self._online_settings()
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         if X.shape[0] == 0:
             return Y
         self._lock.acquire_write()
         try:
+            _check_headroom(st, X.shape[0])
             st.pop("rows", None)  # the neurons move
             Ws, ww, c = self._copy(st, "screen")
             _core.stream(
@@ -408,9 +421,9 @@ class SOMStreamClassifier(ParamsMixin):
                 st["T"],
                 st["NS"],
                 st["k_nn"],
-                st["learning_rate"],
+                eta,
                 st["squared"],
-                st["skip_zero"],
+                skip_zero,
                 Ws,
                 ww,
                 c,
@@ -450,12 +463,12 @@ class SOMStreamClassifier(ParamsMixin):
                     f"x must give exactly the {len(keys)} features of the model: missing "
                     f"{missing[:5]}, unknown {extra[:5]}"
                 )
-            row = [x[k] for k in keys]
+            row = [_feature_value(k, x[k]) for k in keys]
         else:
-            row = np.asarray(x)
+            row = as_array("x", x)
             if row.ndim != 1:
                 raise ValueError(f"x must be 1-D (one instance), got shape {row.shape}")
-        X = np.asarray(row)[None, :]
+        X = as_array("x", row)[None, :]
         y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
         return {j: bool(v) for j, v in enumerate(y)}
 
@@ -485,6 +498,7 @@ class SOMStreamClassifier(ParamsMixin):
         st = self._fitted_state()
         X = _check_stream_X(st, X)
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
+        _, skip_zero = self._online_settings()
         if X.shape[0] == 0:
             return Y
         n_threads = _threads_for(
@@ -505,7 +519,7 @@ class SOMStreamClassifier(ParamsMixin):
                 S,
                 st["k_nn"],
                 st["squared"],
-                st["skip_zero"],
+                skip_zero,
                 Ws,
                 ww,
                 c,
@@ -602,26 +616,41 @@ class SOMStreamClassifier(ParamsMixin):
 
         The file holds the parameters (as JSON) and the live state; :meth:`load` reads it back
         and checks every array before use, so a damaged or hostile file raises a clear error
-        instead of executing code or crashing.
+        instead of executing code or crashing. The file is written to a temporary name and
+        renamed: a failed save leaves any earlier file at ``path`` as it was.
 
         Parameters
         ----------
         path : str or path-like
-            Destination; numpy appends ``.npz`` when the name has no such suffix.
+            Destination; ``.npz`` is appended when the name has no such suffix.
+
+        Raises
+        ------
+        ValueError
+            If a parameter was set to an invalid value after ``fit`` (the file would not load),
+            or ``path`` exists and is not a regular file.
         """
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
         st = self._fitted_state()
+        self._validate_params()
         self._lock.acquire_read()
         try:
             meta = {
-                "format": _FILE_FORMAT,
+                "format": _model_file.FORMAT,
                 "mlsom_version": _version(),
                 "params": _json_params(self.get_params()),
+                # the parameters the state was fitted with, where the live ones may differ
+                "fitted": {
+                    "grid_size": st["grid_size"],
+                    "averout_distance": "sqeuclidean" if st["squared"] else "euclidean",
+                },
                 "n_iter": st["n_iter"],
                 "k_nn": int(st["k_nn"]),
                 "feature_names": st.get("feature_names"),
             }
-            arrays = {k: np.array(st[k]) for k in _STATE_ARRAYS}
-            np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+            arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
+            _model_file.write(path, meta, arrays)
         finally:
             self._lock.release_read()
 
@@ -629,70 +658,66 @@ class SOMStreamClassifier(ParamsMixin):
     def load(cls, path) -> "SOMStreamClassifier":
         """Read a model written by :meth:`save`, validating it completely.
 
+        Only a regular file is opened. Every member's dtype and shape are checked from the
+        archive's headers before its data is read, and the header JSON is bounded in size and
+        depth: a hostile file of any size is refused after reading at most its own size, with a
+        ``ValueError``.
+
         Raises
         ------
+        FileNotFoundError
+            If there is no file at ``path``.
         ValueError
             If the file is not an mlsom model file, has another format version, or holds
             inconsistent arrays; the message says what is wrong.
         """
-        if not isinstance(path, (str, bytes, os.PathLike)):
-            raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"no model file {os.fsdecode(path)!r}")
-        try:
-            f = np.load(path, allow_pickle=False)
-            if not hasattr(f, "files"):  # a plain .npy array
-                raise ValueError("not a .npz archive")
-            with f:
-                files = set(f.files)
-                meta = json.loads(str(f["meta"])) if "meta" in files else None
-                arrays = {k: f[k] for k in _STATE_ARRAYS if k in files}
-        except (
-            OSError,
-            ValueError,
-            EOFError,
-            NotImplementedError,
-            zipfile.BadZipFile,
-            UnicodeDecodeError,
-        ) as exc:
-            raise ValueError(f"{path!r} cannot be read as an mlsom model file: {exc}") from None
-        missing = {"meta", *_STATE_ARRAYS} - files
-        not_arrays = sorted(k for k, v in arrays.items() if not isinstance(v, np.ndarray))
-        if not_arrays:
-            raise ValueError(
-                f"{path!r} is not an mlsom model file: {not_arrays} hold no NumPy array"
-            )
-        if missing:
-            raise ValueError(f"{path!r} is not an mlsom model file: missing {sorted(missing)}")
+        meta, arrays = _model_file.read(path)
+        name = os.fsdecode(path)
         if not isinstance(meta, dict):
-            raise ValueError(f"{path!r} is not an mlsom model file: its header is not an object")
-        if meta.get("format") != _FILE_FORMAT:
+            raise ValueError(f"{name!r} is not an mlsom model file: its header is not an object")
+        if meta.get("format") != _model_file.FORMAT or isinstance(meta.get("format"), bool):
             raise ValueError(
-                f"{path!r}: unsupported model file format {meta.get('format')!r} "
-                f"(this mlsom reads format {_FILE_FORMAT})"
+                f"{name!r}: unsupported model file format {meta.get('format')!r} "
+                f"(this mlsom reads format {_model_file.FORMAT})"
             )
         params = meta.get("params")
-        known = set(cls().get_params())
+        known = set(cls._get_param_names())
         if not isinstance(params, dict) or not set(params) <= known:
             unknown = sorted(set(params) - known) if isinstance(params, dict) else params
-            raise ValueError(f"{path!r}: inconsistent model file: parameters {unknown!r}")
+            raise ValueError(f"{name!r}: inconsistent model file: parameters {unknown!r}")
         model = cls(**params)
         try:
             model._validate_params()
+            # files written before the "fitted" record was kept were fitted with their params
+            fitted = meta.get("fitted", {"grid_size": model.grid_size,
+                                         "averout_distance": model.averout_distance})
+            if not isinstance(fitted, dict) or set(fitted) != {"grid_size", "averout_distance"}:
+                raise ValueError(f"fitted {fitted!r}")
+            d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
+            check_option(
+                "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
+            )
+            state = _model_file.check_state(arrays, meta, d)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{path!r}: inconsistent model file: {exc}") from None
-        state = _check_state(arrays, meta, path)
-        state.update(
-            squared=model.averout_distance == "sqeuclidean",
-            skip_zero=model.zero_cooccurrence == "skip",
-            learning_rate=float(model.learning_rate),
-        )
+            msg = str(exc)
+            if not msg.startswith("inconsistent model file"):
+                msg = f"inconsistent model file: {msg}"
+            raise ValueError(f"{name!r}: {msg}") from None
+        state.update(grid_size=d, squared=fitted["averout_distance"] == "sqeuclidean")
         model._state = state
         return model
 
 
-_FILE_FORMAT = 1
-_STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
+def _check_headroom(st, n):
+    """Refuse a chunk of n instances that would take the model's counts past 2**53 (N grows by 1
+    an instance, S by at most L; T and the neuron counts stay below N)."""
+    N, S = (int(v) for v in st["NS"])
+    limit = _model_file.MAX_COUNT
+    if N + n > limit or S + n * st["n_labels"] > limit:
+        raise ValueError(
+            f"X: {n} more instances would take the model's counts (N={N}, S={S}) past 2**53, "
+            f"the most they hold exactly; refit the model or start from a copy saved earlier"
+        )
 
 
 def _check_stream_X(st, X):
@@ -709,16 +734,17 @@ def _check_stream_X(st, X):
     )
 
 
-def _check_names(names, n_features, bad):
-    if names is None:
-        return None
-    if (
-        not isinstance(names, list)
-        or len(names) != n_features
-        or not all(isinstance(n, str) for n in names)
+def _feature_value(key, value):
+    """One value of a dict instance: a real number (or a NumPy scalar / 0-d array of one)."""
+    if not (
+        isinstance(value, numbers.Real)
+        or (getattr(value, "dtype", None) is not None and value.dtype.kind in "biuf"
+            and np.ndim(value) == 0)
     ):
-        bad("feature_names")
-    return names
+        raise TypeError(
+            f"x[{key!r}] must be a real number, got {_describe(value)} ({type(value).__name__})"
+        )
+    return value
 
 
 def _feature_names(X):
@@ -746,79 +772,3 @@ def _json_params(params):
         json.dumps(value)
         out[key] = value
     return out
-
-
-def _check_state(a, meta, path):
-    """Check a loaded state completely: the compiled kernels trust it."""
-
-    def bad(what):
-        raise ValueError(f"{path!r}: inconsistent model file: {what}")
-
-    expected = {
-        "Wt": (np.float64, 2),
-        "ncls": (np.int32, 1),
-        "offsets": (np.int64, 1),
-        "counts": (np.int64, 1),
-        "log_averout": (np.float64, 1),
-        "positions": (np.int64, 2),
-        "T": (np.int64, 2),
-        "NS": (np.int64, 1),
-    }
-    if a["Wt"].dtype == np.float32:
-        expected["Wt"] = (np.float32, 2)
-    for key, (dtype, ndim) in expected.items():
-        if a[key].dtype != dtype or a[key].ndim != ndim:
-            bad(
-                f"{key} has dtype {a[key].dtype} and {a[key].ndim} dimensions, "
-                f"expected {np.dtype(dtype)} with {ndim}"
-            )
-    Wt, ncls, offsets, T = a["Wt"], a["ncls"], a["offsets"], a["T"]
-    A, M = Wt.shape
-    L = T.shape[0]
-    if A < 1 or M < 1 or L < 1 or T.shape != (L, L):
-        bad(f"shapes Wt {Wt.shape}, T {T.shape}")
-    if (
-        offsets.shape != (L + 1,)
-        or offsets[0] != 0
-        or offsets[-1] != M
-        or np.any(np.diff(offsets) < 0)
-    ):
-        bad(f"offsets {offsets.tolist()} do not partition {M} neurons into {L} labels")
-    sizes = np.diff(offsets)
-    if not np.array_equal(ncls, np.repeat(np.arange(L, dtype=np.int32), sizes)):
-        bad("neuron labels do not match the offsets")
-    if (
-        a["counts"].shape != (M,)
-        or a["log_averout"].shape != (M,)
-        or a["positions"].shape != (M, 2)
-    ):
-        bad("per-neuron arrays do not have one entry per neuron")
-    if np.any(a["counts"] < 1) or not np.all(np.isfinite(Wt)) or np.any(np.isnan(a["log_averout"])):
-        bad("counts below 1 or non-finite weights")
-    if np.any(a["log_averout"] > 0):
-        bad("averOut above 1")
-    if np.any(T < 0) or not np.array_equal(T, T.T) or np.any(T > np.diag(T)[None, :]):
-        bad("label counts T are not a valid co-occurrence matrix")
-    if np.any((sizes > 0) != (np.diag(T) > 0)):
-        bad("labels with a map and labels with positive counts differ")
-    NS = a["NS"]
-    # S is the sum of the label-set sizes seen, which is the trace of T; N >= every label's count
-    if NS.shape != (2,) or NS[0] < 1 or NS[1] != np.trace(T) or NS[0] < np.diag(T).max():
-        bad(f"N, S = {NS.tolist()} do not agree with the label counts T")
-    limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
-    if np.abs(Wt).max() > limit:
-        bad(f"weights beyond {limit:g}")
-    k = meta.get("k_nn")
-    if not isinstance(k, int) or k < 1 or k > sizes[sizes > 0].min():
-        bad(f"k_nn {k!r}")
-    n_iter = meta.get("n_iter")
-    if not isinstance(n_iter, list) or len(n_iter) != L:
-        bad("n_iter")
-    return {
-        **{key: np.ascontiguousarray(a[key]) for key in _STATE_ARRAYS},
-        "k_nn": k,
-        "n_iter": n_iter,
-        "n_features": int(A),
-        "n_labels": int(L),
-        "feature_names": _check_names(meta.get("feature_names"), A, bad),
-    }

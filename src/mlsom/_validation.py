@@ -1,5 +1,6 @@
 """Input validation shared by the estimators: every check names the argument and the value."""
 
+import math
 import numbers
 import os
 
@@ -38,7 +39,7 @@ def check_float(name, value, *, low=None, high=None, low_open=False):
             f"{name} must be a real number, got {_describe(value)} ({type(value).__name__})"
         )
     value = float(value)
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if low is not None and (value < low or (low_open and value == low)):
         raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
@@ -55,13 +56,18 @@ def check_option(name, value, options):
 
 def as_numeric(name, values, what="real numbers"):
     """``values`` as an array of booleans, integers or reals; TypeError naming ``name`` if not."""
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # ragged lists and other objects numpy cannot read
-        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
+    arr = as_array(name, values)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold {what}, got an array of dtype {arr.dtype}")
     return arr
+
+
+def as_array(name, values):
+    """``np.asarray(values)``; a TypeError naming ``name`` where NumPy cannot read them."""
+    try:
+        return np.asarray(values)
+    except Exception as exc:  # ragged lists and other objects numpy cannot read
+        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
 
 
 def _to_dense(name, X):
@@ -70,11 +76,32 @@ def _to_dense(name, X):
             f"{name} is a sparse matrix ({type(X).__name__}); mlsom needs dense arrays: "
             f"pass {name}.toarray()"
         )
-    try:
-        arr = np.asarray(X)
-    except Exception as exc:  # ragged lists and other objects numpy cannot read
-        raise TypeError(f"{name} cannot be read as an array: {exc}") from None
-    return arr
+    if isinstance(X, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(X)
+        if mask.any():
+            first = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise ValueError(
+                f"{name} is a masked array with {int(mask.sum())} masked values (first at "
+                f"{first}); mlsom does not read masks: fill them or drop those rows"
+            )
+        X = np.ma.getdata(X)
+    return as_array(name, _from_pandas(X))
+
+
+def _from_pandas(X):
+    """A DataFrame or Series of pandas' nullable numeric types (Float64, Int64, boolean) as a
+    NumPy float array with NaN for missing values (which the checks then refuse by position);
+    anything else as it is."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or isinstance(X, np.ndarray) or not hasattr(X, "to_numpy"):
+        return X
+    dtypes = list(dtypes) if hasattr(dtypes, "tolist") else [dtypes]
+    if all(isinstance(d, np.dtype) for d in dtypes):
+        return X  # plain NumPy columns: NumPy reads them as they are
+    if not all(getattr(d, "kind", "O") in "biuf" for d in dtypes):
+        return X  # strings, categories, objects: refused by dtype afterwards
+    f32 = all(np.dtype(getattr(d, "numpy_dtype", d)) == np.float32 for d in dtypes)
+    return X.to_numpy(dtype=np.float32 if f32 else np.float64, na_value=np.nan)
 
 
 def check_features(name, X, *, n_features=None, allow_empty=False, dtype=np.float64):

@@ -1,0 +1,385 @@
+"""Model files: the ``.npz`` format of ``SOMStreamClassifier.save`` and a reader that trusts nothing.
+
+A model file is a zip archive of NumPy ``.npy`` members, written *stored* (uncompressed) by
+``numpy.savez``: ``meta``, a JSON header in a 0-d unicode array, and the arrays of the live state
+(``STATE_ARRAYS``). The reader treats every file as hostile:
+
+* only a regular file is opened (a FIFO, device or directory is refused without blocking);
+* every member must be stored, so that nothing inflates beyond the file's own size;
+* the ``.npy`` headers of all members (dtype, shape) are read and checked against each other, and
+  each member's size in the archive against what its header implies, *before* any data is read;
+* the JSON header is bounded in length (by the number of features) and in nesting depth, and
+  may hold no duplicate keys and no NaN or infinity;
+* the arrays' values are then checked completely (``check_state``): the compiled kernels trust
+  them.
+
+Loading a hostile file therefore costs at most about twice its size in memory and time linear in
+its size, and ends in a ``ValueError`` that names the file and what is wrong.
+"""
+
+import json
+import math
+import os
+import re
+import stat
+import zipfile
+
+import numpy as np
+
+from ._validation import MAX_ABS_VALUE, MAX_ABS_VALUE_32
+
+FORMAT = 1
+STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
+
+# Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
+# online update); the online phase refuses a chunk that would take them past it.
+MAX_COUNT = 2**53
+# The JSON header: a fixed allowance plus this much per feature (the feature names), and at most
+# this nesting depth (a header is 3 deep).
+META_BASE_CHARS = 1 << 16
+META_CHARS_PER_FEATURE = 1 << 10
+META_MAX_DEPTH = 8
+# Members of an archive the reader accepts (the state has 9; others are ignored, up to this many).
+MAX_MEMBERS = 64
+_NPY_HEADER_MAX = 4096
+
+# (kind and size of the dtype, number of dimensions) of each member; Wt may also be float32
+_EXPECTED = {
+    "Wt": ("f8", 2),
+    "ncls": ("i4", 1),
+    "offsets": ("i8", 1),
+    "counts": ("i8", 1),
+    "log_averout": ("f8", 1),
+    "positions": ("i8", 2),
+    "T": ("i8", 2),
+    "NS": ("i8", 1),
+}
+
+
+class _Bad(ValueError):
+    """A file that is not what it claims; the message is completed with the file's name."""
+
+
+# ---------------------------------------------------------------------------------------- writing
+
+
+def write(path, meta, arrays):
+    """Write ``meta`` (a JSON-able dict) and ``arrays`` to ``path`` (``.npz`` appended as numpy
+    does), through a temporary file in the same folder and an atomic rename: an interrupted or
+    failed save never leaves a partial model file, and never replaces a good one."""
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot save to {path!r}: no folder {folder!r}")
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise ValueError(f"cannot save to {path!r}: it exists and is not a regular file")
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+
+def read(path):
+    """Read and check the archive at ``path``; return ``(meta, arrays)``.
+
+    ``meta`` is the parsed JSON header; ``arrays`` the state's arrays, each checked for dtype and
+    shape against the others (values are checked by ``check_state``). Raises FileNotFoundError for
+    a missing path, ValueError for anything else wrong.
+    """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
+    name = os.fsdecode(path)
+    f = _open_regular(path, name)
+    try:
+        with f:
+            try:
+                zf = zipfile.ZipFile(f)
+            except zipfile.BadZipFile as exc:
+                raise _Bad(f"cannot be read as an mlsom model file: not a .npz archive ({exc})")
+            with zf:
+                return _read_archive(zf, os.fstat(f.fileno()).st_size)
+    except _Bad as exc:
+        sep = " " if str(exc).startswith(("cannot", "is not")) else ": "
+        raise ValueError(f"{name!r}{sep}{exc}") from None
+    except (
+        OSError,
+        ValueError,
+        EOFError,
+        NotImplementedError,  # a compression method or zip version zipfile does not know
+        RuntimeError,  # an encrypted member
+        OverflowError,
+        zipfile.BadZipFile,
+        UnicodeDecodeError,
+    ) as exc:
+        raise ValueError(f"{name!r} cannot be read as an mlsom model file: {exc}") from None
+
+
+def _open_regular(path, name):
+    """Open ``path`` for reading if it is a regular file; never block on a FIFO or a device."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no model file {name!r}") from None
+    except OSError as exc:
+        raise ValueError(f"{name!r} cannot be read as an mlsom model file: {exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise ValueError(
+                f"{name!r} cannot be read as an mlsom model file: it is {kind} (a FIFO, device "
+                f"or socket is never opened)"
+            )
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_archive(zf, file_size):
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
+    wanted = {"meta", *STATE_ARRAYS}
+    members = {}
+    for info in infos:
+        key = info.filename[:-4] if info.filename.endswith(".npy") else None
+        if key not in wanted:
+            continue  # other members are never read
+        if key in members:
+            raise _Bad(f"inconsistent model file: member {key!r} appears twice")
+        members[key] = info
+    missing = wanted - set(members)
+    if missing:
+        raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
+    total = 0
+    for key, info in members.items():
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+            raise _Bad(
+                f"inconsistent model file: member {key!r} is compressed (model files hold "
+                f"stored members, as save writes them)"
+            )
+        total += info.file_size
+    if total > file_size:
+        raise _Bad(f"inconsistent model file: members of {total} bytes in a file of {file_size}")
+
+    # 1. every member's .npy header, checked against its size in the archive
+    headers = {key: _npy_header(zf, key, info) for key, info in members.items()}
+    # 2. the shapes against each other, before any data is read
+    shapes = _check_shapes(headers)
+    # 3. the JSON header, bounded by the number of features
+    meta = _read_meta(zf, members["meta"], headers["meta"], shapes["A"])
+    # 4. the arrays
+    arrays = {key: _npy_data(zf, members[key], headers[key]) for key in STATE_ARRAYS}
+    return meta, arrays
+
+
+def _npy_header(zf, key, info):
+    """(dtype, shape, fortran_order, header length) of a member, its size checked."""
+    with zf.open(info) as fp:
+        try:
+            version = np.lib.format.read_magic(fp)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(
+                    fp, max_header_size=_NPY_HEADER_MAX
+                )
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(
+                    fp, max_header_size=_NPY_HEADER_MAX
+                )
+            else:
+                raise ValueError(f".npy format version {version}")
+        except ValueError as exc:
+            raise _Bad(f"cannot be read as an mlsom model file: member {key!r}: {exc}") from None
+        header_len = fp.tell()
+    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        raise _Bad(
+            f"inconsistent model file: member {key!r} holds Python objects or records (dtype "
+            f"{dtype}); model files hold numeric arrays only"
+        )
+    nbytes = math.prod(shape) * dtype.itemsize
+    if header_len + nbytes != info.file_size:
+        raise _Bad(
+            f"inconsistent model file: member {key!r} declares shape {shape} ({nbytes} bytes of "
+            f"{dtype}) but holds {info.file_size - header_len}"
+        )
+    return dtype, shape, fortran, header_len
+
+
+def _check_shapes(headers):
+    """Dtypes and shapes of the state's members, against each other; returns A, M, L."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    for key, (kind, ndim) in _EXPECTED.items():
+        dtype, shape = headers[key][0], headers[key][1]
+        ok = {kind, "f4"} if key == "Wt" else {kind}
+        if dtype.str[1:] not in ok or len(shape) != ndim:
+            bad(
+                f"{key} has dtype {dtype} and {len(shape)} dimensions, expected "
+                f"{np.dtype(kind)} with {ndim}"
+            )
+    meta_dtype, meta_shape = headers["meta"][0], headers["meta"][1]
+    if meta_dtype.kind != "U" or meta_shape != ():
+        bad(f"the header is a {meta_dtype} array of shape {meta_shape}, not a string")
+    A, M = headers["Wt"][1]
+    L = headers["T"][1][0]
+    if A < 1 or M < 1 or L < 1 or headers["T"][1] != (L, L):
+        bad(f"shapes Wt {(A, M)}, T {headers['T'][1]}")
+    expected = {
+        "ncls": (M,),
+        "offsets": (L + 1,),
+        "counts": (M,),
+        "log_averout": (M,),
+        "positions": (M, 2),
+        "NS": (2,),
+    }
+    for key, shape in expected.items():
+        if headers[key][1] != shape:
+            bad(f"{key} has shape {headers[key][1]}, expected {shape} for {M} neurons, {L} labels")
+    return {"A": A, "M": M, "L": L}
+
+
+def _read_meta(zf, info, header, n_features):
+    dtype = header[0]
+    n_chars = dtype.itemsize // 4
+    limit = META_BASE_CHARS + META_CHARS_PER_FEATURE * n_features
+    if n_chars > limit:
+        raise _Bad(
+            f"inconsistent model file: a header of {n_chars} characters (at most {limit} for "
+            f"{n_features} features)"
+        )
+    text = str(_npy_data(zf, info, header)[()])
+    _check_depth(text)
+
+    def no_constant(value):
+        raise ValueError(f"{value} is not a valid header value")
+
+    def no_duplicates(pairs):
+        out = {}
+        for key, value in pairs:
+            if key in out:
+                raise ValueError(f"key {key!r} appears twice")
+            out[key] = value
+        return out
+
+    return json.loads(text, parse_constant=no_constant, object_pairs_hook=no_duplicates)
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _check_depth(text):
+    """Refuse JSON nested deeper than META_MAX_DEPTH (json.loads would recurse on it)."""
+    skeleton = _JSON_STRING.sub("", text).encode("ascii", "replace")
+    b = np.frombuffer(skeleton, dtype=np.uint8)
+    step = np.isin(b, (ord("["), ord("{"))).astype(np.int64)
+    step -= np.isin(b, (ord("]"), ord("}")))
+    depth = int(np.cumsum(step).max()) if step.size else 0
+    if depth > META_MAX_DEPTH:
+        raise _Bad(f"inconsistent model file: a header nested {depth} deep")
+
+
+def _npy_data(zf, info, header):
+    dtype, shape, fortran, header_len = header
+    with zf.open(info) as fp:
+        fp.read(header_len)
+        raw = fp.read(info.file_size - header_len)
+        if fp.read(1):  # also has zipfile check the member's CRC
+            raise _Bad("inconsistent model file: a member longer than its header says")
+    arr = np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return np.array(arr, dtype=dtype.newbyteorder("="), order="C")  # a writeable native copy
+
+
+# ---------------------------------------------------------------------------------------- values
+
+
+def check_state(a, meta, grid_size):
+    """Check a loaded state's values completely (the compiled kernels trust it); return it with
+    the fields the estimator keeps beside the arrays. Raises _Bad."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    Wt, ncls, offsets, T, NS = a["Wt"], a["ncls"], a["offsets"], a["T"], a["NS"]
+    A, M = Wt.shape
+    L = T.shape[0]
+    if offsets[0] != 0 or offsets[-1] != M or np.any(np.diff(offsets) < 0):
+        bad(f"offsets {offsets.tolist()[:10]} do not partition {M} neurons into {L} labels")
+    sizes = np.diff(offsets)
+    if sizes.max() > grid_size * grid_size:
+        bad(f"a map of {sizes.max()} neurons on a {grid_size} x {grid_size} grid")
+    if not np.array_equal(ncls, np.repeat(np.arange(L, dtype=np.int32), sizes)):
+        bad("neuron labels do not match the offsets")
+    counts, log_averout, pos = a["counts"], a["log_averout"], a["positions"]
+    if np.any(counts < 1) or not np.all(np.isfinite(Wt)) or np.any(np.isnan(log_averout)):
+        bad("counts below 1 or non-finite weights")
+    if np.any(log_averout > 0):
+        bad("averOut above 1")
+    if np.any(pos < 0) or np.any(pos >= grid_size):
+        bad(f"grid positions outside a {grid_size} x {grid_size} grid")
+    cell = ncls.astype(np.int64) * grid_size * grid_size + pos[:, 0] * grid_size + pos[:, 1]
+    if np.unique(cell).size != M:
+        bad("two neurons of a map at the same grid position")
+    if np.any(T < 0) or not np.array_equal(T, T.T) or np.any(T > np.diag(T)[None, :]):
+        bad("label counts T are not a valid co-occurrence matrix")
+    if np.any((sizes > 0) != (np.diag(T) > 0)):
+        bad("labels with a map and labels with positive counts differ")
+    N, S = (int(v) for v in NS)
+    # S is the sum of the label-set sizes seen, which is the trace of T; N >= every label's count
+    # and every neuron's (a neuron wins at most once per instance)
+    if N < 1 or N > MAX_COUNT or S != int(np.trace(T, dtype=object)) or S > MAX_COUNT:
+        bad(f"N, S = {[N, S]} do not agree with the label counts T (or exceed 2**53)")
+    if N < int(np.diag(T).max()) or N < int(counts.max()):
+        bad(f"N = {N} is below a label's or a neuron's count")
+    limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
+    if np.abs(Wt).max() > limit:
+        bad(f"weights beyond {limit:g}")
+    k = meta.get("k_nn")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
+        bad(f"k_nn {k!r}")
+    n_iter = meta.get("n_iter")
+    if (
+        not isinstance(n_iter, list)
+        or len(n_iter) != L
+        or any(
+            (v is None) != (s == 0) or not (v is None or _is_int(v) and 0 <= v <= 10**7)
+            for v, s in zip(n_iter, sizes.tolist(), strict=True)
+        )
+    ):
+        bad("n_iter")
+    names = meta.get("feature_names")
+    if names is not None and (
+        not isinstance(names, list) or len(names) != A or not all(isinstance(n, str) for n in names)
+    ):
+        bad("feature_names")
+    return {
+        **a,
+        "k_nn": k,
+        "n_iter": n_iter,
+        "n_features": int(A),
+        "n_labels": int(L),
+        "feature_names": names,
+    }
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
