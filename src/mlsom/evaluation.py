@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from ._memory import check_allocation, nbytes_of
 from ._validation import as_numeric
 from ._version import __version__
 
@@ -107,6 +108,19 @@ MEASURES = (
 LOWER_IS_BETTER = frozenset({"hamming_loss"})
 
 _FORMAT = "mlsom.StreamEvaluation/1"
+
+# Counts are kept in int64 and measures computed in float64: a count above 2**53 would lose
+# digits, so stored counts are refused beyond it.
+_MAX_COUNT = 2**53
+# Rows of a test stream: window edges are int64.
+_MAX_ROWS = 2**63 - 1
+# Windows: floor(w n / W) is computed exactly in int64 as w q + floor(w r / W) (n = q W + r), which
+# needs (W + 1) r < 2**63; at most 2**31 windows keeps it so for every n.
+_MAX_WINDOWS = 2**31
+# Bytes kept per window and per label by the runners (label counts while accumulating, then
+# stacked), and per window for the window's objects and its example counts.
+_WINDOW_BYTES_PER_LABEL = 64
+_WINDOW_BYTES = 700
 
 
 # ---------------------------------------------------------------------------------------- checks
@@ -164,6 +178,11 @@ def _check_whole_counts(name, arr):
             raise ValueError(f"{name} must be whole numbers, found {arr[bad][0]!r}")
     if arr.size and (arr < 0).any():
         raise ValueError(f"{name} must be >= 0, found {arr[arr < 0][0]!r}")
+    if arr.size and (arr > _MAX_COUNT).any():
+        raise ValueError(
+            f"{name} must be <= 2**53 (counts beyond it are not exact in float64), found "
+            f"{arr[arr > _MAX_COUNT][0].item()!r}"
+        )
     return arr.astype(np.int64, copy=False)
 
 
@@ -181,6 +200,11 @@ def _check_example_counts(ex_counts):
     if ex_counts.ndim != 2 or ex_counts.shape[1] != 4:
         raise ValueError(f"example counts must have shape (n_rows, 4), got {ex_counts.shape}")
     return _check_whole_counts("example counts", ex_counts)
+
+
+def _describe_array(arr):
+    text = np.array2string(np.asarray(arr), threshold=10, edgeitems=3)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # ------------------------------------------------------------------------ sufficient statistics
@@ -248,6 +272,10 @@ def example_counts(Y, Y_hat):
     n_labels = Y.shape[1]
     # encode each triple as one integer, count the codes, decode
     base = n_labels + 1
+    if base**3 > _MAX_ROWS:  # the codes would overflow int64: count the rows themselves
+        triples = np.column_stack([inter, n_true, n_pred]).astype(np.int64)
+        uniq, counts = np.unique(triples, axis=0, return_counts=True)
+        return np.column_stack([uniq, counts]).astype(np.int64)
     codes = (inter.astype(np.int64) * base + n_true) * base + n_pred
     uniq, counts = np.unique(codes, return_counts=True)
     a, rest = np.divmod(uniq, base * base)
@@ -633,9 +661,9 @@ def window_edges(n_test, n_windows=50):
     Parameters
     ----------
     n_test : int
-        Rows of the test stream.
+        Rows of the test stream (at most 2**63 - 1).
     n_windows : int, default=50
-        Number of windows, at most ``n_test`` (no window is empty).
+        Number of windows, at most ``n_test`` (no window is empty) and at most 2**31.
 
     Returns
     -------
@@ -647,25 +675,55 @@ def window_edges(n_test, n_windows=50):
     >>> window_edges(10, 4)
     array([ 0,  2,  5,  7, 10])
     """
-    n_test = _check_count("n_test", n_test, low=1)
+    n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
     n_windows = _check_count("n_windows", n_windows, low=1)
     if n_windows > n_test:
         raise ValueError(f"n_windows={n_windows} is larger than the test stream ({n_test} rows)")
+    n_windows = _check_count("n_windows", n_windows, low=1, high=_MAX_WINDOWS)
+    check_allocation(
+        "n_windows", n_windows, nbytes_of(n_windows + 1, itemsize=8), "the window edges (int64)"
+    )
     w = np.arange(n_windows + 1, dtype=np.int64)
-    return (w * n_test) // n_windows
+    if n_test <= _MAX_ROWS // n_windows:  # w * n_test fits in int64
+        return (w * n_test) // n_windows
+    # floor(w n / W) = w q + floor(w r / W) with n = q W + r: no product exceeds int64
+    q, r = divmod(n_test, n_windows)
+    return w * q + (w * r) // n_windows
 
 
 def _fixed_edges(n_test, window_size):
     """Edges of windows of ``window_size`` rows; the last one may be shorter."""
+    n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
+    n_windows = -(-n_test // window_size)
+    check_allocation(
+        ("n_test", "window_size"),
+        (n_test, window_size),
+        nbytes_of(n_windows + 1, itemsize=8),
+        f"the edges of the {n_windows} windows of a {n_test}-row test stream (int64)",
+    )
     edges = np.arange(0, n_test, window_size, dtype=np.int64)
     return np.append(edges, np.int64(n_test))
 
 
-def _check_count(name, value, *, low):
+def _check_window_memory(name, value, n_windows, n_labels, n_methods=1):
+    """Refuse a window layout whose per-window counts cannot be kept in memory."""
+    per_window = _WINDOW_BYTES + _WINDOW_BYTES_PER_LABEL * n_labels
+    check_allocation(
+        name,
+        value,
+        nbytes_of(n_windows, n_methods, per_window),
+        f"the counts of {n_windows} windows x {n_labels} labels"
+        + (f" of {n_methods} methods" if n_methods > 1 else ""),
+    )
+
+
+def _check_count(name, value, *, low, high=None):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
     return int(value)
 
 
@@ -841,8 +899,21 @@ class StreamEvaluation:
     predictions: np.ndarray | None = None
 
     def __post_init__(self):
-        self.window_edges = np.asarray(self.window_edges, dtype=np.int64)
-        self.label_counts = np.asarray(self.label_counts, dtype=np.int64)
+        edges = as_numeric("window_edges", self.window_edges, "row offsets")
+        if edges.ndim != 1 or edges.size < 2:
+            raise ValueError(
+                f"window_edges must be 1-D with at least 2 entries, got shape {edges.shape}"
+            )
+        edges = _check_whole_counts("window_edges", edges)
+        if edges[0] != 0 or not (np.diff(edges) > 0).all():
+            raise ValueError(
+                "window_edges must start at 0 and increase strictly (no empty window), got "
+                f"{_describe_array(edges)}"
+            )
+        self.window_edges = edges
+        self.label_counts = _check_whole_counts(
+            "label_counts", as_numeric("label_counts", self.label_counts, "counts")
+        )
         self.example_counts = [_check_example_counts(e) for e in self.example_counts]
         self.zero_division = _check_zero_division(self.zero_division)
         W = len(self.window_edges) - 1
@@ -901,6 +972,13 @@ class StreamEvaluation:
         allrows = np.concatenate(parts)
         win = np.repeat(np.arange(W), [len(e) for e in self.example_counts])
         triples, inverse = np.unique(allrows[:, :3], axis=0, return_inverse=True)
+        # the dense table, its cumulative sum and the measure's temporaries, all (W, U) float64
+        check_allocation(
+            ("n_windows", "n_distinct_triples"),
+            (W, len(triples)),
+            nbytes_of(W, len(triples), itemsize=6 * 8),
+            "the window x triple tables of an example-based curve",
+        )
         dense = np.zeros((W, len(triples)))
         np.add.at(dense, (win, inverse.ravel()), allrows[:, 3])
         return triples, dense
@@ -1165,10 +1243,13 @@ def evaluate_predictions(
     """
     Y, Y_hat = _check_pair(Y, Y_hat)
     if window_size is None:
-        edges = window_edges(len(Y), n_windows)
+        edges = window_edges(len(Y), n_windows)  # at most one window per row of Y
+        _check_window_memory("n_windows", n_windows, len(edges) - 1, Y.shape[1])
     else:
         window_size = _check_count("window_size", window_size, low=1)
-        edges = _fixed_edges(_check_count("n_test", len(Y), low=1), window_size)
+        n_test = _check_count("n_test", len(Y), low=1)
+        _check_window_memory("window_size", window_size, -(-n_test // window_size), Y.shape[1])
+        edges = _fixed_edges(n_test, window_size)
     acc = _WindowAccumulator(Y.shape[1], edges=edges, keep_predictions=keep_predictions)
     acc.add(Y, Y_hat)
     edges, counts, ex, packed = acc.finish()

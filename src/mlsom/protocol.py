@@ -49,8 +49,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from .evaluation import (
+    _MAX_ROWS,
     StreamEvaluation,
     _check_count,
+    _check_window_memory,
     _check_zero_division,
     _fixed_edges,
     _WindowAccumulator,
@@ -271,7 +273,8 @@ def evaluate(
         Number of evaluation windows over the test stream.
     window_size : int, optional
         Windows of this many rows instead (the last one ends with the stream and may be shorter);
-        overrides ``n_windows``. Needed for an iterable stream without ``n_test``.
+        overrides ``n_windows``. Needed for an iterable stream without ``n_test``; the counts
+        kept then grow with the number of windows the stream turns out to have.
     chunk_size : int, default=1000
         Most rows given to the method at once. Results do not depend on it for methods that
         follow the protocol.
@@ -308,6 +311,8 @@ def evaluate(
     (10,)
     """
     name = name or type(method).__name__
+    if seed is not None:
+        seed = _check_seed("seed", seed)
     return evaluate_many(
         {name: method},
         stream,
@@ -374,7 +379,7 @@ def evaluate_many(
     chunk_size = _check_count("chunk_size", chunk_size, low=1)
     zero_division = _check_zero_division(zero_division)
     if n_test is not None:
-        n_test = _check_count("n_test", n_test, low=1)
+        n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
     methods = _named_methods(methods)
     kinds = dict(kinds or {})
     seeds = dict(seeds or {})
@@ -382,17 +387,29 @@ def evaluate_many(
         unknown = set(mapping) - set(methods)
         if unknown:
             raise ValueError(f"{what} names unknown methods: {sorted(unknown)}")
+    for key, value in seeds.items():
+        if value is not None:
+            seeds[key] = _check_seed(f"seeds[{key!r}]", value)
 
     source = _Source(stream, X_train, Y_train, n_test, chunk_size)
     n_test = source.n_test
     if window_size is not None:
         window_size = _check_count("window_size", window_size, low=1)
-        edges = None if n_test is None else _fixed_edges(n_test, window_size)
+        edges = None
+        if n_test is not None:
+            # the counts kept per window are checked before the edges are made
+            _check_window_memory(
+                "window_size", window_size, -(-n_test // window_size), source.n_labels, len(methods)
+            )
+            edges = _fixed_edges(n_test, window_size)
     elif n_test is None:
         raise ValueError(
             "an iterable stream needs n_test (to place n_windows windows) or window_size"
         )
     else:
+        n_windows = _check_count("n_windows", n_windows, low=1)
+        if n_windows <= n_test:  # else window_edges says that the windows outnumber the rows
+            _check_window_memory("n_windows", n_windows, n_windows, source.n_labels, len(methods))
         edges = window_edges(n_test, n_windows)
 
     runners = [
@@ -448,6 +465,13 @@ def evaluate_many(
             predictions=packed,
         )
     return results
+
+
+def _check_seed(name, value):
+    """A recorded seed: an integer (numpy integers accepted), returned as int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    return int(value)
 
 
 def _named_methods(methods):
