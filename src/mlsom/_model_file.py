@@ -1,4 +1,4 @@
-"""Model files: the ``.npz`` format of ``SOMStreamClassifier.save`` and a reader that trusts nothing.
+"""Model files: the .npz format of SOMStreamClassifier.save and a reader that trusts nothing.
 
 A model file is a zip archive of NumPy ``.npy`` members, written *stored* (uncompressed) by
 ``numpy.savez``: ``meta``, a JSON header in a 0-d unicode array, and the arrays of the live state
@@ -41,6 +41,7 @@ META_CHARS_PER_FEATURE = 1 << 10
 META_MAX_DEPTH = 8
 # Members of an archive the reader accepts (the state has 9; others are ignored, up to this many).
 MAX_MEMBERS = 64
+_MAX_ENTRY_BYTES = 46 + 3 * 1024  # a directory entry with a name, extra field and comment of 1 KiB
 _NPY_HEADER_MAX = 4096
 
 # (kind and size of the dtype, number of dimensions) of each member; Wt may also be float32
@@ -108,10 +109,13 @@ def read(path):
     f = _open_regular(path, name)
     try:
         with f:
+            _check_directory_size(f)
             try:
                 zf = zipfile.ZipFile(f)
             except zipfile.BadZipFile as exc:
-                raise _Bad(f"cannot be read as an mlsom model file: not a .npz archive ({exc})")
+                raise _Bad(
+                    f"cannot be read as an mlsom model file: not a .npz archive ({exc})"
+                ) from None
             with zf:
                 return _read_archive(zf, os.fstat(f.fileno()).st_size)
     except _Bad as exc:
@@ -151,6 +155,39 @@ def _open_regular(path, name):
     except BaseException:
         os.close(fd)
         raise
+
+
+def _check_directory_size(f):
+    """Refuse an archive whose central directory is larger than MAX_MEMBERS entries could need,
+    before zipfile parses it (it would build an object per entry, whatever their number). The
+    end record is found as zipfile finds it: at the very end of the file, else the last one in
+    the final 64 KiB; a zip64 end record before it gives the directory's size instead."""
+    size = f.seek(0, os.SEEK_END)
+    tail_len = min(size, 22 + 65535)
+    f.seek(size - tail_len)
+    tail = f.read(tail_len)
+    at = len(tail) - 22
+    if at < 0 or tail[at : at + 4] != b"PK\x05\x06" or tail[-2:] != b"\x00\x00":
+        at = tail.rfind(b"PK\x05\x06")
+    if at < 0:
+        return  # no end record: zipfile says it is no zip archive
+    size_cd = int.from_bytes(tail[at + 12 : at + 16], "little")
+    n_entries = int.from_bytes(tail[at + 10 : at + 12], "little")
+    locator = size - tail_len + at - 20
+    if locator >= 56:
+        f.seek(locator)
+        if f.read(4) == b"PK\x06\x07":
+            f.seek(locator - 56)
+            record = f.read(56)
+            if record[:4] == b"PK\x06\x06":
+                n_entries = int.from_bytes(record[32:40], "little")
+                size_cd = int.from_bytes(record[40:48], "little")
+    if n_entries > MAX_MEMBERS or size_cd > MAX_MEMBERS * _MAX_ENTRY_BYTES:
+        raise _Bad(
+            f"is not an mlsom model file: a directory of {n_entries} members in {size_cd} bytes "
+            f"(at most {MAX_MEMBERS} members)"
+        )
+    f.seek(0)
 
 
 def _read_archive(zf, file_size):

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from . import _core, _model_file
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
+from ._memory import check_allocation
 from ._validation import (
     _describe,
     as_array,
@@ -260,6 +261,14 @@ class SOMStreamClassifier(ParamsMixin):
         n_threads = effective_n_threads(self.n_jobs)
         rng = np.random.default_rng(self.random_state)
         M0 = d * d
+        # grid distances and the training's neighbour lists (M0^2 each, with the temporaries of
+        # grid_distances), the training's sums per unit and the maps themselves
+        check_allocation(
+            "grid_size",
+            d,
+            40 * M0 * M0 + M0 * A * (32 + 2 * L * X.itemsize) + 16 * n,
+            f"{L} maps of {d} x {d} neurons on {A} features (grid distances, training sums)",
+        )
         G = grid_distances(d)
         r0 = initial_radius(d)
         positions = grid_positions(d)
@@ -689,8 +698,9 @@ class SOMStreamClassifier(ParamsMixin):
         try:
             model._validate_params()
             # files written before the "fitted" record was kept were fitted with their params
-            fitted = meta.get("fitted", {"grid_size": model.grid_size,
-                                         "averout_distance": model.averout_distance})
+            fitted = meta.get(
+                "fitted", {"grid_size": model.grid_size, "averout_distance": model.averout_distance}
+            )
             if not isinstance(fitted, dict) or set(fitted) != {"grid_size", "averout_distance"}:
                 raise ValueError(f"fitted {fitted!r}")
             d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
@@ -738,8 +748,11 @@ def _feature_value(key, value):
     """One value of a dict instance: a real number (or a NumPy scalar / 0-d array of one)."""
     if not (
         isinstance(value, numbers.Real)
-        or (getattr(value, "dtype", None) is not None and value.dtype.kind in "biuf"
-            and np.ndim(value) == 0)
+        or (
+            getattr(value, "dtype", None) is not None
+            and value.dtype.kind in "biuf"
+            and np.ndim(value) == 0
+        )
     ):
         raise TypeError(
             f"x[{key!r}] must be a real number, got {_describe(value)} ({type(value).__name__})"
