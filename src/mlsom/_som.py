@@ -119,8 +119,16 @@ class SOMStreamClassifier(ParamsMixin):
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons.
     n_jobs : int or None, default=None
-        Threads for batch training and ``predict`` (None: all cores; -1 all, -2 all but one).
-        ``predict_stream`` is sequential by nature. Results never depend on it.
+        Threads for batch training and ``predict`` (None: all cores; -1 all, -2 all but one),
+        capped at the cores the process may use (CPU affinity, cgroup quota): no value starts
+        more threads than that. ``predict_stream`` is sequential by nature. Results never depend
+        on it.
+
+    Changing a parameter after ``fit`` (``set_params``): ``learning_rate``,
+    ``zero_cooccurrence`` and ``n_jobs`` take effect at the next call; the others shape the maps
+    and take effect at the next ``fit``. Either way a model saved and loaded again behaves as
+    the one in memory (the file records the grid size and averOut distance the maps were fitted
+    with), and an invalid value is refused by the next call that uses it and by ``save``.
 
     Attributes
     ----------
