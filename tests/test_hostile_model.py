@@ -671,6 +671,17 @@ def test_a_grid_too_large_for_memory_is_refused_before_allocating(d, monkeypatch
     assert peak < 50 * 2**20
 
 
+def test_a_label_count_too_large_for_memory_is_refused_before_allocating(monkeypatch):
+    """T and the conditional probabilities take L x L: 20,000 labels would need 9.6 GB."""
+    from mlsom import _memory
+
+    monkeypatch.setattr(_memory, "memory_limit", lambda: (2**31, "a 2 GiB machine"))
+    Y = np.zeros((10, 20_000), dtype=np.uint8)
+    Y[:, 0] = 1
+    with pytest.raises(ValueError, match=r"Y='10 x 20000' would need about 9.6 GB for the label"):
+        SOMStreamClassifier(grid_size=2).fit(X0[:10], Y)
+
+
 def test_a_grid_that_fits_is_trained():
     assert fitted(grid_size=12).weights_[0].shape[1] == 3
 

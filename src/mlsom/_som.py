@@ -277,6 +277,8 @@ class SOMStreamClassifier(ParamsMixin):
             40 * M0 * M0 + M0 * A * (32 + 2 * L * X.itemsize) + 16 * n,
             f"{L} maps of {d} x {d} neurons on {A} features (grid distances, training sums)",
         )
+        # label counts T and, in every later call, the L x L conditional log-probabilities
+        check_allocation("Y", f"{n} x {L}", 24 * L * L, f"the label statistics of {L} labels")
         G = grid_distances(d)
         r0 = initial_radius(d)
         positions = grid_positions(d)
