@@ -15,6 +15,11 @@ span), and the average ranks are compared with
 functions compute one formula each. Only NumPy is needed to import this module; SciPy is imported
 when a p-value or quantile is computed.
 
+Limits: at most :data:`MAX_METHODS` (1,000) methods and :data:`MAX_DATASETS` (2**31 - 1) data
+sets, and a significance level of at least :data:`MIN_ALPHA` (1e-10); the functions refuse
+larger counts and smaller levels with a ``ValueError`` rather than running for hours or
+returning an infinite quantile.
+
 References
 ----------
 J. Demšar, "Statistical comparisons of classifiers over multiple data sets", Journal of Machine
@@ -41,6 +46,16 @@ __all__ = [
 ]
 
 
+#: Most methods the tests take: the Nemenyi test needs k (k - 1) / 2 p-values, each a numerical
+#: integration of the studentized range (about 50 us), so 1,000 methods take up to half a minute.
+MAX_METHODS = 1000
+#: Most data sets: keeps N, k N and the degrees of freedom (k - 1)(N - 1) exact in float64.
+MAX_DATASETS = 2**31 - 1
+#: Smallest significance level: below it SciPy's studentized range quantile is not accurate
+#: (at 1e-17, 1 - alpha rounds to 1 and the quantile comes out infinite).
+MIN_ALPHA = 1e-10
+
+
 # ------------------------------------------------------------------------------ input checks
 
 
@@ -50,16 +65,40 @@ def _check_alpha(alpha):
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    if alpha < MIN_ALPHA:
+        raise ValueError(
+            f"alpha must be >= {MIN_ALPHA:g} (smaller levels are beyond the precision of the "
+            f"studentized range quantile), got {alpha}"
+        )
     return alpha
 
 
-def _check_count(name, value, minimum):
+def _check_count(name, value, minimum, maximum=None):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {_describe(value)}")
     value = int(value)
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {_describe(value)}")
     return value
+
+
+def _check_methods(n_methods):
+    return _check_count("n_methods", n_methods, 2, MAX_METHODS)
+
+
+def _check_datasets(n_datasets):
+    return _check_count("n_datasets", n_datasets, 2, MAX_DATASETS)
+
+
+def _check_n_compared(what, k):
+    """The pairwise tests compare at most MAX_METHODS methods."""
+    if k > MAX_METHODS:
+        raise ValueError(
+            f"{what} holds {k} methods; the Nemenyi test takes at most {MAX_METHODS} (its "
+            f"{k * (k - 1) // 2} pairwise p-values would each need a numerical integration)"
+        )
 
 
 def _check_bool(name, value):
@@ -254,7 +293,7 @@ def friedman_chi2(mean_ranks, n_datasets):
     from scipy.stats import chi2 as chi2_dist
 
     r = _check_mean_ranks(mean_ranks)
-    n = _check_count("n_datasets", n_datasets, 2)
+    n = _check_datasets(n_datasets)
     k = r.size
     stat = 12.0 * n / (k * (k + 1)) * (np.sum(r**2) - k * (k + 1) ** 2 / 4.0)
     stat = max(float(stat), 0.0)  # rounding can leave -1e-15 for equal ranks
@@ -282,8 +321,8 @@ def iman_davenport(chi2, n_methods, n_datasets):
     """
     from scipy.stats import f as f_dist
 
-    k = _check_count("n_methods", n_methods, 2)
-    n = _check_count("n_datasets", n_datasets, 2)
+    k = _check_methods(n_methods)
+    n = _check_datasets(n_datasets)
     if isinstance(chi2, bool) or not isinstance(chi2, (int, float, np.integer, np.floating)):
         raise TypeError(f"chi2 must be a real number, got {_describe(chi2)}")
     chi2 = float(chi2)
@@ -321,7 +360,7 @@ def nemenyi_q(n_methods, alpha=0.05):
     """
     from scipy.stats import studentized_range
 
-    k = _check_count("n_methods", n_methods, 2)
+    k = _check_methods(n_methods)
     alpha = _check_alpha(alpha)
     return float(studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
 
@@ -350,8 +389,8 @@ def critical_difference(n_methods, n_datasets, alpha=0.05):
     >>> round(critical_difference(4, 14, alpha=0.05), 2)  # Demšar (2006), section 3.2.4
     1.25
     """
-    k = _check_count("n_methods", n_methods, 2)
-    n = _check_count("n_datasets", n_datasets, 2)
+    k = _check_methods(n_methods)
+    n = _check_datasets(n_datasets)
     return nemenyi_q(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
 
 
@@ -377,12 +416,15 @@ def nemenyi_pvalues(mean_ranks, n_datasets):
     from scipy.stats import studentized_range
 
     r = _check_mean_ranks(mean_ranks)
-    n = _check_count("n_datasets", n_datasets, 2)
+    _check_n_compared("mean_ranks", r.size)
+    n = _check_datasets(n_datasets)
     k = r.size
     z = np.abs(r[:, None] - r[None, :]) / np.sqrt(k * (k + 1) / (6.0 * n))
     iu = np.triu_indices(k, 1)
     p = np.ones((k, k))
-    p[iu] = studentized_range.sf(z[iu] * np.sqrt(2.0), k, np.inf)
+    # one integration per distinct statistic (average ranks over N data sets repeat differences)
+    stat, inverse = np.unique(z[iu] * np.sqrt(2.0), return_inverse=True)
+    p[iu] = studentized_range.sf(stat, k, np.inf)[inverse.ravel()]
     p = np.clip(p, 0.0, 1.0)
     p.T[iu] = p[iu]
     return p
@@ -409,10 +451,13 @@ def _check_mean_ranks(mean_ranks):
 def _tie_factor(ranks):
     """Friedman's tie correction ``1 - sum(t**3 - t) / (N k (k**2 - 1))``."""
     n, k = ranks.shape
-    total = 0.0
-    for row in ranks:
-        _, counts = np.unique(row, return_counts=True)
-        total += float(np.sum(counts.astype(float) ** 3 - counts))
+    # runs of equal values in every sorted row (a row always starts a run)
+    s = np.sort(ranks, axis=1)
+    starts = np.ones((n, k), dtype=bool)
+    starts[:, 1:] = s[:, 1:] != s[:, :-1]
+    first = np.flatnonzero(starts.ravel())
+    t = np.diff(np.append(first, n * k)).astype(np.int64)
+    total = float(np.sum(t**3 - t))  # exact: integers far below 2**53
     return 1.0 - total / (n * k * (k * k - 1.0))
 
 
@@ -650,6 +695,8 @@ def friedman_nemenyi(
     higher_is_better = _check_bool("higher_is_better", higher_is_better)
     tie_correction = _check_bool("tie_correction", tie_correction)
     n, k = table.shape
+    _check_n_compared("scores", k)
+    _check_datasets(n)
     ranks = _rank_rows(table, higher_is_better)
     mean_ranks = ranks.mean(axis=0)
     chi2, chi2_p = friedman_chi2(mean_ranks, n)
