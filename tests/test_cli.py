@@ -44,10 +44,11 @@ def test_user_errors_give_a_message_and_exit_code_2(capsys, monkeypatch):
     monkeypatch.delenv("MLSOM_DATA", raising=False)
     assert main(["run", "--stream", "Nus-wide"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("mlsom run: error: Nus-wide is a real data set")
-    assert "Traceback" not in err
+    assert err.startswith("mlsom: error: Nus-wide is a real data set")
+    assert "Traceback" not in err and err.count("\n") == 1
     assert main(["run", "--stream", "No-such-stream"]) == 2
-    assert "unknown stream 'No-such-stream'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("mlsom: error: argument --stream: unknown stream 'No-such-stream'")
     assert (
         main(["run", "--stream", "MOA-Spher-5C-2A", "--method", "BR-J48", "--grid-size", "3"]) == 2
     )

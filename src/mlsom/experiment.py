@@ -6,6 +6,16 @@ disk as JSON (``<out>/runs/<key>.json``): a finished run is never computed twice
 experiment resumes where it stopped. Runs execute serially, in local worker processes (joblib), or
 on a dask.distributed cluster (a scheduler address, or ``"local"`` for a ``LocalCluster``).
 
+The cache key of a run (:attr:`Run.key`) is a hash of everything that can change its result: the
+stream (its canonical name, the number of instances and the seed of a generated stream, the
+content of a real stream's data files), the method with its grid size, seed and every parameter
+given, the number of windows, the 0/0 convention, the chunk size, the mlsom version and the format
+of the run files (:data:`CACHE_FORMAT`). Change any of them and the run is computed again.
+
+Every argument is checked before any run starts (names, numbers, the results folder, the data
+files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs execute becomes
+:class:`ExperimentInterrupted`, which says how many runs are finished (and kept).
+
 The reports: ``results.csv`` (one row per run), ``curves.csv`` (one row per run and window),
 ``summary.json`` (version, profile, parameters, seeds, 0/0 convention, timings, the best grid size
 per stream and the statistics), and PNG plots of the curves, the Nemenyi p-values and the critical
@@ -16,22 +26,30 @@ choice (``best_grid_size``) and flags it as optimistic.
 """
 
 import csv
+import dataclasses
 import hashlib
 import json
+import logging
 import os
+import signal
 import time
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from ._validation import available_cpus, check_float, check_int
 from ._version import __version__
 
 __all__ = [
+    "CACHE_FORMAT",
     "PROFILES",
+    "ExperimentInterrupted",
     "Run",
     "available_methods",
+    "check_run",
     "make_method",
     "plan",
     "run_experiment",
@@ -60,6 +78,46 @@ PROFILES = {
 #: methods whose results depend on the seed (run once per seed); the others run once
 STOCHASTIC = {"mlsom", "MINAS-BR"}
 
+#: Version of the run files and of what their key covers; raise it whenever either changes, so
+#: that no run file written under other rules is taken for a finished run.
+CACHE_FORMAT = 2
+
+#: Seed of the generated streams: every method and seed of an experiment sees the same stream.
+STREAM_SEED = 0
+
+#: Seconds to wait for a dask scheduler before giving up.
+CONNECT_TIMEOUT = 5.0
+
+#: Largest seed: what numpy and scikit-learn accept as a random_state.
+MAX_SEED = 2**32 - 1
+
+# generating a stream takes up to about this many times the bytes of its float64 arrays (measured
+# with tracemalloc for every generator of Table 1: 5x to 16x)
+_GENERATOR_MEMORY_FACTOR = 16
+
+
+class ExperimentInterrupted(KeyboardInterrupt):
+    """An experiment stopped by Ctrl-C (a :class:`KeyboardInterrupt`) while its runs executed.
+
+    The finished runs are kept in the results folder; running the same experiment again resumes.
+
+    Attributes
+    ----------
+    n_finished : int
+        Runs of the experiment whose result is in the results folder.
+    n_runs : int
+        Runs of the experiment.
+    out_dir : pathlib.Path
+        The results folder.
+    """
+
+    def __init__(self, n_finished, n_runs, out_dir):
+        self.n_finished, self.n_runs, self.out_dir = n_finished, n_runs, Path(out_dir)
+        super().__init__(
+            f"{n_finished} of {n_runs} runs finished and kept in {self.out_dir}; run the same "
+            "experiment again to resume"
+        )
+
 
 def _upper_bounds():
     """The incremental upper bounds, or an empty registry where river is not installed."""
@@ -82,6 +140,12 @@ def available_methods():
     return ["mlsom", "MINAS-BR", *LOWER_BOUNDS, *_upper_bounds()]
 
 
+def _default_grid_size():
+    from ._som import SOMStreamClassifier
+
+    return SOMStreamClassifier().grid_size
+
+
 def make_method(name, *, grid_size=None, seed=0, params=None):
     """Build an unfitted method by name.
 
@@ -91,35 +155,74 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
         ``"mlsom"``, ``"MINAS-BR"`` or a name of ``mlsom.baselines.LOWER_BOUNDS`` /
         ``UPPER_BOUNDS``.
     grid_size : int, optional
-        mlsom only: the grid side d (default 5).
+        mlsom only: the grid side d (default: the estimator's, 5).
     seed : int
         Passed as ``random_state``.
     params : dict, optional
-        Further constructor parameters.
+        Further constructor parameters; ``grid_size`` and ``random_state`` are given by the
+        arguments above, not here. A name the method does not have raises ValueError.
     """
     params = dict(params or {})
+    for key, arg in (("grid_size", "grid_size="), ("random_state", "seed=")):
+        if key in params:
+            raise ValueError(f"params may not set {key}: give it as {arg}")
     if name == "mlsom":
         from ._som import SOMStreamClassifier
 
-        return SOMStreamClassifier(grid_size=grid_size or 5, random_state=seed, **params)
-    if grid_size is not None:
-        raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
-    from .baselines import LOWER_BOUNDS, MINASBR
+        factory = SOMStreamClassifier
+        fixed = {"grid_size": _default_grid_size() if grid_size is None else grid_size}
+    else:
+        if grid_size is not None:
+            raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
+        from .baselines import LOWER_BOUNDS, MINASBR
 
-    if name == "MINAS-BR":
-        return MINASBR(random_state=seed, **params)
-    registry = {**LOWER_BOUNDS, **_upper_bounds()}
-    if name not in registry:
-        raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
+        registry = {"MINAS-BR": MINASBR, **LOWER_BOUNDS, **_upper_bounds()}
+        if name not in registry:
+            raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
+        factory, fixed = registry[name], {}
     try:
-        return registry[name](random_state=seed, **params)
+        default = factory(random_state=seed, **fixed)
+        fixed["random_state"] = seed
     except TypeError:  # a deterministic method without random_state
-        return registry[name](**params)
+        default = factory(**fixed)
+    valid = set(default.get_params()) if hasattr(default, "get_params") else set(params)
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        raise ValueError(
+            f"unknown parameter {unknown[0]!r} for {name}; its parameters: "
+            f"{', '.join(sorted(valid - set(fixed))) or 'none'}"
+        )
+    return factory(**fixed, **params) if params else default
 
 
 @dataclass(frozen=True)
 class Run:
-    """One run of an experiment."""
+    """One run of an experiment: everything that defines its result.
+
+    Attributes
+    ----------
+    stream : str
+        A name of Table 1 (:func:`mlsom.datasets.list_streams`).
+    method : str
+        A name of :func:`available_methods`.
+    grid_size : int or None
+        mlsom's grid side d; None for the other methods.
+    seed : int
+        The method's ``random_state``.
+    n_instances : int, optional
+        Generated streams: instances to generate (None: the table's size).
+    params : dict
+        Further constructor parameters of the method.
+    n_windows : int
+        Evaluation windows over the test stream.
+    zero_division : {1, 0, "exclude", "mulan"}
+        The 0/0 convention recorded with the result.
+    chunk_size : int
+        Most rows given to the method at once.
+    data : str, optional
+        Real streams: a fingerprint of the content of their data files (set by
+        :func:`run_experiment`), so that a run on changed files is computed again.
+    """
 
     stream: str
     method: str
@@ -127,27 +230,28 @@ class Run:
     seed: int
     n_instances: int | None = None
     params: dict = field(default_factory=dict)
+    n_windows: int = 50
+    zero_division: int | str = 1
+    chunk_size: int = 1000
+    data: str | None = None
 
     @property
     def label(self):
         """Method name as reported, e.g. ``mlsom-d4``."""
         return f"{self.method}-d{self.grid_size}" if self.grid_size else self.method
 
+    def identity(self):
+        """Everything that defines the result, as a JSON-serialisable dict: every field, the seed
+        of a generated stream, the mlsom version and the format of the run files."""
+        ident = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        ident.update(stream_seed=STREAM_SEED, mlsom_version=__version__, cache_format=CACHE_FORMAT)
+        return ident
+
     @property
     def key(self):
-        """File-name-safe identity of the run (a hash of everything that defines it)."""
-        text = json.dumps(
-            [
-                self.stream,
-                self.method,
-                self.grid_size,
-                self.seed,
-                self.n_instances,
-                sorted(self.params.items()),
-            ],
-            default=str,
-        )
-        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+        """File-name-safe identity of the run: a readable prefix and a hash of :meth:`identity`."""
+        text = json.dumps(self.identity(), sort_keys=True, default=repr)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
         safe = "".join(
             ch if ch.isalnum() or ch in "-_" else "_"
             for ch in f"{self.stream}__{self.label}__s{self.seed}"
@@ -155,10 +259,174 @@ class Run:
         return f"{safe}__{digest}"
 
 
+# ------------------------------------------------------------------------------ argument checks
+
+
+def _stream_entry(name):
+    """The Table 1 entry of a stream name (case-insensitive); ValueError naming the valid ones."""
+    from .datasets._registry import _entry
+
+    return _entry(name)
+
+
+def _is_real(name):
+    """Whether a (canonical) stream name is read from data files rather than generated."""
+    from .datasets._registry import _REAL
+
+    return name in _REAL
+
+
+def _canonical_stream(name):
+    """The stream's name as Table 1 spells it; ValueError for an unknown one."""
+    return _stream_entry(name).name
+
+
+def _check_method_name(name):
+    """``name`` if the runner knows the method; ValueError naming the valid ones otherwise."""
+    if name in ("mlsom", "MINAS-BR"):
+        return name
+    known = available_methods()
+    if name not in known:
+        raise ValueError(f"unknown method {name!r}; valid: {', '.join(known)}")
+    return name
+
+
+def _check_grid_size(d):
+    """``d`` as int if the estimator accepts it as its grid side; its error otherwise."""
+    make_method("mlsom", grid_size=d)._validate_params()
+    return int(d)
+
+
+def _check_seed(seed):
+    """``seed`` as int if it is a seed every method accepts (0 to 2**32 - 1)."""
+    return check_int("seed", seed, low=0, high=MAX_SEED)
+
+
+def _n_test(entry, n_instances):
+    """Rows of the test stream: exact for a generated stream, an upper bound for a real one."""
+    if _is_real(entry.name):
+        return entry.instances
+    from .datasets._preprocess import _n_initial
+    from .datasets._registry import TRAIN_FRACTION
+
+    return n_instances - _n_initial(n_instances, TRAIN_FRACTION)
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not on every platform
+        return None
+
+
+def _check_n_instances(entry, n_instances):
+    if _is_real(entry.name):
+        if n_instances is not None:
+            raise ValueError(
+                f"n_instances applies to generated streams only; {entry.name} is read from its "
+                "data files"
+            )
+        return None
+    if n_instances is None:
+        return entry.instances
+    n = check_int("n_instances", n_instances, low=1000)
+    need = n * (entry.attributes + entry.labels) * 8 * _GENERATOR_MEMORY_FACTOR
+    have = _physical_memory()
+    if have is not None and need > have:
+        raise ValueError(
+            f"n_instances={n} is too large: generating {entry.name} would need about "
+            f"{need / 2**30:,.0f} GiB of memory, and this machine has {have / 2**30:,.0f} GiB"
+        )
+    return n
+
+
+def check_run(run):
+    """Check every field of a run and return it in canonical form, before anything is computed.
+
+    The stream name is spelt as in Table 1; ``n_instances`` becomes the table's size for a
+    generated stream left at None, and must be None for a real one; mlsom's grid size defaults to
+    the estimator's; the method is built with its parameters and, where it can, checks them
+    (unknown names, values out of range).
+
+    Raises
+    ------
+    ValueError or TypeError
+        Naming the field and the value.
+    """
+    from .evaluation import _check_zero_division
+
+    entry = _stream_entry(run.stream)
+    n_instances = _check_n_instances(entry, run.n_instances)
+    method = _check_method_name(run.method)
+    seed = _check_seed(run.seed)
+    if not isinstance(run.params, dict):
+        raise TypeError(f"params must be a dict, got {type(run.params).__name__}")
+    grid_size = run.grid_size
+    if method == "mlsom":
+        grid_size = _default_grid_size() if grid_size is None else _check_grid_size(grid_size)
+    model = make_method(method, grid_size=grid_size, seed=seed, params=run.params)
+    validate = getattr(model, "_validate_params", None)
+    if validate is not None:
+        validate()
+    n_test = _n_test(entry, n_instances)
+    n_windows = check_int("n_windows", run.n_windows, low=1)
+    if n_windows > n_test:
+        raise ValueError(
+            f"n_windows={n_windows} is more than the {n_test} test instances of {entry.name}"
+            + (f" (n_instances={n_instances})" if n_instances is not None else "")
+        )
+    return dataclasses.replace(
+        run,
+        stream=entry.name,
+        method=method,
+        grid_size=grid_size,
+        seed=seed,
+        n_instances=n_instances,
+        n_windows=n_windows,
+        zero_division=_check_zero_division(run.zero_division),
+        chunk_size=check_int("chunk_size", run.chunk_size, low=1),
+    )
+
+
+def _names(what, values, default, check):
+    """A list option of plan(): the profile's default when None, else checked, without repeats."""
+    if values is None:
+        return list(default)
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{what} must be a list, got {values!r}")
+    values = list(values)
+    if not values:
+        raise ValueError(f"{what} is empty")
+    out = []
+    for v in values:
+        try:
+            c = check(v)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{what}: {exc}") from None
+        if c in out:
+            raise ValueError(f"{what}: {v!r} is given twice")
+        out.append(c)
+    return out
+
+
 def plan(
-    profile="quick", *, streams=None, methods=None, grid_sizes=None, seeds=None, n_instances=None
+    profile="quick",
+    *,
+    streams=None,
+    methods=None,
+    grid_sizes=None,
+    seeds=None,
+    n_instances=None,
+    n_windows=50,
+    zero_division=1,
+    chunk_size=1000,
 ):
-    """The runs of a profile, with any part of the design overridden.
+    """The runs of a profile, with any part of the design overridden, checked before any work.
+
+    Unknown names, grid sizes or seeds the methods refuse, repeated values, empty lists, grid
+    sizes without mlsom, ``n_instances`` without a generated stream and more windows than a
+    stream has test instances raise ValueError (or TypeError) naming the argument and the value.
+    Generated streams get ``n_instances`` (default: the profile's); real ones ignore it.
 
     Returns
     -------
@@ -169,52 +437,55 @@ def plan(
     design = dict(PROFILES[profile])
     from .datasets import list_streams
 
-    streams = streams or design["streams"] or list_streams()
-    methods = methods or design["methods"] or available_methods()
-    grid_sizes = grid_sizes or design["grid_sizes"]
-    seeds = seeds if seeds is not None else design["seeds"]
-    n_instances = n_instances if n_instances is not None else design["n_instances"]
-    known = set(available_methods())
-    for m in methods:
-        if m not in known:
-            raise ValueError(f"unknown method {m!r}; valid: {', '.join(sorted(known))}")
+    streams = _names("streams", streams, design["streams"] or list_streams(), _canonical_stream)
+    methods = _names(
+        "methods", methods, design["methods"] or available_methods(), _check_method_name
+    )
+    explicit_d = grid_sizes is not None
+    grid_sizes = _names("grid_sizes", grid_sizes, design["grid_sizes"], _check_grid_size)
+    seeds = _names("seeds", seeds, design["seeds"], _check_seed)
+    if explicit_d and "mlsom" not in methods:
+        raise ValueError(f"grid_sizes={grid_sizes} apply to mlsom, which is not among the methods")
+    generated = [s for s in streams if not _is_real(s)]
+    if n_instances is not None and not generated:
+        raise ValueError(
+            f"n_instances={n_instances} applies to generated streams only, and every stream here "
+            "is read from data files"
+        )
+    if n_instances is None:
+        n_instances = design["n_instances"]
     runs = []
     for stream in streams:
+        n = None if _is_real(stream) else n_instances
         for method in methods:
             for seed in seeds if method in STOCHASTIC else seeds[:1]:
                 for d in grid_sizes if method == "mlsom" else [None]:
-                    runs.append(Run(stream, method, d, int(seed), n_instances))
+                    run = Run(
+                        stream,
+                        method,
+                        d,
+                        seed,
+                        n,
+                        n_windows=n_windows,
+                        zero_division=zero_division,
+                        chunk_size=chunk_size,
+                    )
+                    runs.append(check_run(run))
     return runs
 
 
-@lru_cache(maxsize=4)
-def _load_stream(name, n_instances, data_home):
-    from .datasets import list_streams, load
+def _find_data_files(streams, data_home):
+    """The data files of each real stream of ``streams``: {name: (ARFF paths, XML path)}.
 
-    synthetic = {
-        "Mult-Non-Spher-WF",
-        "Mult-Non-Spher-RT",
-        "Mult-Non-Spher-HP",
-        "Mult-Spher-RB",
-        "MOA-Spher-5C-2A",
-        "MOA-Spher-5C-3A",
-        "MOA-Spher-3C-2A",
-    }
-    assert set(synthetic) <= set(list_streams())
-    if name in synthetic:
-        return load(name, n_instances=n_instances, random_state=0)
-    return load(name, data_home=data_home)
-
-
-def _check_data_files(streams, data_home):
-    """Fail before any run when a real stream's files are missing, naming all of them."""
+    Fails before any run when files are missing, naming all of them.
+    """
     from .datasets._registry import _REAL, _data_home, _entry, _find
 
-    problems = []
+    problems, found = [], {}
     for name in sorted(streams):
         if name in _REAL:
             try:
-                _find(_data_home(data_home), _REAL[name], _entry(name))
+                found[name] = _find(_data_home(data_home), _REAL[name], _entry(name))
             except FileNotFoundError as exc:
                 problems.append(str(exc))
     if problems:
@@ -222,10 +493,108 @@ def _check_data_files(streams, data_home):
             "; ".join(problems) + ". Leave these streams out with streams= (--streams) or "
             "give their folder with data_home= (--data-home)."
         )
+    return found
 
 
-def run_one(run, *, data_home=None, n_windows=50, zero_division=1, chunk_size=1000):
-    """Execute one run and return its result as a JSON-serialisable dict."""
+@lru_cache(maxsize=64)
+def _file_digest(path, size, mtime_ns):
+    """SHA-256 of a file's content (cached while its size and modification time stay)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _data_fingerprints(streams, data_home):
+    """For each real stream of ``streams``: a hash of its data files' names and content."""
+    fingerprints = {}
+    for name, (paths, xml) in _find_data_files(streams, data_home).items():
+        h = hashlib.sha256()
+        for p in [*paths, *([xml] if xml is not None else [])]:
+            st = os.stat(p)
+            digest = _file_digest(str(p), st.st_size, st.st_mtime_ns)
+            h.update(f"{Path(p).name}:{st.st_size}:{digest}\n".encode())
+        fingerprints[name] = h.hexdigest()[:16]
+    return fingerprints
+
+
+def _check_data_home(data_home):
+    """``data_home`` (None or an existing folder); ValueError otherwise."""
+    if data_home is None:
+        return None
+    path = Path(data_home).expanduser()
+    if not str(data_home) or not path.is_dir():
+        what = "does not exist" if not path.exists() else "is not a folder"
+        raise ValueError(f"data_home {str(data_home)!r} {what}")
+    return path
+
+
+def _check_out_dir(out_dir):
+    """Create the results folder if needed and check that files can be written in it.
+
+    A probe file is written and removed, so an unwritable folder, a path through a file or an
+    existing file fail here, with one line, and not after the runs.
+    """
+    if not str(out_dir):
+        raise ValueError("the results folder is an empty path")
+    out = Path(out_dir).expanduser()
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"results folder {str(out)!r} exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".mlsom-write-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise type(exc)(
+            f"cannot write to the results folder {str(out)!r}: {exc.strerror or exc}"
+        ) from None
+    return out
+
+
+def _check_scheduler(scheduler, n_jobs, connect_timeout):
+    """Check the scheduler's address (not connecting yet) and the worker count."""
+    n_jobs = check_int("n_jobs", n_jobs, low=1)
+    connect_timeout = check_float(
+        "connect_timeout", connect_timeout, low=0.0, low_open=True, high=3600.0
+    )
+    if scheduler is None or scheduler == "local":
+        cpus = available_cpus()
+        if n_jobs > cpus:
+            raise ValueError(
+                f"n_jobs={n_jobs} worker processes, but this machine has {cpus} CPU(s) for them"
+            )
+        if scheduler == "local":
+            import distributed  # noqa: F401  (fail now if it is missing)
+        return scheduler, n_jobs, connect_timeout
+    if not isinstance(scheduler, str):
+        raise TypeError(f"scheduler must be an address or 'local', got {scheduler!r}")
+    from distributed.comm.addressing import get_address_host_port
+
+    try:
+        _, port = get_address_host_port(scheduler)
+    except ValueError as exc:
+        raise ValueError(
+            f"scheduler {scheduler!r} is not an address like tcp://host:8786 (or 'local'): {exc}"
+        ) from None
+    if not 0 < port < 65536:
+        raise ValueError(f"scheduler {scheduler!r}: port {port} is not in 1..65535")
+    return scheduler, n_jobs, connect_timeout
+
+
+@lru_cache(maxsize=4)
+def _load_stream(name, n_instances, data_home):
+    from .datasets import load
+
+    if _is_real(name):
+        return load(name, data_home=data_home)
+    return load(name, n_instances=n_instances, random_state=STREAM_SEED)
+
+
+def run_one(run, *, data_home=None):
+    """Execute one run and return its result as a JSON-serialisable dict.
+
+    The run's fields give the stream, the method and the protocol (windows, 0/0 convention,
+    chunks); ``data_home`` is the folder of a real stream's files.
+    """
     from .protocol import evaluate
 
     ds = _load_stream(run.stream, run.n_instances, data_home)
@@ -234,38 +603,154 @@ def run_one(run, *, data_home=None, n_windows=50, zero_division=1, chunk_size=10
     res = evaluate(
         method,
         ds,
-        n_windows=n_windows,
-        chunk_size=chunk_size,
+        n_windows=run.n_windows,
+        chunk_size=run.chunk_size,
         name=run.label,
         stream_name=run.stream,
         seed=run.seed,
-        zero_division=zero_division,
+        zero_division=run.zero_division,
     )
     out = res.to_dict()
     out["run"] = {
-        "stream": run.stream,
-        "method": run.method,
+        **run.identity(),
         "label": run.label,
-        "grid_size": run.grid_size,
-        "seed": run.seed,
-        "n_instances": run.n_instances,
-        "params": run.params,
+        "key": run.key,
         "wall_seconds": time.perf_counter() - t0,
-        "mlsom_version": __version__,
-        "zero_division": zero_division,
-        "n_windows": n_windows,
     }
     return out
 
 
 def _store(result, path):
     tmp = Path(str(path) + ".tmp")
-    tmp.write_text(json.dumps(result))
-    os.replace(tmp, path)  # atomic: a run file is either complete or absent
+    try:
+        tmp.write_text(json.dumps(result))
+        os.replace(tmp, path)  # atomic: a run file is either complete or absent
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
-def _run_indexed(i, run, kwargs):
-    return i, run_one(run, **kwargs)
+def _run_indexed(i, run, data_home):
+    return i, run_one(run, data_home=data_home)
+
+
+def _run_in_worker(i, run, data_home, parent_pid):
+    # Ctrl-C reaches every process of the terminal's group: a local worker process ignores it
+    # (the parent stops the workers), else each would print its own traceback
+    if os.getpid() != parent_pid:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return _run_indexed(i, run, data_home)
+
+
+@dataclass
+class _Experiment:
+    """A checked experiment, ready to run (see :func:`run_experiment`)."""
+
+    profile: str
+    out: Path
+    runs: list
+    data_home: object
+    n_jobs: int
+    scheduler: str | None
+    connect_timeout: float
+    zero_division: object
+    plots: bool
+    progress: bool
+
+    def path(self, run):
+        return self.out / "runs" / f"{run.key}.json"
+
+    def run(self):
+        todo = [r for r in self.runs if not self.path(r).exists()]
+        t0 = time.perf_counter()
+        try:
+            _execute(
+                todo,
+                [self.path(r) for r in todo],
+                self.data_home,
+                n_jobs=self.n_jobs,
+                scheduler=self.scheduler,
+                connect_timeout=self.connect_timeout,
+                progress=self.progress,
+            )
+        except KeyboardInterrupt:
+            n_done = sum(self.path(r).exists() for r in self.runs)
+            raise ExperimentInterrupted(n_done, len(self.runs), self.out) from None
+        wall = time.perf_counter() - t0
+        results = [json.loads(self.path(r).read_text()) for r in self.runs]
+        summary = _report(
+            results,
+            self.out,
+            profile=self.profile,
+            zero_division=self.zero_division,
+            plots=self.plots,
+        )
+        summary.update(
+            n_runs=len(self.runs),
+            n_run_now=len(todo),
+            n_cached=len(self.runs) - len(todo),
+            wall_seconds=wall,
+            n_jobs=self.n_jobs,
+            scheduler=self.scheduler,
+            cache_format=CACHE_FORMAT,
+        )
+        summary["estimated_paper_seconds"] = _estimate_paper_seconds(results, self.n_jobs)
+        (self.out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+        return summary
+
+
+def _prepare_experiment(
+    profile="quick",
+    out_dir="mlsom-experiment",
+    *,
+    streams=None,
+    methods=None,
+    grid_sizes=None,
+    seeds=None,
+    n_instances=None,
+    data_home=None,
+    n_jobs=1,
+    scheduler=None,
+    connect_timeout=CONNECT_TIMEOUT,
+    n_windows=50,
+    zero_division=1,
+    chunk_size=1000,
+    plots=True,
+    progress=True,
+):
+    """Check every argument of :func:`run_experiment` and return the experiment, ready to run."""
+    data_home = _check_data_home(data_home)
+    scheduler, n_jobs, connect_timeout = _check_scheduler(scheduler, n_jobs, connect_timeout)
+    runs = plan(
+        profile,
+        streams=streams,
+        methods=methods,
+        grid_sizes=grid_sizes,
+        seeds=seeds,
+        n_instances=n_instances,
+        n_windows=n_windows,
+        zero_division=zero_division,
+        chunk_size=chunk_size,
+    )
+    fingerprints = _data_fingerprints({r.stream for r in runs}, data_home)
+    runs = [
+        dataclasses.replace(r, data=fingerprints[r.stream]) if r.stream in fingerprints else r
+        for r in runs
+    ]
+    out = _check_out_dir(out_dir)
+    (out / "runs").mkdir(exist_ok=True)
+    return _Experiment(
+        profile=profile,
+        out=out,
+        runs=runs,
+        data_home=data_home,
+        n_jobs=n_jobs,
+        scheduler=scheduler,
+        connect_timeout=connect_timeout,
+        zero_division=runs[0].zero_division,
+        plots=bool(plots),
+        progress=bool(progress),
+    )
 
 
 def run_experiment(
@@ -280,30 +765,43 @@ def run_experiment(
     data_home=None,
     n_jobs=1,
     scheduler=None,
+    connect_timeout=CONNECT_TIMEOUT,
     n_windows=50,
     zero_division=1,
+    chunk_size=1000,
     plots=True,
     progress=True,
 ):
     """Run (or resume) an experiment and write its reports.
 
+    Every argument is checked first (:func:`plan`, the data files, the results folder, the
+    scheduler's address); nothing runs unless all are valid.
+
     Parameters
     ----------
     profile : {"quick", "paper"}
     out_dir : str or path
-        Results folder; finished runs found there are not run again.
+        Results folder (created; a probe file checks that it is writable). Finished runs found
+        there are not run again.
     streams, methods, grid_sizes, seeds, n_instances : optional
         Override the profile's design.
     data_home : str or path, optional
-        Folder of the real data files (or the environment variable ``MLSOM_DATA``).
+        Folder of the real data files (or the environment variable ``MLSOM_DATA``). The files of
+        every real stream of the experiment must be there (their content is part of the runs'
+        keys), even for runs already finished.
     n_jobs : int
-        Local worker processes (joblib) when ``scheduler`` is None; 1 runs serially.
+        Local worker processes (joblib) when ``scheduler`` is None, at most the CPUs of the
+        machine; 1 runs serially.
     scheduler : str, optional
         A dask.distributed scheduler address, or ``"local"`` to start a ``LocalCluster`` of
         ``n_jobs`` worker processes.
+    connect_timeout : float, default=5
+        Seconds to wait for the scheduler before giving up with an OSError.
     n_windows : int
     zero_division : {1, 0, "exclude", "mulan"}
         The 0/0 convention of the reports (every other can be recomputed from the run files).
+    chunk_size : int, default=1000
+        Most rows given to a method at once.
     plots : bool
         Write the PNG plots (needs matplotlib).
     progress : bool
@@ -313,86 +811,107 @@ def run_experiment(
     -------
     dict
         The summary also written to ``summary.json``.
+
+    Raises
+    ------
+    ValueError, TypeError, OSError
+        For an invalid argument, before any run; OSError also for a scheduler that cannot be
+        reached.
+    ExperimentInterrupted
+        On Ctrl-C while the runs execute; the finished runs are kept.
     """
-    out = Path(out_dir)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    runs = plan(
+    return _prepare_experiment(
         profile,
+        out_dir,
         streams=streams,
         methods=methods,
         grid_sizes=grid_sizes,
         seeds=seeds,
         n_instances=n_instances,
-    )
-    kwargs = {"data_home": data_home, "n_windows": n_windows, "zero_division": zero_division}
-    todo = [r for r in runs if not (out / "runs" / f"{r.key}.json").exists()]
-    _check_data_files({r.stream for r in todo}, data_home)
-    t0 = time.perf_counter()
-    _execute(todo, out, kwargs, n_jobs=n_jobs, scheduler=scheduler, progress=progress)
-    wall = time.perf_counter() - t0
-    results = [json.loads((out / "runs" / f"{r.key}.json").read_text()) for r in runs]
-    summary = _report(results, out, profile=profile, zero_division=zero_division, plots=plots)
-    summary.update(
-        n_runs=len(runs),
-        n_run_now=len(todo),
-        n_cached=len(runs) - len(todo),
-        wall_seconds=wall,
+        data_home=data_home,
         n_jobs=n_jobs,
         scheduler=scheduler,
-    )
-    summary["estimated_paper_seconds"] = _estimate_paper_seconds(results, n_jobs)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    return summary
+        connect_timeout=connect_timeout,
+        n_windows=n_windows,
+        zero_division=zero_division,
+        chunk_size=chunk_size,
+        plots=plots,
+        progress=progress,
+    ).run()
 
 
-def _execute(todo, out, kwargs, *, n_jobs, scheduler, progress):
+@contextmanager
+def _dask_client(scheduler, n_jobs, connect_timeout):
+    """A client of the scheduler, or of a LocalCluster of ``n_jobs`` worker processes."""
+    from dask.distributed import Client, LocalCluster
+    from distributed.utils import silence_logging_cmgr
+
+    if scheduler == "local":
+        cluster = LocalCluster(
+            n_workers=n_jobs,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            # errors of the runs come back through their futures; the workers' warnings (a task
+            # cancelled by Ctrl-C, say) would only be noise
+            silence_logs=logging.ERROR,
+        )
+    else:
+        cluster = nullcontext(scheduler)
+    quiet = ExitStack()
+    with quiet, cluster as address:
+        try:
+            client = Client(address, timeout=connect_timeout)
+        except OSError as exc:
+            raise OSError(f"cannot connect to the dask scheduler at {scheduler}: {exc}") from None
+        with client:
+            try:
+                yield client
+            except KeyboardInterrupt:
+                # closing interrupted workers logs cancelled tasks and killed processes, with
+                # tracebacks: the interruption is reported once, by the caller
+                quiet.enter_context(silence_logging_cmgr(logging.CRITICAL))
+                raise
+
+
+def _execute(todo, paths, data_home, *, n_jobs, scheduler, connect_timeout, progress):
     """Run the runs of ``todo``; each result is written by this process as soon as it arrives, so
-    workers need no access to ``out`` (a cluster's workers may not share its file system)."""
+    workers need no access to ``out`` (a cluster's workers may not share its file system).
+
+    The back end (a scheduler's connection, a local cluster) is set up before the progress bar
+    appears, so a failure to reach it is reported alone."""
     if not todo:
         return
-    paths = [out / "runs" / f"{r.key}.json" for r in todo]
-    bar = _progress(len(todo), progress)
+    if scheduler is not None:
+        from dask.distributed import as_completed
+
+        with _dask_client(scheduler, n_jobs, connect_timeout) as client:
+            futures = [
+                client.submit(_run_indexed, i, r, data_home, pure=False) for i, r in enumerate(todo)
+            ]
+            _collect((f.result() for f in as_completed(futures)), paths, len(todo), progress)
+    elif n_jobs == 1:
+        _collect(
+            (_run_indexed(i, r, data_home) for i, r in enumerate(todo)),
+            paths,
+            len(todo),
+            progress,
+        )
+    else:
+        from joblib import Parallel, delayed
+
+        gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(_run_in_worker)(i, r, data_home, os.getpid()) for i, r in enumerate(todo)
+        )
+        _collect(gen, paths, len(todo), progress)
+
+
+def _collect(results, paths, total, progress):
+    bar = _progress(total, progress)
     try:
-        if scheduler is not None:
-            from dask.distributed import Client, LocalCluster, as_completed
-
-            cluster = None
-            if scheduler == "local":
-                cluster = LocalCluster(
-                    n_workers=max(1, n_jobs),
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                )
-                client = Client(cluster)
-            else:
-                client = Client(scheduler)
-            try:
-                futures = [
-                    client.submit(_run_indexed, i, r, kwargs, pure=False)
-                    for i, r in enumerate(todo)
-                ]
-                for fut in as_completed(futures):
-                    i, result = fut.result()
-                    _store(result, paths[i])
-                    bar.update(1)
-            finally:
-                client.close()
-                if cluster is not None:
-                    cluster.close()
-        elif n_jobs == 1:
-            for i, r in enumerate(todo):
-                _store(run_one(r, **kwargs), paths[i])
-                bar.update(1)
-        else:
-            from joblib import Parallel, delayed
-
-            gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                delayed(_run_indexed)(i, r, kwargs) for i, r in enumerate(todo)
-            )
-            for i, result in gen:
-                _store(result, paths[i])
-                bar.update(1)
+        for i, result in results:
+            _store(result, paths[i])
+            bar.update(1)
     finally:
         bar.close()
 
