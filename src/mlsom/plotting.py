@@ -9,13 +9,15 @@ matplotlib is imported when a figure is drawn, not when this module is imported.
 """
 
 import math
+import os
 import pathlib
 from collections.abc import Mapping
 
 import numpy as np
 
-from ._validation import _describe
-from .stats import FriedmanNemenyiResult, _check_alpha
+from ._memory import check_allocation, nbytes_of
+from ._validation import _describe, check_float
+from .stats import MAX_METHODS, FriedmanNemenyiResult, _check_alpha
 
 __all__ = [
     "plot_critical_difference",
@@ -26,6 +28,20 @@ __all__ = [
 
 _LINESTYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "D", "v", "x", "*", "P", "<", ">")
+
+#: Most curves in one plot, and most methods in a heat map or diagram (as in :mod:`mlsom.stats`):
+#: a thousand lines with their legend take about ten seconds to draw.
+MAX_PLOT_METHODS = MAX_METHODS
+#: Most methods of a heat map with its p-values written in the cells: k (k - 1) texts take about
+#: 2 ms each to make and draw (100 methods: 9,900 texts, about 20 s).
+MAX_ANNOTATED_METHODS = 100
+# Measured memory of matplotlib objects (matplotlib 3.10): a line with its legend entry, a text
+# in a cell, the artists of one method in a critical difference diagram; and bytes per point of a
+# line (its x, y and path arrays).
+_LINE_BYTES = 40_000
+_TEXT_BYTES = 16_000
+_CD_METHOD_BYTES = 64_000
+_POINT_BYTES = 48
 
 
 def _figure_and_axes(ax, figsize):
@@ -49,7 +65,31 @@ def _check_result(result):
             "result must be a FriedmanNemenyiResult (from mlsom.stats.friedman_nemenyi), "
             f"got {type(result).__name__}"
         )
+    k = len(result.methods)
+    if k < 2 or k > MAX_PLOT_METHODS:
+        raise ValueError(f"result must compare between 2 and {MAX_PLOT_METHODS} methods, got {k}")
     return result
+
+
+def _check_text(name, value):
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, got {_describe(value)}")
+    return value
+
+
+def _check_limits(name, value):
+    """None or a pair of finite real numbers."""
+    if value is None:
+        return None
+    try:
+        pair = tuple(value)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a pair (low, high) of numbers, got {_describe(value)}"
+        ) from None
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be a pair (low, high), got {_describe(value)}")
+    return tuple(check_float(f"{name}[{i}]", v) for i, v in enumerate(pair))
 
 
 def _as_curve(name, values):
@@ -114,7 +154,22 @@ def plot_curves(
         raise TypeError(f"curves must be a mapping method -> values, got {type(curves).__name__}")
     if not curves:
         raise ValueError("curves must hold at least one method, got an empty mapping")
+    if len(curves) > MAX_PLOT_METHODS:
+        raise ValueError(
+            f"curves must hold at most {MAX_PLOT_METHODS} methods (one line and legend entry "
+            f"each), got {len(curves)}"
+        )
+    ylim = _check_limits("ylim", ylim)
+    for label, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
+        _check_text(label, text)
     data = {str(m): _as_curve(f"curves[{m!r}]", v) for m, v in curves.items()}
+    n_points = sum(y.size for y in data.values())
+    check_allocation(
+        "curves",
+        f"{len(data)} methods, {n_points} values",
+        nbytes_of(len(data), itemsize=_LINE_BYTES) + nbytes_of(n_points, itemsize=_POINT_BYTES),
+        "the lines of the plot",
+    )
     if x is not None:
         x = _as_curve("x", x)
         for m, y in data.items():
@@ -220,8 +275,29 @@ def plot_nemenyi_heatmap(
     """
     _check_result(result)
     alpha = result.alpha if alpha is None else _check_alpha(alpha)
+    if annotate is not None and not isinstance(annotate, (bool, np.bool_)):
+        raise TypeError(f"annotate must be True, False or None, got {_describe(annotate)}")
+    if not isinstance(fmt, str):
+        raise TypeError(f"fmt must be a format string, got {_describe(fmt)}")
+    try:
+        format(0.5, fmt)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"fmt={fmt!r} is not a format for a number: {exc}") from None
+    _check_text("title", title)
     idx = _method_order(result, order)
     k = len(idx)
+    if annotate and k > MAX_ANNOTATED_METHODS:
+        raise ValueError(
+            f"annotate=True writes {k * (k - 1)} p-values for {k} methods; at most "
+            f"{MAX_ANNOTATED_METHODS} methods can be annotated (pass annotate=False)"
+        )
+    n_texts = k * (k - 1) if (annotate or (annotate is None and k <= 20)) else 0
+    check_allocation(
+        "result",
+        f"{k} methods",
+        nbytes_of(k, k, itemsize=4 * 8) + nbytes_of(n_texts, itemsize=_TEXT_BYTES),
+        "the cells of the heat map",
+    )
     names = [result.methods[j] for j in idx]
     p = np.asarray(result.pvalues)[np.ix_(idx, idx)]
     sig = p < alpha
@@ -312,7 +388,17 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
         ``"method-line"``, group bars ``"cd-group"`` and the critical difference bar ``"cd-bar"``.
     """
     _check_result(result)
+    for label, flag in (("reverse", reverse), ("show_ranks", show_ranks)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{label} must be True or False, got {_describe(flag)}")
+    _check_text("title", title)
     k = result.n_methods
+    check_allocation(
+        "result",
+        f"{k} methods",
+        nbytes_of(k, itemsize=_CD_METHOD_BYTES),
+        "the artists of the critical difference diagram",
+    )
     ranks = np.asarray(result.mean_ranks)
     labels = [
         f"{m} ({r:.2f})" if show_ranks else m for m, r in zip(result.methods, ranks, strict=True)
@@ -436,11 +522,32 @@ def save_png(fig, path, *, dpi=150, transparent=False):
     """
     if not hasattr(fig, "savefig"):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {_describe(path)}")
+    dpi = check_float("dpi", dpi, low=0.0, low_open=True)
+    if not isinstance(transparent, (bool, np.bool_)):
+        raise TypeError(f"transparent must be True or False, got {_describe(transparent)}")
     path = pathlib.Path(path)
     if path.suffix == "":
         path = path.with_name(path.name + ".png")
     elif path.suffix.lower() != ".png":
         raise ValueError(f"path must name a .png file, got {str(path)!r}")
+    _check_raster(fig, dpi)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png", dpi=dpi, transparent=transparent, bbox_inches="tight")
     return path
+
+
+def _check_raster(fig, dpi):
+    """Refuse a resolution whose RGBA raster (drawn twice: full, then tight) cannot fit."""
+    size = getattr(fig, "get_size_inches", None)
+    if size is None:
+        return
+    width, height = (float(v) for v in size())
+    pixels = [math.ceil(v * dpi) if math.isfinite(v * dpi) else math.inf for v in (width, height)]
+    check_allocation(
+        "dpi",
+        dpi,
+        nbytes_of(*pixels, itemsize=2 * 4),
+        f"a {pixels[0]} x {pixels[1]} pixel image of the {width:g} x {height:g} inch figure",
+    )
