@@ -130,6 +130,10 @@ def filter_labels(
         If no label is kept, a name in ``keep`` is unknown, or both options are given.
     """
     Y = _labels01(Y)
+    if not hasattr(label_names, "__len__"):  # an iterator could be endless
+        raise TypeError(
+            f"label_names must be a sequence of names, got {type(label_names).__name__}"
+        )
     names = tuple(label_names)
     if len(names) != Y.shape[1]:
         raise ValueError(f"label_names has {len(names)} names but Y has {Y.shape[1]} columns")
@@ -138,6 +142,10 @@ def filter_labels(
     if keep is not None:
         if isinstance(keep, str):
             raise TypeError("keep must be a sequence of label names, not a string")
+        if not hasattr(keep, "__len__"):
+            raise TypeError(f"keep must be a sequence of label names, got {type(keep).__name__}")
+        if len(keep) > len(names):
+            raise ValueError(f"keep names {len(keep)} labels but Y has only {len(names)}")
         keep = list(keep)
         if len(set(keep)) != len(keep):
             raise ValueError(f"keep repeats a name: {keep!r}")
@@ -348,7 +356,14 @@ def minmax_scale(train: ArrayLike, *others: ArrayLike) -> tuple[np.ndarray, ...]
     if not np.isfinite(tr).all():
         raise ValueError("train contains NaN or infinity")
     lo = tr.min(axis=0)
-    span = tr.max(axis=0) - lo
+    with np.errstate(over="ignore"):
+        span = tr.max(axis=0) - lo
+    if not np.isfinite(span).all():
+        j = int(np.flatnonzero(~np.isfinite(span))[0])
+        raise ValueError(
+            f"train column {j} spans more than the largest {tr.dtype} (from {lo[j]!r} to "
+            f"{tr[:, j].max()!r}): its range cannot be computed; scale it down first"
+        )
     const = span == 0
     scale = np.where(const, 1, span)
     out = []
