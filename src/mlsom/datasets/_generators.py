@@ -23,6 +23,11 @@ Random numbers: every generator takes a ``seed`` (int, :class:`numpy.random.Seed
 :meth:`numpy.random.SeedSequence.spawn`, one per stage, so that changing one stage (the number of
 instances, a drift fraction, the calibration) never shifts the random numbers of another. Each
 function documents its draw order.
+
+Sizes: before drawing anything, every generator estimates the memory its sizes (instances,
+features, labels, kernels, sub-streams, tree depth, ...) need and refuses them with a
+``ValueError`` naming them and the estimate when it exceeds what the process can hold
+(:func:`mlsom._memory.check_allocation`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import check_allocation, nbytes_of
 from .._validation import check_float, check_int, check_option
 
 __all__ = [
@@ -53,6 +59,18 @@ SeedLike = int | np.random.SeedSequence | np.random.Generator | None
 # distance of 0.01 every `speed` (our shift_every) instances, i.e. 0.1 / speed per step.
 _STEP_EVERY = 10
 _DISTANCE_PER_PERIOD = 0.01
+
+# Read et al.'s sampler visits every label of every instance against every label switched on:
+# n L**2 operations, so the number of labels is bounded (the paper's streams have at most 22).
+_MAX_READ_LABELS = 1000
+# Calibration sub-seeds: each one draws the whole stream again.
+_MAX_ATTEMPTS = 100
+# MOA draws the RBF centroids one at a time (a Python loop): at most a million.
+_MAX_CENTROIDS = 10**6
+# Bytes per node of a random tree while it is built (five Python lists) and kept (five arrays).
+_TREE_NODE_BYTES = 250
+# Largest int64 (class counts, numpy's integer draws).
+_MAX_INT64 = 2**63 - 1
 
 
 # --------------------------------------------------------------------------------------- helpers
@@ -145,7 +163,12 @@ def _straight_leg_path(
     def new_leg():
         dest = rng.random(d)
         dist = float(np.linalg.norm(dest - c))
-        n_leg = int(math.floor(dist / step_length))
+        steps = dist / step_length
+        if not math.isfinite(steps):
+            # a step below 1e-308 of the distance: the kernel cannot move in float64 (c + delta
+            # rounds to c), and the leg never ends within the stream
+            return np.zeros(d), n_steps + 1
+        n_leg = int(math.floor(steps))
         return ((dest - c) / n_leg if n_leg > 0 else np.zeros(d)), n_leg
 
     delta, n_leg = new_leg()
@@ -396,6 +419,29 @@ def moa_spherical(
     else:
         target_cardinality = check_float("target_cardinality", target_cardinality, low=1.0, high=K)
 
+    omega = None
+    if rotate:
+        denom = orbit_radius * V
+        omega = _DISTANCE_PER_PERIOD / denom if denom > 0 else math.inf
+        if not math.isfinite(omega):
+            raise ValueError(
+                f"shift_every={V!r} with orbit_radius={orbit_radius!r} makes the rotation speed "
+                "infinite; use a larger shift_every"
+            )
+        # meeting times: one per half turn
+        n_meet = omega * n / np.pi + 2
+        check_allocation(
+            "shift_every",
+            V,
+            nbytes_of(n_meet, itemsize=3 * 8),
+            f"the meeting times of the rotating kernels (two per turn) over {n} instances",
+        )
+    check_allocation(
+        ("n_instances", "n_classes", "n_features"),
+        (n, K, d),
+        _spherical_nbytes(n, K, d),
+        "the stream, its per-instance draws and the kernel positions",
+    )
     root = _seed_sequence(seed)
     draws = _SphericalDraws(root, K, d, n, noise_level)
     n_steps = n // _STEP_EVERY
@@ -438,14 +484,21 @@ def moa_spherical(
         "rotate": rotate,
     }
     if rotate:
-        omega = _DISTANCE_PER_PERIOD / (orbit_radius * V)
         info["orbit_radius"] = float(orbit_radius)
         info["omega"] = omega
         # distance 2 rho |cos(w t)| is 0 at w t = pi/2 + m pi
         m = np.arange(0, int(omega * n / np.pi) + 2)
-        meet = (np.pi / 2 + m * np.pi) / omega
+        with np.errstate(over="ignore"):
+            meet = (np.pi / 2 + m * np.pi) / omega
         info["meeting_times"] = meet[meet <= n]
     return np.ascontiguousarray(X), Yb.astype(np.uint8), info
+
+
+def _spherical_nbytes(n, K, d):
+    """Peak bytes of moa_spherical: per-instance draws, directions, the (n, K, d) kernel
+    positions of every instance and two temporaries of that shape, the kernel paths."""
+    per_instance = 8 * (4 * d + 3) + 8 * 3 * K * d + 9 * K + 8 * d + 40
+    return nbytes_of(n, per_instance) + nbytes_of(n // _STEP_EVERY + 1, K, d, itemsize=2 * 8)
 
 
 def _bisect(f, target, lo, hi, *, tol, what, max_iter=60):
@@ -512,8 +565,19 @@ class BinaryStreamGenerator:
         y : ndarray of shape (n_samples,), int8
         """
         n = check_int("n_samples", n_samples, low=0)
+        self._check_sample_memory("n_samples", n)
         X, y = self._sample(n, _rng(random_state))
         return X, y.astype(np.int8)
+
+    def _check_sample_memory(self, name, n, copies=3):
+        """Refuse n rows whose X (and temporaries) cannot fit in memory."""
+        A = getattr(self, "n_features", 1)
+        check_allocation(
+            name,
+            n,
+            nbytes_of(n, A + 2, itemsize=copies * 8),
+            f"{n} instances of {A} features (float64) and their temporaries",
+        )
 
     def sample_by_class(
         self, n_samples: int, random_state: SeedLike = None, *, batch_size: int = 65_536
@@ -521,19 +585,27 @@ class BinaryStreamGenerator:
         """The first ``n_samples`` instances of class 0 and of class 1 of one i.i.d. stream.
 
         Equivalent in distribution to MOA's "next instance of class c" with its per-class queues,
-        because the stream is i.i.d. Raises RuntimeError if a class does not occur (MOA aborts
-        after 1000 consecutive misses).
+        because the stream is i.i.d. Raises RuntimeError if a class does not occur, or is so rare
+        that ``n_samples`` of its instances are not found in max(100,000, 2,000 ``n_samples``)
+        draws (MOA aborts after 1000 consecutive misses). ``batch_size`` (>= 1) bounds the
+        instances drawn at once.
 
         Returns
         -------
         X_neg, X_pos : ndarrays of shape (n_samples, n_features)
         """
         n = check_int("n_samples", n_samples, low=0)
+        batch_size = check_int("batch_size", batch_size, low=1)
+        # the two classes, their parts before concatenation, and one batch
+        self._check_sample_memory("n_samples", n, copies=4)
         rng = _rng(random_state)
         need = [n, n]
         parts: list[list[np.ndarray]] = [[], []]
         seen = np.zeros(2, dtype=np.int64)
         drawn = 0
+        # a class rarer than 1 in 2,000 draws is refused (MOA aborts after 1,000 misses in a
+        # row), which bounds the loop
+        max_drawn = max(100_000, 2000 * n)
         batch = min(batch_size, 2 * n + 64)
         while need[0] > 0 or need[1] > 0:
             X, y = self._sample(batch, rng)
@@ -550,6 +622,12 @@ class BinaryStreamGenerator:
                 raise RuntimeError(
                     f"{type(self).__name__} produced no instance of class {missing} in {drawn} "
                     "draws; the binary stream is too skewed"
+                )
+            if (need[0] > 0 or need[1] > 0) and drawn >= max_drawn:
+                short = 0 if need[0] > 0 else 1
+                raise RuntimeError(
+                    f"{type(self).__name__} produced only {int(seen[short])} instances of class "
+                    f"{short} in {drawn} draws, {n} were needed; the binary stream is too skewed"
                 )
             rate = np.maximum(seen, 1) / drawn
             wanted = max(need[c] / rate[c] for c in (0, 1))
@@ -676,9 +754,24 @@ class RandomTreeGenerator(BinaryStreamGenerator):
         self.max_depth = check_int("max_depth", max_depth, low=0)
         self.first_leaf_level = check_int("first_leaf_level", first_leaf_level, low=0)
         self.leaf_fraction = check_float("leaf_fraction", leaf_fraction, low=0.0, high=1.0)
-        self.n_classes = check_int("n_classes", n_classes, low=2)
+        self.n_classes = check_int("n_classes", n_classes, low=2, high=_MAX_INT64)
         self.min_class_fraction = check_float(
             "min_class_fraction", min_class_fraction, low=0.0, high=1.0 / self.n_classes
+        )
+        nodes = _expected_tree_nodes(self.max_depth, self.first_leaf_level, self.leaf_fraction)
+        check_allocation(
+            ("max_depth", "first_leaf_level", "leaf_fraction"),
+            (self.max_depth, self.first_leaf_level, self.leaf_fraction),
+            nbytes_of(nodes, itemsize=_TREE_NODE_BYTES),
+            f"a random tree of {nodes:.3g} nodes (expected)",
+        )
+        # the pilot sample and its class counts
+        check_allocation(
+            ("n_features", "n_classes"),
+            (self.n_features, self.n_classes),
+            nbytes_of(10_000, self.n_features + 2, itemsize=3 * 8)
+            + nbytes_of(self.n_classes, itemsize=2 * 8),
+            "the 10,000 pilot instances and their class counts",
         )
         root = _seed_sequence(random_state, "random_state")
         for attempt in range(1, 101):
@@ -703,32 +796,38 @@ class RandomTreeGenerator(BinaryStreamGenerator):
 
     def _build(self, rng):
         feature, threshold, left, right, value = [], [], [], [], []
-
-        def node(depth, lo, hi):
+        # Depth first, the left subtree before the right one (MOA's recursion), with an explicit
+        # stack so that a deep tree cannot exhaust Python's recursion limit. Each entry: depth,
+        # the cell's lower and upper bounds, the parent and which child of it the node is.
+        stack = [(0, np.zeros(self.n_features), np.ones(self.n_features), -1, left)]
+        depth_reached = 0
+        while stack:
+            depth, lo, hi, parent, side = stack.pop()
             idx = len(feature)
             feature.append(0)
             threshold.append(0.0)
             left.append(idx)
             right.append(idx)
             value.append(-1)
+            if parent >= 0:
+                side[parent] = idx
+            depth_reached = max(depth_reached, depth)
             # MOA draws the leaf coin only from first_leaf_level on (short-circuit &&)
             if depth >= self.max_depth or (
                 depth >= self.first_leaf_level and self.leaf_fraction >= 1.0 - rng.random()
             ):
                 value[idx] = int(rng.integers(0, self.n_classes))
-                return idx
+                continue
             a = int(rng.integers(0, self.n_features))
             t = (hi[a] - lo[a]) * rng.random() + lo[a]
             feature[idx], threshold[idx] = a, t
             hi_left = hi.copy()
             hi_left[a] = t
-            left[idx] = node(depth + 1, lo, hi_left)
             lo_right = lo.copy()
             lo_right[a] = t
-            right[idx] = node(depth + 1, lo_right, hi)
-            return idx
-
-        node(0, np.zeros(self.n_features), np.ones(self.n_features))
+            stack.append((depth + 1, lo_right, hi, idx, right))
+            stack.append((depth + 1, lo, hi_left, idx, left))
+        self._depth = depth_reached
         self.feature_ = np.asarray(feature, dtype=np.intp)
         self.threshold_ = np.asarray(threshold)
         self.left_ = np.asarray(left, dtype=np.intp)
@@ -740,7 +839,8 @@ class RandomTreeGenerator(BinaryStreamGenerator):
         X = np.asarray(X, dtype=np.float64)
         node = np.zeros(len(X), dtype=np.intp)
         rows = np.arange(len(X))
-        for _ in range(self.max_depth):
+        # as many steps as the tree is deep (at most max_depth): leaves point to themselves
+        for _ in range(getattr(self, "_depth", self.max_depth)):
             go_left = X[rows, self.feature_[node]] < self.threshold_[node]
             node = np.where(go_left, self.left_[node], self.right_[node])
         return node
@@ -748,6 +848,31 @@ class RandomTreeGenerator(BinaryStreamGenerator):
     def _sample(self, n, rng):
         X = rng.random((n, self.n_features))
         return X, self.value_[self.apply(X)]
+
+
+def _expected_tree_nodes(max_depth, first_leaf_level, leaf_fraction):
+    """Expected number of nodes of a random tree (inf when too large for a float).
+
+    Every node above ``first_leaf_level`` splits; below it a node splits with probability
+    ``1 - leaf_fraction``, so level d holds 2**d nodes down to first_leaf_level, then
+    2**first_leaf_level * r**(d - first_leaf_level) with r = 2 (1 - leaf_fraction).
+    """
+    top = min(first_leaf_level, max_depth)
+    try:
+        total = 2.0 ** (top + 1) - 1.0
+        if max_depth > first_leaf_level:
+            r = 2.0 * (1.0 - leaf_fraction)
+            levels = max_depth - first_leaf_level
+            if r == 1.0:
+                deeper = float(levels)
+            elif r < 1.0:
+                deeper = r * (1.0 - r**levels) / (1.0 - r)
+            else:
+                deeper = r * (r**levels - 1.0) / (r - 1.0)
+            total += 2.0**first_leaf_level * deeper
+    except OverflowError:
+        return math.inf
+    return total
 
 
 class HyperplaneGenerator(BinaryStreamGenerator):
@@ -776,6 +901,9 @@ class HyperplaneGenerator(BinaryStreamGenerator):
     def __init__(self, n_features: int = 10, noise: float = 0.05, random_state: SeedLike = None):
         self.n_features = check_int("n_features", n_features, low=1)
         self.noise = check_float("noise", noise, low=0.0, high=1.0)
+        check_allocation(
+            "n_features", self.n_features, nbytes_of(self.n_features, itemsize=8), "the weights"
+        )
         self.weights_ = _rng(random_state).random(self.n_features)
 
     def _params(self):
@@ -808,6 +936,7 @@ class RandomRBFGenerator(BinaryStreamGenerator):
         The paper's Mult-Spher-RB uses 80 (MOA's default is 10).
     n_classes : int, default=2
     n_centroids : int, default=50
+        At most 1,000,000 (drawn one at a time, in MOA's order).
     random_state : int, SeedSequence, Generator or None
         Seeds the centroids.
 
@@ -828,8 +957,14 @@ class RandomRBFGenerator(BinaryStreamGenerator):
         random_state: SeedLike = None,
     ):
         self.n_features = check_int("n_features", n_features, low=1)
-        self.n_classes = check_int("n_classes", n_classes, low=2)
-        self.n_centroids = check_int("n_centroids", n_centroids, low=1)
+        self.n_classes = check_int("n_classes", n_classes, low=2, high=_MAX_INT64)
+        self.n_centroids = check_int("n_centroids", n_centroids, low=1, high=_MAX_CENTROIDS)
+        check_allocation(
+            ("n_centroids", "n_features"),
+            (self.n_centroids, self.n_features),
+            nbytes_of(self.n_centroids, self.n_features + 4, itemsize=8),
+            "the centroids",
+        )
         rng = _rng(random_state)
         centers = np.empty((self.n_centroids, self.n_features))
         classes = np.empty(self.n_centroids, dtype=np.int64)
@@ -1170,6 +1305,40 @@ class _ReadDraws:
         return Y
 
 
+def _check_read_memory(n, L, A, S, n_map, transitions, remap):
+    """Refuse sizes whose arrays cannot fit, naming the parameters that size each group."""
+    # per instance: raw label-set draws (2L), the sampler's (n, L) temporaries, the label sets,
+    # the class-conditional base instances (two, drawn in batches) and the feature-mapped X
+    per_row = nbytes_of(n, 8 * 2 * L + 8 * 4 * L + L + 8 * 6 * A + 48)
+    # the feature map's draws and their sampled label sets (once more per sub-stream if remapped)
+    per_map = nbytes_of(n_map, (1 + (S if remap else 0)) * (8 * 2 * L + 8 * 4 * L + L))
+    # per sub-stream: the drift draws (a permutation of the L (L - 1) pairs), the concept's Q and
+    # its copy in info, the feature map; the sigmoid transitions draw S - 1 uniforms per instance
+    per_sub = nbytes_of(S, 8 * 4 * L * L + A * L + 16 * L)
+    trans = nbytes_of(S - 1, n, itemsize=8) if transitions and S > 1 else 0
+    check_allocation(
+        ("n_instances", "n_labels", "n_features"),
+        (n, L, A),
+        per_row,
+        "the stream, its label sets and the base instances",
+    )
+    check_allocation(
+        ("n_map_samples", "n_labels"), (n_map, L), per_map, "the label sets of the feature map"
+    )
+    check_allocation(
+        ("drift_fractions", "n_labels"),
+        (f"{S} sub-streams", L),
+        per_sub + trans,
+        "the concepts of the sub-streams and their transitions",
+    )
+    check_allocation(
+        ("n_instances", "n_labels", "n_features", "n_map_samples", "drift_fractions"),
+        (n, L, A, n_map, f"{S} sub-streams"),
+        per_row + per_map + per_sub + trans,
+        "the whole stream",
+    )
+
+
 def read_multilabel(
     base: str | BinaryStreamGenerator,
     n_labels: int,
@@ -1218,7 +1387,7 @@ def read_multilabel(
         built with ``n_features`` attributes and a seed derived from ``seed``; or any object with
         ``n_features`` and ``sample(n, random_state) -> (X, y)``.
     n_labels : int
-        L (>= 2).
+        L (2 to 1,000: the label-set sampler costs n L**2 operations).
     n_features : int
         A, the base stream's number of attributes (the paper: 21, 30, 10, 80; waveform: 21 or 40).
     z : float
@@ -1228,7 +1397,8 @@ def read_multilabel(
     n_instances : int
         Stream length n.
     drift_fractions : sequence of float, default=(0.0, 0.1, 0.1, 0.3)
-        f_s per sub-stream, in [0, 1]; its length is the number of sub-streams.
+        f_s per sub-stream, in [0, 1]; its length is the number of sub-streams (at most
+        ``n_instances``, so that no sub-stream is empty).
     seed : int, SeedSequence, Generator or None, default=0
         Root of the random streams (derived with SeedSequence.spawn): meta (priors, flags, coins,
         feature-map draws, slot shuffle), base model, base instances, one drift stream and one
@@ -1264,7 +1434,7 @@ def read_multilabel(
     n_map_samples : int, default=100_000
         Label sets drawn to build the feature map (MOA: 100,000).
     max_attempts : int, default=20
-        Sub-seeds tried by the calibration.
+        Sub-seeds tried by the calibration (at most 100: each draws the whole stream again).
 
     Returns
     -------
@@ -1308,10 +1478,20 @@ def read_multilabel(
     >>> bool(abs(Y[:1000].sum(axis=1).mean() - 1.68) <= 0.01)
     True
     """
-    L = check_int("n_labels", n_labels, low=2)
+    L = check_int("n_labels", n_labels, low=2, high=_MAX_READ_LABELS)
     A = check_int("n_features", n_features, low=1)
     n = check_int("n_instances", n_instances, low=1)
     z = check_float("z", z, low=0.0, high=L, low_open=True)
+    if isinstance(drift_fractions, str) or not hasattr(drift_fractions, "__len__"):
+        raise TypeError(
+            "drift_fractions must be a sequence of floats (one per sub-stream), got "
+            f"{type(drift_fractions).__name__}"
+        )
+    if len(drift_fractions) > n:
+        raise ValueError(
+            f"drift_fractions has {len(drift_fractions)} entries (sub-streams) but "
+            f"n_instances={n}: every sub-stream needs at least one instance"
+        )
     fractions = [check_float("drift_fractions[i]", f, low=0.0, high=1.0) for f in drift_fractions]
     if not fractions:
         raise ValueError("drift_fractions must have at least one entry (one sub-stream)")
@@ -1322,11 +1502,12 @@ def read_multilabel(
     transition_width = check_float("transition_width", transition_width, low=0.0)
     calib_fraction = check_float("calib_fraction", calib_fraction, low=0.0, high=1.0, low_open=True)
     n_map_samples = check_int("n_map_samples", n_map_samples, low=1)
-    max_attempts = check_int("max_attempts", max_attempts, low=1)
+    max_attempts = check_int("max_attempts", max_attempts, low=1, high=_MAX_ATTEMPTS)
     if target_cardinality is not None:
         target_cardinality = check_float("target_cardinality", target_cardinality, low=1.0, high=L)
     if isinstance(base, str):
         check_option("base", base, _BASES)
+    _check_read_memory(n, L, A, S, n_map_samples, transition_width > 0, bool(remap_features))
 
     boundaries = np.array([_round_half_up(s * n / S) for s in range(S + 1)], dtype=np.int64)
     n_cal = max(1, _prefix_size(calib_fraction, n))

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
-from ._generators import SeedLike, moa_spherical, read_multilabel
+from .._validation import check_float, check_int
+from ._generators import SeedLike, _seed_sequence, moa_spherical, read_multilabel
 
 __all__ = ["StreamDataset", "TableEntry", "TABLE1", "list_streams", "load"]
 
@@ -306,6 +306,8 @@ def load(
     (1.54, True)
     """
     entry = _entry(name)
+    if not isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
+        _seed_sequence(random_state, "random_state")  # the type and sign (nothing is drawn)
     if source is not None and entry.name != "MOA-Spher-2C-2A":
         raise ValueError(f"source= applies only to MOA-Spher-2C-2A, not to {entry.name}")
     if source is None:
@@ -370,7 +372,23 @@ def _data_home(data_home) -> Path | None:
     if data_home is None:
         env = os.environ.get(DATA_ENV)
         return Path(env).expanduser() if env else None
+    if not isinstance(data_home, (str, os.PathLike)):
+        raise TypeError(f"data_home must be a str, an os.PathLike or None, got {data_home!r}")
     return Path(data_home).expanduser()
+
+
+def _check_keep_labels(keep_labels):
+    if keep_labels is None:
+        return None
+    if isinstance(keep_labels, str) or not hasattr(keep_labels, "__len__"):
+        raise TypeError(
+            f"keep_labels must be a sequence of label names, got {type(keep_labels).__name__}"
+        )
+    keep = list(keep_labels)
+    for k in keep:
+        if not isinstance(k, str):
+            raise TypeError(f"keep_labels must hold label names (str), got {k!r}")
+    return keep
 
 
 def _find(folder: Path | None, spec: _RealSpec, entry: TableEntry):
@@ -437,6 +455,9 @@ def _read_all(paths, xml):
 def _load_real(entry, data_home, keep_labels, min_label_freq):
     from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels
 
+    keep_labels = _check_keep_labels(keep_labels)
+    if min_label_freq is not None:
+        min_label_freq = check_float("min_label_freq", min_label_freq, low=0.0, high=1.0)
     spec = _REAL[entry.name]
     paths, xml = _find(_data_home(data_home), spec, entry)
     parts, names = _read_all(paths, xml)
