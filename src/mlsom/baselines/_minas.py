@@ -29,6 +29,14 @@ CATEGORY_NAMES = ("normal", "ext", "nov", "extNov")
 
 # longest block of instances classified with one set of distance computations
 _BLOCK = 2048
+# most entries of one (rows x micro-clusters) distance table, 32 MB of float64: blocks and k-means
+# assignments are computed in row slices below it, so memory does not grow with the product of
+# the number of rows and of clusters (results do not depend on the slicing)
+_DIST_ELEMS = 2**22
+# time steps are int64: theta and omega far beyond any stream length are refused
+_MAX_STEPS = 2**62
+# Lloyd's k-means converges in far fewer updates
+_MAX_ITER = 10_000
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -68,6 +76,20 @@ def _cluster_sums(X, assign, k):
     )
 
 
+def _nearest(X, centres, x2):
+    """Index of the nearest centre of every row (ties: the lower index), in row slices that keep
+    the distance table below ``_DIST_ELEMS`` entries."""
+    n, k = X.shape[0], centres.shape[0]
+    rows = max(1, _DIST_ELEMS // max(k, 1))
+    if n <= rows:
+        return np.argmin(_sq_dists_fast(X, centres, x2), axis=1)
+    out = np.empty(n, dtype=np.intp)
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
+        out[lo:hi] = np.argmin(_sq_dists_fast(X[lo:hi], centres, x2[lo:hi]), axis=1)
+    return out
+
+
 def _kmeans(X, centres, max_iter):
     """Lloyd's k-means from the given initial centres.
 
@@ -83,13 +105,13 @@ def _kmeans(X, centres, max_iter):
     centres = np.array(centres, dtype=np.float64, copy=True)
     k = centres.shape[0]
     x2 = np.einsum("ij,ij->i", X, X)
-    assign = np.argmin(_sq_dists_fast(X, centres, x2), axis=1)
+    assign = _nearest(X, centres, x2)
     for _ in range(max_iter):
         counts = np.bincount(assign, minlength=k)
         sums = _cluster_sums(X, assign, k)
         filled = counts > 0
         centres[filled] = sums[filled] / counts[filled, None]
-        new = np.argmin(_sq_dists_fast(X, centres, x2), axis=1)
+        new = _nearest(X, centres, x2)
         if np.array_equal(new, assign):
             break
         assign = new
@@ -283,15 +305,17 @@ class MINASBR(ParamsMixin):
         in (0, 1].
     theta : int, default=1000
         Short-term memory size that triggers novelty detection, and the least number of time steps
-        between two detections. The paper's authors used 100 on the MOA-Spher-2C-2A stream.
+        between two detections (at most 2**62). The paper's authors used 100 on the
+        MOA-Spher-2C-2A stream.
     omega : int, default=2000
-        Forgetting window, in time steps. The authors used 100 on the MOA-Spher-2C-2A stream.
+        Forgetting window, in time steps (at most 2**62). The authors used 100 on the
+        MOA-Spher-2C-2A stream. The short-term memory holds at most 2 ``omega`` instances.
     f : float, default=1.1
         Extension threshold factor (> 0).
     min_cluster_size : int, default=3
         Offline and novelty-detection clusters with fewer members are discarded.
     max_iter : int, default=101
-        Most k-means centre updates (MOA's k-means runs 101 Lloyd iterations).
+        Most k-means centre updates (MOA's k-means runs 101 Lloyd iterations), at most 10,000.
     init : {"random", "first"}, default="random"
         Initial offline centres: distinct random training instances of the label (seeded by
         ``random_state``), or its first k_j instances (deterministic).
@@ -391,11 +415,11 @@ class MINASBR(ParamsMixin):
     def _validate_params(self):
         p = {
             "k_ini": check_float("k_ini", self.k_ini, low=0.0, high=1.0, low_open=True),
-            "theta": check_int("theta", self.theta, low=1),
-            "omega": check_int("omega", self.omega, low=1),
+            "theta": check_int("theta", self.theta, low=1, high=_MAX_STEPS),
+            "omega": check_int("omega", self.omega, low=1, high=_MAX_STEPS),
             "f": check_float("f", self.f, low=0.0, low_open=True),
             "min_cluster_size": check_int("min_cluster_size", self.min_cluster_size, low=1),
-            "max_iter": check_int("max_iter", self.max_iter, low=1),
+            "max_iter": check_int("max_iter", self.max_iter, low=1, high=_MAX_ITER),
             "init": check_option("init", self.init, {"random", "first"}),
             "label_selection": check_option(
                 "label_selection", self.label_selection, {"all", "closest"}
@@ -550,7 +574,9 @@ class MINASBR(ParamsMixin):
         p = self._params
         theta, omega = p["theta"], p["omega"]
         t0 = self._t
-        nb = min(X.shape[0] - i, omega - t0 % omega, _BLOCK)
+        # rows per block: at most _BLOCK, and a distance table of at most _DIST_ELEMS entries
+        rows = max(1, min(_BLOCK, _DIST_ELEMS // max(len(self._r), 1)))
+        nb = min(X.shape[0] - i, omega - t0 % omega, rows)
         Xb = X[i : i + nb]
         L = self._n_labels
         if self._models.size:
