@@ -6,6 +6,7 @@ import json
 import pytest
 
 from mlsom._cli import main
+from mlsom._validation import available_cpus
 from mlsom.experiment import PROFILES, Run, make_method, plan, run_experiment
 
 SMALL = dict(
@@ -88,6 +89,7 @@ def test_experiment_writes_reports_and_resumes(tmp_path):
     assert after["label_counts"] == before["label_counts"]
 
 
+@pytest.mark.skipif(available_cpus() < 2, reason="two worker processes need two CPUs")
 def test_parallel_back_ends_give_the_serial_results(tmp_path):
     small = dict(SMALL, streams=["MOA-Spher-5C-2A"], methods=["mlsom", "BR-J48"], seeds=[0])
     serial = run_experiment("quick", tmp_path / "serial", **small)
