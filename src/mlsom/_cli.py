@@ -150,10 +150,68 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its errors as one line, handled in :func:`main` like every other error."""
+    """argparse with its errors as one line, handled in :func:`main` like every other error, and
+    without abbreviated options (``experiment --grid-size`` is a mistake, not ``--grid-sizes``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# the option of each argument that the library's checks name (``exc.argument``), per command
+_OPTIONS = {
+    "demo": {
+        "stream": "--stream",
+        "n_instances": "--n-instances",
+        "grid_size": "--grid-size",
+        "seed": "--seed",
+        "n_windows": "--windows",
+        "out_dir": "--out",
+    },
+    "run": {
+        "stream": "--stream",
+        "method": "--method",
+        "grid_size": "--grid-size",
+        "seed": "--seed",
+        "n_instances": "--n-instances",
+        "params": "--param",
+        "n_windows": "--windows",
+        "zero_division": "--zero-division",
+        "data_home": "--data-home",
+    },
+    "experiment": {
+        "profile": "--profile",
+        "streams": "--streams",
+        "stream": "--streams",
+        "methods": "--methods",
+        "method": "--methods",
+        "grid_sizes": "--grid-sizes",
+        "grid_size": "--grid-sizes",
+        "seeds": "--seeds",
+        "seed": "--seeds",
+        "n_instances": "--n-instances",
+        "n_windows": "--windows",
+        "zero_division": "--zero-division",
+        "data_home": "--data-home",
+        "out_dir": "--out",
+        "n_jobs": "--n-jobs",
+        "scheduler": "--scheduler",
+        "connect_timeout": "--connect-timeout",
+    },
+}
+
+
+def _usage_message(command, exc):
+    """The message of an argument refused by a check, with the option it is about."""
+    argument = getattr(exc, "argument", None)
+    option = _OPTIONS.get(command, {}).get(argument)
+    text = _one_line(exc)
+    if option is None:
+        return text
+    return f"argument {option}: {text.removeprefix(f'{argument}: ')}"
 
 
 def _one_line(exc):
@@ -528,7 +586,7 @@ def main(argv=None):
         try:
             work = _COMMANDS[args.command](args)
         except (ValueError, TypeError, OSError) as exc:
-            raise UsageError(_one_line(exc)) from exc
+            raise UsageError(_usage_message(args.command, exc)) from exc
         work()
     except UsageError as exc:
         if debug():

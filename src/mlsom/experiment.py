@@ -262,6 +262,18 @@ class Run:
 # ------------------------------------------------------------------------------ argument checks
 
 
+@contextmanager
+def _about(argument):
+    """Tag an error raised inside with the argument it is about, as ``exc.argument`` (the command
+    line names the option from it); the innermost tag wins."""
+    try:
+        yield
+    except (ValueError, TypeError, OSError) as exc:
+        if getattr(exc, "argument", None) is None:
+            exc.argument = argument
+        raise
+
+
 def _stream_entry(name):
     """The Table 1 entry of a stream name (case-insensitive); ValueError naming the valid ones."""
     from .datasets._registry import _entry
@@ -355,26 +367,39 @@ def check_run(run):
     """
     from .evaluation import _check_zero_division
 
-    entry = _stream_entry(run.stream)
-    n_instances = _check_n_instances(entry, run.n_instances)
-    method = _check_method_name(run.method)
-    seed = _check_seed(run.seed)
-    if not isinstance(run.params, dict):
-        raise TypeError(f"params must be a dict, got {type(run.params).__name__}")
+    with _about("stream"):
+        entry = _stream_entry(run.stream)
+    with _about("n_instances"):
+        n_instances = _check_n_instances(entry, run.n_instances)
+    with _about("method"):
+        method = _check_method_name(run.method)
+    with _about("seed"):
+        seed = _check_seed(run.seed)
     grid_size = run.grid_size
-    if method == "mlsom":
-        grid_size = _default_grid_size() if grid_size is None else _check_grid_size(grid_size)
-    model = make_method(method, grid_size=grid_size, seed=seed, params=run.params)
-    validate = getattr(model, "_validate_params", None)
-    if validate is not None:
-        validate()
-    n_test = _n_test(entry, n_instances)
-    n_windows = check_int("n_windows", run.n_windows, low=1)
-    if n_windows > n_test:
-        raise ValueError(
-            f"n_windows={n_windows} is more than the {n_test} test instances of {entry.name}"
-            + (f" (n_instances={n_instances})" if n_instances is not None else "")
-        )
+    with _about("grid_size"):
+        if method == "mlsom":
+            grid_size = _default_grid_size() if grid_size is None else _check_grid_size(grid_size)
+        elif grid_size is not None:
+            raise ValueError(f"grid_size applies to mlsom only, not to {method!r}")
+    with _about("params"):
+        if not isinstance(run.params, dict):
+            raise TypeError(f"params must be a dict, got {type(run.params).__name__}")
+        model = make_method(method, grid_size=grid_size, seed=seed, params=run.params)
+        validate = getattr(model, "_validate_params", None)
+        if validate is not None:
+            validate()
+    with _about("n_windows"):
+        n_windows = check_int("n_windows", run.n_windows, low=1)
+        n_test = _n_test(entry, n_instances)
+        if n_windows > n_test:
+            raise ValueError(
+                f"n_windows={n_windows} is more than the {n_test} test instances of {entry.name}"
+                + (f" (n_instances={n_instances})" if n_instances is not None else "")
+            )
+    with _about("zero_division"):
+        zero_division = _check_zero_division(run.zero_division)
+    with _about("chunk_size"):
+        chunk_size = check_int("chunk_size", run.chunk_size, low=1)
     return dataclasses.replace(
         run,
         stream=entry.name,
@@ -383,8 +408,8 @@ def check_run(run):
         seed=seed,
         n_instances=n_instances,
         n_windows=n_windows,
-        zero_division=_check_zero_division(run.zero_division),
-        chunk_size=check_int("chunk_size", run.chunk_size, low=1),
+        zero_division=zero_division,
+        chunk_size=chunk_size,
     )
 
 
@@ -392,20 +417,21 @@ def _names(what, values, default, check):
     """A list option of plan(): the profile's default when None, else checked, without repeats."""
     if values is None:
         return list(default)
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{what} must be a list, got {values!r}")
-    values = list(values)
-    if not values:
-        raise ValueError(f"{what} is empty")
-    out = []
-    for v in values:
-        try:
-            c = check(v)
-        except (ValueError, TypeError) as exc:
-            raise type(exc)(f"{what}: {exc}") from None
-        if c in out:
-            raise ValueError(f"{what}: {v!r} is given twice")
-        out.append(c)
+    with _about(what):
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"{what} must be a list, got {values!r}")
+        values = list(values)
+        if not values:
+            raise ValueError(f"{what} is empty")
+        out = []
+        for v in values:
+            try:
+                c = check(v)
+            except (ValueError, TypeError) as exc:
+                raise type(exc)(f"{what}: {exc}") from None
+            if c in out:
+                raise ValueError(f"{what}: {v!r} is given twice")
+            out.append(c)
     return out
 
 
@@ -432,8 +458,9 @@ def plan(
     -------
     list of Run
     """
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; valid: {sorted(PROFILES)}")
+    with _about("profile"):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; valid: {sorted(PROFILES)}")
     design = dict(PROFILES[profile])
     from .datasets import list_streams
 
@@ -444,14 +471,17 @@ def plan(
     explicit_d = grid_sizes is not None
     grid_sizes = _names("grid_sizes", grid_sizes, design["grid_sizes"], _check_grid_size)
     seeds = _names("seeds", seeds, design["seeds"], _check_seed)
-    if explicit_d and "mlsom" not in methods:
-        raise ValueError(f"grid_sizes={grid_sizes} apply to mlsom, which is not among the methods")
-    generated = [s for s in streams if not _is_real(s)]
-    if n_instances is not None and not generated:
-        raise ValueError(
-            f"n_instances={n_instances} applies to generated streams only, and every stream here "
-            "is read from data files"
-        )
+    with _about("grid_sizes"):
+        if explicit_d and "mlsom" not in methods:
+            raise ValueError(
+                f"grid_sizes={grid_sizes} apply to mlsom, which is not among the methods"
+            )
+    with _about("n_instances"):
+        if n_instances is not None and all(_is_real(s) for s in streams):
+            raise ValueError(
+                f"n_instances={n_instances} applies to generated streams only, and every stream "
+                "here is read from data files"
+            )
     if n_instances is None:
         n_instances = design["n_instances"]
     runs = []
@@ -523,7 +553,9 @@ def _check_data_home(data_home):
     path = Path(data_home).expanduser()
     if not str(data_home) or not path.is_dir():
         what = "does not exist" if not path.exists() else "is not a folder"
-        raise ValueError(f"data_home {str(data_home)!r} {what}")
+        error = ValueError(f"data_home {str(data_home)!r} {what}")
+        error.argument = "data_home"
+        raise error
     return path
 
 
@@ -533,50 +565,57 @@ def _check_out_dir(out_dir):
     A probe file is written and removed, so an unwritable folder, a path through a file or an
     existing file fail here, with one line, and not after the runs.
     """
-    if not str(out_dir):
-        raise ValueError("the results folder is an empty path")
-    out = Path(out_dir).expanduser()
-    if out.exists() and not out.is_dir():
-        raise NotADirectoryError(f"results folder {str(out)!r} exists and is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".mlsom-write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise type(exc)(
-            f"cannot write to the results folder {str(out)!r}: {exc.strerror or exc}"
-        ) from None
+    with _about("out_dir"):
+        if not str(out_dir):
+            raise ValueError("the results folder is an empty path")
+        out = Path(out_dir).expanduser()
+        if out.exists() and not out.is_dir():
+            raise NotADirectoryError(f"results folder {str(out)!r} exists and is not a folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / f".mlsom-write-probe-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise type(exc)(
+                f"cannot write to the results folder {str(out)!r}: {exc.strerror or exc}"
+            ) from None
     return out
 
 
 def _check_scheduler(scheduler, n_jobs, connect_timeout):
     """Check the scheduler's address (not connecting yet) and the worker count."""
-    n_jobs = check_int("n_jobs", n_jobs, low=1)
-    connect_timeout = check_float(
-        "connect_timeout", connect_timeout, low=0.0, low_open=True, high=3600.0
-    )
-    if scheduler is None or scheduler == "local":
+    with _about("n_jobs"):
+        n_jobs = check_int("n_jobs", n_jobs, low=1)
         cpus = available_cpus()
-        if n_jobs > cpus:
+        if scheduler in (None, "local") and n_jobs > cpus:
             raise ValueError(
                 f"n_jobs={n_jobs} worker processes, but this machine has {cpus} CPU(s) for them"
             )
-        if scheduler == "local":
-            import distributed  # noqa: F401  (fail now if it is missing)
+    with _about("connect_timeout"):
+        connect_timeout = check_float(
+            "connect_timeout", connect_timeout, low=0.0, low_open=True, high=3600.0
+        )
+    if scheduler is None:
         return scheduler, n_jobs, connect_timeout
-    if not isinstance(scheduler, str):
-        raise TypeError(f"scheduler must be an address or 'local', got {scheduler!r}")
+    import distributed  # noqa: F401  (fail now if it is missing)
+
+    if scheduler == "local":
+        return scheduler, n_jobs, connect_timeout
     from distributed.comm.addressing import get_address_host_port
 
-    try:
-        _, port = get_address_host_port(scheduler)
-    except ValueError as exc:
-        raise ValueError(
-            f"scheduler {scheduler!r} is not an address like tcp://host:8786 (or 'local'): {exc}"
-        ) from None
-    if not 0 < port < 65536:
-        raise ValueError(f"scheduler {scheduler!r}: port {port} is not in 1..65535")
+    with _about("scheduler"):
+        if not isinstance(scheduler, str):
+            raise TypeError(f"scheduler must be an address or 'local', got {scheduler!r}")
+        try:
+            _, port = get_address_host_port(scheduler)
+        except ValueError as exc:
+            raise ValueError(
+                f"scheduler {scheduler!r} is not an address like tcp://host:8786 (or 'local'): "
+                f"{exc}"
+            ) from None
+        if not 0 < port < 65536:
+            raise ValueError(f"scheduler {scheduler!r}: port {port} is not in 1..65535")
     return scheduler, n_jobs, connect_timeout
 
 
