@@ -1,0 +1,217 @@
+"""The run cache: a finished run is reused only when every input that can change it is the same.
+
+The review's case: rerunning into the same results folder with ``--windows 7`` reported the cached
+50-window results. Each input is changed in turn here, and each change must compute the run again;
+leaving everything equal must find it finished.
+"""
+
+import dataclasses
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import mlsom.experiment as experiment
+from mlsom._cli import main
+from mlsom.experiment import CACHE_FORMAT, Run, check_run, plan, run_experiment
+
+DATA = Path(__file__).parent / "data"
+
+BASE = dict(
+    streams=["MOA-Spher-5C-2A"],
+    methods=["mlsom"],
+    grid_sizes=[2],
+    seeds=[0],
+    n_instances=1500,
+    n_windows=10,
+    plots=False,
+    progress=False,
+)
+
+# each input of a run, changed alone: (name, overrides of BASE, field of the run file that shows it)
+CHANGES = [
+    ("stream", {"streams": ["MOA-Spher-3C-2A"]}, ("stream", "MOA-Spher-3C-2A")),
+    ("n_instances", {"n_instances": 1600}, ("n_instances", 1600)),
+    ("method", {"methods": ["MINAS-BR"], "grid_sizes": None}, ("method", "MINAS-BR")),
+    ("grid_size", {"grid_sizes": [3]}, ("grid_size", 3)),
+    ("seed", {"seeds": [1]}, ("seed", 1)),
+    ("n_windows", {"n_windows": 7}, ("n_windows", 7)),
+    ("zero_division", {"zero_division": 0}, ("zero_division", 0)),
+    ("zero_division-exclude", {"zero_division": "exclude"}, ("zero_division", "exclude")),
+    ("chunk_size", {"chunk_size": 100}, ("chunk_size", 100)),
+]
+
+
+def _run_files(out):
+    return sorted((out / "runs").glob("*.json"))
+
+
+@pytest.mark.parametrize("name, change, shown", CHANGES, ids=[c[0] for c in CHANGES])
+def test_changing_any_input_computes_the_run_again(name, change, shown, tmp_path):
+    out = tmp_path / "exp"
+    first = run_experiment("quick", out, **BASE)
+    assert first["n_run_now"] == 1
+    again = run_experiment("quick", out, **BASE)
+    assert again["n_run_now"] == 0 and again["n_cached"] == 1  # all equal: found finished
+    changed = run_experiment("quick", out, **{**BASE, **change})
+    assert changed["n_run_now"] == 1 and changed["n_cached"] == 0
+    files = _run_files(out)
+    assert len(files) == 2
+    runs = [json.loads(f.read_text())["run"] for f in files]
+    field, value = shown
+    assert len({json.dumps(r[field]) for r in runs}) == 2  # the two runs differ there
+    assert value in [r[field] for r in runs]
+
+
+def test_the_reported_case_more_windows_then_fewer(tmp_path, capsys):
+    argv = ["experiment", "--out", str(tmp_path), "--streams", "MOA-Spher-5C-2A"]
+    argv += ["--methods", "mlsom", "--grid-sizes", "2", "--seeds", "0", "--n-instances", "1500"]
+    argv += ["--no-plots", "--no-progress"]
+    assert main(argv + ["--windows", "50"]) == 0
+    assert "1 runs (0 found finished, 1 run now)" in capsys.readouterr().out
+    assert main(argv + ["--windows", "7"]) == 0
+    assert "1 runs (0 found finished, 1 run now)" in capsys.readouterr().out
+    curves = (tmp_path / "curves.csv").read_text().splitlines()
+    assert len(curves) == 1 + 7  # the report is of the 7-window run
+    assert main(argv + ["--windows", "7"]) == 0
+    assert "1 runs (1 found finished, 0 run now)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("what", ["version", "format"])
+def test_another_version_or_cache_format_computes_the_run_again(what, tmp_path, monkeypatch):
+    out = tmp_path / "exp"
+    assert run_experiment("quick", out, **BASE)["n_run_now"] == 1
+    if what == "version":
+        monkeypatch.setattr(experiment, "__version__", "99.0")
+    else:
+        monkeypatch.setattr(experiment, "CACHE_FORMAT", CACHE_FORMAT + 1)
+    assert run_experiment("quick", out, **BASE)["n_run_now"] == 1
+    assert len(_run_files(out)) == 2
+
+
+def test_the_key_covers_every_field_of_a_run():
+    run = Run("MOA-Spher-5C-2A", "mlsom", 3, 0, 1500)
+    identity = run.identity()
+    fields = {f.name for f in dataclasses.fields(Run)}
+    assert fields <= set(identity)  # a field added later is in the key without more work
+    assert {"stream_seed", "mlsom_version", "cache_format"} <= set(identity)
+    changed = {
+        "stream": "MOA-Spher-3C-2A",
+        "method": "MINAS-BR",
+        "grid_size": 4,
+        "seed": 1,
+        "n_instances": 2000,
+        "params": {"learning_rate": 0.1},
+        "n_windows": 7,
+        "zero_division": "mulan",
+        "chunk_size": 10,
+        "data": "0123456789abcdef",
+    }
+    assert set(changed) == fields  # every field is tried below
+    keys = {run.key}
+    for name, value in changed.items():
+        keys.add(dataclasses.replace(run, **{name: value}).key)
+    assert len(keys) == 1 + len(changed)
+    assert Run("MOA-Spher-5C-2A", "mlsom", 3, 0, 1500).key == run.key
+    a = Run("S", "mlsom", 3, 0, params={"learning_rate": 0.1, "n_epochs": 5})
+    b = Run("S", "mlsom", 3, 0, params={"n_epochs": 5, "learning_rate": 0.1})
+    assert a.key == b.key  # the order of the parameters does not matter
+
+
+def test_runs_are_canonical_so_equal_runs_share_a_key():
+    # the same run spelt two ways: one key (and n_instances is not lost with the other spelling)
+    a = check_run(Run("moa-spher-5c-2a", "mlsom", None, 0, None))
+    b = check_run(Run("MOA-Spher-5C-2A", "mlsom", 5, 0, 95_529))
+    assert a == b and a.key == b.key and a.label == "mlsom-d5"
+    assert check_run(Run("moa-spher-5c-2a", "mlsom", 2, 0, 1500)).n_instances == 1500
+    # a real stream has no n_instances: the quick profile's 20,000 is not put in its key
+    (yeast,) = plan("quick", streams=["Yeast"], methods=["BR-J48"])
+    assert yeast.n_instances is None
+
+
+@pytest.mark.parametrize(
+    "run, match",
+    [
+        (Run("MOA-Spher-5C-2A", "mlsom", 0, 0, 1500), "grid_size must be >= 1"),
+        (Run("MOA-Spher-5C-2A", "mlsom", -2, 0, 1500), "grid_size must be >= 1"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2.5, 0, 1500), "grid_size must be an integer"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, -1, 1500), "seed must be >= 0"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 999), "n_instances must be >= 1000"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, n_windows=1351), "1350 test instances"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, zero_division=2), "zero_division"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, chunk_size=0), "chunk_size"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, {"nope": 1}), "unknown parameter 'nope'"),
+        (Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, {"grid_size": 3}), "give it as grid_size="),
+        (Run("MOA-Spher-5C-2A", "BR-J48", None, 0, 1500, {"random_state": 3}), "seed="),
+        (Run("MOA-Spher-5C-2A", "BR-J48", 3, 0, 1500), "grid_size applies to mlsom only"),
+        (Run("Yeast", "mlsom", 2, 0, 1500), "generated streams only"),
+        (Run("No-such", "mlsom", 2, 0, 1500), "unknown stream"),
+        (Run("MOA-Spher-5C-2A", "SVM-42", None, 0, 1500), "unknown method"),
+    ],
+)
+def test_check_run_refuses_what_would_run_wrongly(run, match):
+    # grid_size 0 used to run d=5 and record 0
+    with pytest.raises((ValueError, TypeError), match=match) as info:
+        check_run(run)
+    assert info.value.argument  # the command line names the option from it
+
+
+def test_plan_refuses_a_bad_design_before_any_run(tmp_path):
+    for kwargs, match in [
+        ({"grid_sizes": [0]}, "grid_sizes: grid_size must be >= 1"),
+        ({"grid_sizes": [2, 2]}, "given twice"),
+        ({"seeds": []}, "seeds is empty"),
+        ({"streams": "MOA-Spher-5C-2A"}, "streams must be a list"),
+        ({"methods": ["BR-J48"], "grid_sizes": [2]}, "not among the methods"),
+        ({"streams": ["Yeast"], "n_instances": 2000}, "generated streams only"),
+    ]:
+        with pytest.raises((ValueError, TypeError), match=match):
+            plan("quick", **{"methods": ["mlsom"], **kwargs})
+    with pytest.raises(ValueError, match="grid_sizes: grid_size must be >= 1"):
+        run_experiment("quick", tmp_path / "exp", **{**BASE, "grid_sizes": [0]})
+    assert not (tmp_path / "exp").exists()
+
+
+def _yeast_home(tmp_path):
+    home = tmp_path / "data"
+    home.mkdir()
+    with gzip.open(DATA / "yeast.arff.gz") as src, open(home / "yeast.arff", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    shutil.copy(DATA / "yeast.xml", home)
+    return home
+
+
+def test_a_real_streams_data_files_are_part_of_the_key(tmp_path, monkeypatch):
+    monkeypatch.delenv("MLSOM_DATA", raising=False)
+    home = _yeast_home(tmp_path)
+    out = tmp_path / "exp"
+    kwargs = dict(BASE, streams=["Yeast"], n_instances=None, n_windows=5, data_home=home)
+    assert run_experiment("quick", out, **kwargs)["n_run_now"] == 1
+    # a new modification time, the same content: found finished
+    arff = home / "yeast.arff"
+    st = arff.stat()
+    os.utime(arff, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert run_experiment("quick", out, **kwargs)["n_run_now"] == 0
+    # other content (an ARFF comment at the end): computed again
+    with open(arff, "a") as f:
+        f.write("% edited\n")
+    assert run_experiment("quick", out, **kwargs)["n_run_now"] == 1
+    # the same files in another folder: found finished
+    moved = tmp_path / "moved"
+    shutil.copytree(home, moved)
+    assert run_experiment("quick", out, **{**kwargs, "data_home": moved})["n_run_now"] == 0
+    runs = [json.loads(f.read_text())["run"] for f in _run_files(out)]
+    assert len({r["data"] for r in runs}) == 2
+
+
+def test_missing_data_files_are_refused_even_for_finished_runs(tmp_path, monkeypatch):
+    # their content is part of the key: without them the runs cannot be recognised
+    monkeypatch.delenv("MLSOM_DATA", raising=False)
+    home = _yeast_home(tmp_path)
+    kwargs = dict(BASE, streams=["Yeast"], n_instances=None, n_windows=5)
+    run_experiment("quick", tmp_path / "exp", data_home=home, **kwargs)
+    with pytest.raises(FileNotFoundError, match="Yeast.*Leave these streams out"):
+        run_experiment("quick", tmp_path / "exp", **kwargs)
