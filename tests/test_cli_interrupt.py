@@ -1,0 +1,178 @@
+"""Ctrl-C during an experiment: one line, the finished runs kept, exit status 130, resumable.
+
+The subprocess tests send SIGINT to the whole process group, as a terminal's Ctrl-C does, so the
+worker processes of the parallel back ends get it too: none of them may print a traceback.
+"""
+
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import mlsom.experiment as experiment
+from mlsom._cli import main
+from mlsom._validation import available_cpus
+from mlsom.experiment import ExperimentInterrupted, run_experiment
+
+# d = 1 takes a fraction of a second, d = 48 and 50 several seconds each: the signal is sent once
+# the first run is stored, while the others are still running
+SLOW = [
+    "experiment",
+    "--streams",
+    "MOA-Spher-5C-2A",
+    "--methods",
+    "mlsom",
+    "--grid-sizes",
+    "1",
+    "48",
+    "50",
+    "--seeds",
+    "0",
+    "--n-instances",
+    "2000",
+    "--windows",
+    "5",
+    "--no-plots",
+    "--no-progress",
+]
+
+posix_only = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
+
+
+def _interrupt_after_first_run(out, extra=()):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mlsom._cli", *SLOW, "--out", str(out), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not glob.glob(str(out / "runs" / "*.json")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no run finished in time"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, stdout, stderr
+
+
+def _check_interrupted(returncode, stdout, stderr, out):
+    assert returncode == 130
+    assert stdout == ""
+    assert stderr.splitlines() == [
+        f"mlsom: interrupted: 1 of 3 runs finished and kept in {out}; rerun the same command to "
+        "resume"
+    ]
+    (kept,) = (out / "runs").glob("*.json")
+    result = json.loads(kept.read_text())
+    assert result["run"]["grid_size"] == 1 and result["run"]["key"] == kept.stem
+    assert not list((out / "runs").glob("*.tmp"))
+    # resuming: the same experiment finds that run finished
+    exp = experiment._prepare_experiment(
+        "quick",
+        out,
+        streams=["MOA-Spher-5C-2A"],
+        methods=["mlsom"],
+        grid_sizes=[1, 48, 50],
+        seeds=[0],
+        n_instances=2000,
+        n_windows=5,
+    )
+    assert [exp.path(r).exists() for r in exp.runs] == [True, False, False]
+
+
+@posix_only
+def test_ctrl_c_keeps_the_finished_runs_serial(tmp_path):
+    out = tmp_path / "exp"
+    _check_interrupted(*_interrupt_after_first_run(out), out)
+
+
+@posix_only
+@pytest.mark.skipif(available_cpus() < 2, reason="needs two CPUs for two worker processes")
+def test_ctrl_c_with_worker_processes_leaves_no_traceback(tmp_path):
+    out = tmp_path / "exp"
+    _check_interrupted(*_interrupt_after_first_run(out, ["--n-jobs", "2"]), out)
+
+
+@posix_only
+@pytest.mark.slow
+@pytest.mark.skipif(available_cpus() < 2, reason="needs two CPUs for two worker processes")
+def test_ctrl_c_with_a_local_dask_cluster_leaves_no_traceback(tmp_path):
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "exp"
+    result = _interrupt_after_first_run(out, ["--n-jobs", "2", "--scheduler", "local"])
+    _check_interrupted(*result, out)
+
+
+def _interrupt_second_run(monkeypatch):
+    real = experiment.run_one
+    calls = []
+
+    def run_one(run, **kwargs):
+        calls.append(run)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(run, **kwargs)
+
+    monkeypatch.setattr(experiment, "run_one", run_one)
+
+
+SMALL = dict(
+    streams=["MOA-Spher-5C-2A"],
+    methods=["mlsom"],
+    grid_sizes=[2, 3, 4],
+    seeds=[0],
+    n_instances=1500,
+    n_windows=5,
+    plots=False,
+    progress=False,
+)
+
+
+def test_interrupted_experiment_says_how_many_runs_are_kept_and_resumes(tmp_path, monkeypatch):
+    _interrupt_second_run(monkeypatch)
+    with pytest.raises(ExperimentInterrupted) as info:
+        run_experiment("quick", tmp_path, **SMALL)
+    exc = info.value
+    assert isinstance(exc, KeyboardInterrupt)  # code that stops on Ctrl-C still does
+    assert (exc.n_finished, exc.n_runs, exc.out_dir) == (1, 3, tmp_path)
+    assert "1 of 3 runs finished" in str(exc)
+    assert len(list((tmp_path / "runs").glob("*.json"))) == 1
+    monkeypatch.undo()
+    resumed = run_experiment("quick", tmp_path, **SMALL)
+    assert resumed["n_cached"] == 1 and resumed["n_run_now"] == 2
+
+
+def test_cli_reports_an_interruption_in_one_line(tmp_path, monkeypatch, capsys):
+    _interrupt_second_run(monkeypatch)
+    argv = ["experiment", "--out", str(tmp_path), "--streams", "MOA-Spher-5C-2A"]
+    argv += ["--methods", "mlsom", "--grid-sizes", "2", "3", "4", "--seeds", "0"]
+    argv += ["--n-instances", "1500", "--windows", "5", "--no-plots", "--no-progress"]
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"mlsom: interrupted: 1 of 3 runs finished and kept in {tmp_path}; rerun the same "
+        "command to resume"
+    ]
+
+
+def test_ctrl_c_in_other_commands_is_one_line(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mlsom._cli.run_one", interrupted)
+    argv = ["run", "--stream", "MOA-Spher-5C-2A", "--n-instances", "1500", "--windows", "5"]
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "mlsom: interrupted\n"
