@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core, _model_file
+from . import _core, _model_file, _sklearn
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
@@ -23,7 +23,7 @@ from ._validation import (
     check_option,
     effective_n_threads,
 )
-from .exceptions import ConvergenceWarning, NotFittedError
+from .exceptions import ConvergenceWarning
 
 __all__ = ["SOMStreamClassifier"]
 
@@ -204,6 +204,54 @@ class SOMStreamClassifier(ParamsMixin):
         self._lock = _ReadWriteLock()
 
     # ------------------------------------------------------------------ scikit-learn conventions
+    # (spoken without importing scikit-learn: see _sklearn.py)
+
+    _estimator_type = "classifier"  # is_classifier of scikit-learn < 1.6
+
+    def __sklearn_tags__(self):
+        return _sklearn.sklearn_tags()
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return _sklearn.legacy_tags()
+
+    def _get_tags(self):  # scikit-learn < 1.6
+        return _sklearn.legacy_tags()
+
+    def __sklearn_is_fitted__(self):
+        return getattr(self, "_state", None) is not None
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight=None) -> float:
+        """Subset accuracy of frozen :meth:`predict` on ``(X, y)``: the share of rows whose
+        whole label set is right (scikit-learn's classifier score). The model does not adapt.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels)
+            The true 0/1 label sets (named ``y`` as scikit-learn calls it).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights of the rows.
+
+        Returns
+        -------
+        float
+        """
+        Y_hat = self.predict(X)
+        Y = check_labels("y", y, Y_hat.shape[0], require_positive=False)
+        if Y.shape[1] != Y_hat.shape[1]:
+            raise ValueError(f"y has {Y.shape[1]} labels, but the model has {Y_hat.shape[1]}")
+        right = (Y == Y_hat).all(axis=1)
+        if sample_weight is None:
+            return float(right.mean()) if right.size else 0.0
+        w = as_array("sample_weight", sample_weight)
+        if w.dtype.kind not in "biuf" or w.shape != right.shape:
+            raise ValueError(
+                f"sample_weight must be {right.shape[0]} real numbers, got shape {w.shape}"
+            )
+        w = w.astype(np.float64)
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise ValueError("sample_weight must be finite, non-negative and not all zero")
+        return float(np.average(right, weights=w))
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -254,7 +302,8 @@ class SOMStreamClassifier(ParamsMixin):
             converted to float64.
         Y : array-like of shape (n_samples, n_labels)
             Their label sets as a 0/1 matrix. A label with no positive gets no map and is never
-            predicted; rows with no label count in N and z only.
+            predicted; rows with no label count in N and z only. Predictions come back in Y's
+            dtype (bool, integer or float; uint8 for anything else), as scikit-learn expects.
 
         Returns
         -------
@@ -263,6 +312,7 @@ class SOMStreamClassifier(ParamsMixin):
         d, _, n_epochs, max_epochs = self._validate_params()
         names = _feature_names(X)
         X = check_features("X", X, dtype=None)
+        labels_dtype = _labels_dtype(Y)
         Y = check_labels("Y", Y, X.shape[0])
         n, A = X.shape
         L = Y.shape[1]
@@ -362,6 +412,7 @@ class SOMStreamClassifier(ParamsMixin):
             "feature_names": names,
             "grid_size": d,
             "squared": squared,
+            "labels_dtype": labels_dtype,
         }
         self._lock.acquire_write()
         try:
@@ -382,7 +433,7 @@ class SOMStreamClassifier(ParamsMixin):
     def _fitted_state(self):
         state = getattr(self, "_state", None)
         if state is None:
-            raise NotFittedError(
+            raise _sklearn.not_fitted(
                 f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first"
             )
         return state
@@ -424,7 +475,7 @@ class SOMStreamClassifier(ParamsMixin):
         eta, skip_zero = self._online_settings()
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         if X.shape[0] == 0:
-            return Y
+            return _as_labels(st, Y)
         self._lock.acquire_write()
         try:
             _check_headroom(st, X.shape[0])
@@ -450,7 +501,7 @@ class SOMStreamClassifier(ParamsMixin):
             )
         finally:
             self._lock.release_write()
-        return Y
+        return _as_labels(st, Y)
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
         """Classify one instance, River style, and (by default) adapt the model to it.
@@ -519,7 +570,7 @@ class SOMStreamClassifier(ParamsMixin):
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         _, skip_zero = self._online_settings()
         if X.shape[0] == 0:
-            return Y
+            return _as_labels(st, Y)
         n_threads = _threads_for(
             X.shape[0] * st["Wt"].shape[1] * X.shape[1], effective_n_threads(self.n_jobs)
         )
@@ -548,7 +599,7 @@ class SOMStreamClassifier(ParamsMixin):
             )
         finally:
             self._lock.release_read()
-        return Y
+        return _as_labels(st, Y)
 
     # ------------------------------------------------------------------ fitted attributes
 
@@ -580,6 +631,13 @@ class SOMStreamClassifier(ParamsMixin):
     @property
     def grid_positions_(self):
         return self._per_label(lambda st, lo, hi: st["positions"][lo:hi].copy())
+
+    @property
+    def classes_(self):
+        """The values of each label, ``[0, 1]`` in the dtype of the predictions (scikit-learn's
+        convention for multi-label classifiers: one array per label)."""
+        st = self._fitted_state()
+        return [np.array([0, 1], dtype=st["labels_dtype"]) for _ in range(st["n_labels"])]
 
     @property
     def T_(self):
@@ -663,6 +721,7 @@ class SOMStreamClassifier(ParamsMixin):
                 "fitted": {
                     "grid_size": st["grid_size"],
                     "averout_distance": "sqeuclidean" if st["squared"] else "euclidean",
+                    "labels_dtype": st["labels_dtype"].name,
                 },
                 "n_iter": st["n_iter"],
                 "k_nn": int(st["k_nn"]),
@@ -711,11 +770,18 @@ class SOMStreamClassifier(ParamsMixin):
             fitted = meta.get(
                 "fitted", {"grid_size": model.grid_size, "averout_distance": model.averout_distance}
             )
-            if not isinstance(fitted, dict) or set(fitted) != {"grid_size", "averout_distance"}:
+            if not (
+                isinstance(fitted, dict)
+                and {"grid_size", "averout_distance"} <= set(fitted)
+                and set(fitted) <= {"grid_size", "averout_distance", "labels_dtype"}
+            ):
                 raise ValueError(f"fitted {fitted!r}")
             d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
             check_option(
                 "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
+            )
+            labels_dtype = check_option(
+                "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
             )
             state = _model_file.check_state(arrays, meta, d)
         except (TypeError, ValueError) as exc:
@@ -723,7 +789,11 @@ class SOMStreamClassifier(ParamsMixin):
             if not msg.startswith("inconsistent model file"):
                 msg = f"inconsistent model file: {msg}"
             raise ValueError(f"{name!r}: {msg}") from None
-        state.update(grid_size=d, squared=fitted["averout_distance"] == "sqeuclidean")
+        state.update(
+            grid_size=d,
+            squared=fitted["averout_distance"] == "sqeuclidean",
+            labels_dtype=_LABEL_DTYPES[labels_dtype],
+        )
         model._state = state
         return model
 
@@ -750,8 +820,58 @@ def _check_stream_X(st, X):
             f"{fitted[:5]}...; pass the columns in the order of feature_names_in_"
         )
     return check_features(
-        "X", X, n_features=st["n_features"], allow_empty=True, dtype=st["Wt"].dtype
+        "X",
+        X,
+        n_features=st["n_features"],
+        allow_empty=True,
+        dtype=st["Wt"].dtype,
+        estimator="SOMStreamClassifier",
     )
+
+
+# Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
+_LABEL_DTYPES = {
+    np.dtype(t).name: np.dtype(t)
+    for t in (
+        bool,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.float32,
+        np.float64,
+    )
+}
+
+
+def _labels_dtype(Y):
+    """The dtype predictions are given in: Y's own (a pandas nullable column: its NumPy type),
+    uint8 for anything else."""
+    dtypes = getattr(Y, "dtypes", None)
+    if dtypes is not None and not isinstance(Y, np.ndarray):  # pandas
+        found = {
+            np.dtype(getattr(d, "numpy_dtype", d)) if getattr(d, "kind", "O") in "biuf" else None
+            for d in (dtypes.tolist() if hasattr(dtypes, "tolist") else [dtypes])
+        }
+        dtype = found.pop() if len(found) == 1 else None
+    else:
+        dtype = getattr(Y, "dtype", None)
+        if not isinstance(dtype, np.dtype):
+            try:
+                dtype = np.asarray(Y).dtype
+            except Exception:  # check_labels says what is wrong
+                dtype = None
+    if dtype is None or dtype.newbyteorder("=").name not in _LABEL_DTYPES:
+        return np.dtype(np.uint8)
+    return _LABEL_DTYPES[dtype.newbyteorder("=").name]
+
+
+def _as_labels(st, Y):
+    return Y if st["labels_dtype"] == np.uint8 else Y.astype(st["labels_dtype"])
 
 
 def _feature_value(key, value):

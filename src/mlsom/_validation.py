@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 
+from .exceptions import DataTypeError
+
 # Squared Euclidean distances of float64 vectors overflow near 1e154; refuse values that could get
 # there instead of returning infinite distances and arbitrary neighbours.
 MAX_ABS_VALUE = 1e100
@@ -104,26 +106,40 @@ def _from_pandas(X):
     return X.to_numpy(dtype=np.float32 if f32 else np.float64, na_value=np.nan)
 
 
-def check_features(name, X, *, n_features=None, allow_empty=False, dtype=np.float64):
+def check_features(
+    name, X, *, n_features=None, allow_empty=False, dtype=np.float64, estimator=None
+):
     """Validate a feature matrix and return it as a C-contiguous array of ``dtype``.
 
     ``dtype=None`` keeps float32 input in float32 and makes anything else float64.
     Rules: 2-D; numeric or boolean; finite; |value| <= 1e100 (1e15 in float32); n_features
-    columns when given.
+    columns when given (``estimator``, a class name, then words the message as scikit-learn
+    does). A wrong dtype raises DataTypeError (a TypeError and a ValueError).
     """
     arr = _to_dense(name, X)
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers, got an array of dtype {arr.dtype}")
+        extra = " (Complex data not supported)" if arr.dtype.kind == "c" else ""
+        raise DataTypeError(
+            f"{name} must hold real numbers, got an array of dtype {arr.dtype}{extra}"
+        )
     if arr.ndim != 2:
-        hint = " (for one instance use x.reshape(1, -1))" if arr.ndim == 1 else ""
+        hint = " (Reshape your data: x.reshape(1, -1) for one instance)" if arr.ndim == 1 else ""
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}{hint}")
     if arr.shape[1] == 0:
-        raise ValueError(f"{name} has no feature column: shape {arr.shape}")
+        raise ValueError(
+            f"{name} has no feature column: 0 feature(s) (shape={arr.shape}) while a minimum "
+            f"of 1 is required."
+        )
     if arr.shape[0] == 0 and not allow_empty:
         raise ValueError(f"{name} has no row: shape {arr.shape}")
     if n_features is not None and arr.shape[1] != n_features:
+        if estimator is None:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}"
+            )
         raise ValueError(
-            f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}"
+            f"{name} has {arr.shape[1]} features, but {estimator} is expecting {n_features} "
+            f"features as input (it was fitted with {n_features})"
         )
     if dtype is None:
         dtype = np.float32 if arr.dtype == np.float32 else np.float64
@@ -150,17 +166,42 @@ def check_features(name, X, *, n_features=None, allow_empty=False, dtype=np.floa
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
+def _target_kind(values):
+    """What a target that is not 0/1 looks like, for error messages ('' when it is 0/1)."""
+    bad = values[(values != 0) & (values != 1)]
+    if bad.size == 0:
+        return ""
+    if bad.dtype.kind == "f" and not np.all(np.isfinite(bad) & (bad == np.round(bad))):
+        return "a continuous target: labels are 0/1 indicators"
+    return (
+        "a multi-class target? Only binary classification is supported for each label: "
+        "one-hot encode it, one column per class"
+    )
+
+
 def check_labels(name, Y, n_samples, *, require_positive=True):
     """Validate a 0/1 label matrix of n_samples rows; return it as a C-contiguous uint8 array.
 
     With ``require_positive`` (training sets of methods that need one label to occur) an
     all-zero matrix is refused.
     """
+    if Y is None:
+        raise DataTypeError(
+            f"{name} must hold 0/1 values, got None: fit requires y to be passed, but the "
+            f"target y is None"
+        )
     arr = _to_dense(name, Y)
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold 0/1 values, got an array of dtype {arr.dtype}")
+        raise DataTypeError(f"{name} must hold 0/1 values, got an array of dtype {arr.dtype}")
     if arr.ndim != 2:
-        hint = " (for a single label use y.reshape(-1, 1))" if arr.ndim == 1 else ""
+        hint = ""
+        if arr.ndim == 1:
+            kind = _target_kind(arr)
+            hint = (
+                f" ({kind}; for a single 0/1 label use y.reshape(-1, 1))"
+                if kind
+                else (" (for a single label use y.reshape(-1, 1))")
+            )
         raise ValueError(f"{name} must be 2-D (n_samples, n_labels), got shape {arr.shape}{hint}")
     if arr.shape[0] != n_samples:
         raise ValueError(f"{name} has {arr.shape[0]} rows but X has {n_samples}")
@@ -169,8 +210,10 @@ def check_labels(name, Y, n_samples, *, require_positive=True):
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         i, j = np.argwhere(bad)[0]
+        value = arr[i, j].item()
         raise ValueError(
-            f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, column {j}"
+            f"{name} must contain only 0 and 1, found {value!r} at row {i}, column {j} "
+            f"({_target_kind(np.array([value]))})"
         )
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     if require_positive and not arr.any():
