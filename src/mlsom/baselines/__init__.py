@@ -56,6 +56,9 @@ _LAZY = {
 
 def __getattr__(name):
     if name in _LAZY:
+        # _mlknn builds on _batch, whose registry imports _mlknn: _batch must come first, or a
+        # first import of MLkNN finds _mlknn half-initialised
+        importlib.import_module("._batch", __name__)
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value

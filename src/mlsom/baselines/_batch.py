@@ -42,6 +42,7 @@ from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 
 from .._base import ParamsMixin
+from .._memory import check_allocation, nbytes_of
 from .._validation import check_features, check_float, check_int, check_labels, check_option
 from ..exceptions import NotFittedError
 
@@ -61,6 +62,24 @@ __all__ = [
 
 BASE_LEARNERS = ("j48", "svm", "knn")
 _SEED_HIGH = 2**31 - 1
+_MAX_INT64 = 2**63 - 1
+# balanced k-means iterations (Mulan's HOMER runs 20)
+_MAX_ITER = 10_000
+# Rough bytes kept by one fitted base learner per training row (a tree's node arrays, an SVM's
+# support vectors, a 1-NN's copy of the scaled rows), and per learner.
+_MODEL_BYTES_PER_ROW = 32
+_MODEL_BYTES = 4096
+
+
+def _check_models_memory(name, value, n_learners, X, what):
+    """Refuse a number of base learners whose fitted models cannot be kept in memory."""
+    n, A = X.shape
+    check_allocation(
+        name,
+        value,
+        nbytes_of(n_learners, _MODEL_BYTES + _MODEL_BYTES_PER_ROW * (n + A)),
+        f"{n_learners} fitted base learners ({what}) on {n} training rows",
+    )
 
 
 # --------------------------------------------------------------------------- base learners
@@ -302,10 +321,12 @@ class _BatchBaseline(ParamsMixin):
         Y = _check_labels(Y, X.shape[0])
         self._seed = _check_seed(self.random_state)
         self._rng = np.random.default_rng(self._seed)
-        self._fit(X, Y)
+        try:
+            self._fit(X, Y)
+        finally:
+            del self._rng
         self.n_features_in_ = X.shape[1]
         self.n_labels_ = Y.shape[1]
-        del self._rng
         return self
 
     def predict(self, X):
@@ -550,6 +571,9 @@ class RAkEL(_BatchBaseline):
             check_int("n_models", self.n_models, low=1)
         check_float("threshold", self.threshold, low=0.0, high=1.0)
 
+    def _check_n_models(self, m, X):
+        _check_models_memory("n_models", self.n_models, m, X, "label powersets")
+
     def _fit(self, X, Y):
         L = Y.shape[1]
         k = min(self.labelset_size, max(L - 1, 1))
@@ -559,6 +583,7 @@ class RAkEL(_BatchBaseline):
             raise ValueError(
                 f"n_models={m} exceeds the {n_subsets} distinct {k}-label subsets of {L} labels"
             )
+        self._check_n_models(m, X)
         chosen, subsets = set(), []
         while len(subsets) < m:
             s = tuple(sorted(self._rng.choice(L, size=k, replace=False).tolist()))
@@ -610,9 +635,9 @@ class PrunedSets(_BatchBaseline):
 
     def _validate_params(self):
         super()._validate_params()
-        check_int("p", self.p, low=0)
+        check_int("p", self.p, low=0, high=_MAX_INT64)
         check_option("strategy", self.strategy, {"A", "B"})
-        check_int("b", self.b, low=0)
+        check_int("b", self.b, low=0, high=_MAX_INT64)
 
     def _fit(self, X, Y):
         self.model_ = _fit_ps(self.base, self._next_seed(), X, Y, self.p, self.strategy, self.b)
@@ -667,13 +692,14 @@ class EnsembleOfPrunedSets(_BatchBaseline):
         super()._validate_params()
         check_int("n_models", self.n_models, low=1)
         check_float("sample_fraction", self.sample_fraction, low=0.0, high=1.0, low_open=True)
-        check_int("p", self.p, low=0)
+        check_int("p", self.p, low=0, high=_MAX_INT64)
         check_option("strategy", self.strategy, {"A", "B"})
-        check_int("b", self.b, low=0)
+        check_int("b", self.b, low=0, high=_MAX_INT64)
         check_float("threshold", self.threshold, low=0.0, high=1.0)
 
     def _fit(self, X, Y):
         n = X.shape[0]
+        _check_models_memory("n_models", self.n_models, self.n_models, X, "pruned sets")
         size = max(1, int(round(n * self.sample_fraction)))
         self.models_ = []
         for _ in range(self.n_models):
@@ -718,6 +744,9 @@ class EnsembleOfClassifierChains(_BatchBaseline):
 
     def _fit(self, X, Y):
         n, L = Y.shape
+        _check_models_memory(
+            "n_models", self.n_models, nbytes_of(self.n_models, L), X, f"chains of {L} links"
+        )
         self.orders_, self.models_ = [], []
         for _ in range(self.n_models):
             idx = self._rng.integers(0, n, size=n)
@@ -796,7 +825,7 @@ class HOMER(_BatchBaseline):
     n_clusters : int, default=3
         Children per node (Mulan's default 3).
     max_iter : int, default=20
-        Iterations of the balanced k-means (Mulan's 20).
+        Iterations of the balanced k-means (Mulan's 20), at most 10,000.
     random_state : int or None, default=None
         Seed of the clustering and the trees.
     """
@@ -810,7 +839,7 @@ class HOMER(_BatchBaseline):
     def _validate_params(self):
         super()._validate_params()
         check_int("n_clusters", self.n_clusters, low=2)
-        check_int("max_iter", self.max_iter, low=1)
+        check_int("max_iter", self.max_iter, low=1, high=_MAX_ITER)
 
     def _partition(self, labels, Y):
         k = self.n_clusters
@@ -838,6 +867,16 @@ class HOMER(_BatchBaseline):
         return node
 
     def _fit(self, X, Y):
+        # the balanced k-means of the root (only with more labels than clusters): the
+        # (labels, clusters, rows) differences and their squares
+        n, L = Y.shape
+        if L > self.n_clusters:
+            check_allocation(
+                "n_clusters",
+                self.n_clusters,
+                nbytes_of(L, self.n_clusters, n, itemsize=2 * 8),
+                f"the distances of {L} label columns of {n} rows to {self.n_clusters} centres",
+            )
         self.root_ = self._build(np.arange(Y.shape[1]), X, Y, np.arange(X.shape[0]))
 
     def _descend(self, node, X, rows, out):

@@ -26,6 +26,7 @@ import numpy as np
 from river import drift, tree
 
 from .._base import ParamsMixin
+from .._memory import check_allocation, nbytes_of
 from .._validation import check_features, check_float, check_int, check_option
 from ..exceptions import NotFittedError
 from ._batch import _check_labels, _check_seed
@@ -231,6 +232,44 @@ _MEMBERS = {
     "isoup": _ISOUPMember,
 }
 
+# Measured bytes (river 0.2x): an unfitted Hoeffding tree, iSOUP tree, ADWIN detector; a buffered
+# instance of pruned sets (a dict of A floats and a label tuple).
+_TREE_BYTES = 1_000
+_ISOUP_BYTES = 1_500
+_ADWIN_BYTES = 400
+_BUFFER_ROW_BYTES = 200
+_BUFFER_FEATURE_BYTES = 72
+_BUFFER_LABEL_BYTES = 16
+
+
+def _check_ps_params(params, where="{}"):
+    """The parameters of a pruned-sets member (those of PSHoeffdingTree but random_state);
+    ``where`` formats their names in messages."""
+    return {
+        name: check_int(where.format(name), params.get(name, default), low=low)
+        for name, default, low in (
+            ("buffer_size", 1000, 1),
+            ("max_sets", 10, 1),
+            ("p", 0, 0),
+            ("n_subsets", 0, 0),
+        )
+    }
+
+
+def _member_nbytes(member, n_features, n_labels, buffer_size=0):
+    """Estimated bytes of one member before it learns (its trees) and of its buffer."""
+    if member in ("br", "cc"):
+        trees = nbytes_of(n_labels, itemsize=_TREE_BYTES)
+    elif member == "isoup":
+        trees = _ISOUP_BYTES
+    else:
+        trees = _TREE_BYTES
+    buffer = nbytes_of(
+        buffer_size,
+        _BUFFER_ROW_BYTES + _BUFFER_FEATURE_BYTES * n_features + _BUFFER_LABEL_BYTES * n_labels,
+    )
+    return trees + buffer
+
 
 # --------------------------------------------------------------------------- common interface
 
@@ -257,6 +296,7 @@ class _IncrementalBaseline(ParamsMixin):
         self._validate_params()
         X = check_features("X", X)
         Y = _check_labels(Y, X.shape[0])
+        self._check_memory(X.shape[1], Y.shape[1])  # before anything changes
         self.n_features_in_ = X.shape[1]
         self.n_labels_ = Y.shape[1]
         self._keys = range(X.shape[1])
@@ -305,6 +345,9 @@ class _IncrementalBaseline(ParamsMixin):
         return out
 
     def _validate_params(self):
+        pass
+
+    def _check_memory(self, n_features, n_labels):
         pass
 
 
@@ -392,10 +435,22 @@ class PSHoeffdingTree(_SingleModel):
         self.random_state = random_state
 
     def _validate_params(self):
-        check_int("buffer_size", self.buffer_size, low=1)
-        check_int("max_sets", self.max_sets, low=1)
-        check_int("p", self.p, low=0)
-        check_int("n_subsets", self.n_subsets, low=0)
+        _check_ps_params(
+            {
+                "buffer_size": self.buffer_size,
+                "max_sets": self.max_sets,
+                "p": self.p,
+                "n_subsets": self.n_subsets,
+            }
+        )
+
+    def _check_memory(self, n_features, n_labels):
+        check_allocation(
+            "buffer_size",
+            self.buffer_size,
+            _member_nbytes("ps", n_features, n_labels, self.buffer_size),
+            f"the buffered instances of {n_features} features",
+        )
 
     def _start(self, seed):
         self.model_ = _PSMember(
@@ -476,12 +531,30 @@ class ADWINBaggingML(_IncrementalBaseline):
                 f"member_params {unknown} not accepted by member {self.member!r}; "
                 f"accepted: {sorted(allowed)}"
             )
+        if self.member == "ps":
+            _check_ps_params(params, "member_params['{}']")
         check_int("n_models", self.n_models, low=1)
         check_float("delta", self.delta, low=0.0, high=1.0, low_open=True)
 
     def _new_member(self):
         params = self.member_params or {}
+        if self.member == "ps":
+            params = _check_ps_params(params)
         return _MEMBERS[self.member](self.n_features_in_, self.n_labels_, **params)
+
+    def _check_memory(self, n_features, n_labels):
+        params = self.member_params or {}
+        buffer_size = _check_ps_params(params)["buffer_size"] if self.member == "ps" else 0
+        per_member = _ADWIN_BYTES + _member_nbytes(self.member, n_features, n_labels, buffer_size)
+        name, value = "n_models", self.n_models
+        if self.member == "ps":
+            name, value = ("n_models", "member_params['buffer_size']"), (value, buffer_size)
+        check_allocation(
+            name,
+            value,
+            nbytes_of(self.n_models, per_member),
+            f"{self.n_models} members {self.member!r} and their detectors",
+        )
 
     def _start(self, seed):
         self._rng = np.random.default_rng(seed)

@@ -18,11 +18,31 @@ distance are taken in scikit-learn's order.
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import check_features, check_float, check_int
+from .._memory import check_allocation, nbytes_of
+from .._validation import MAX_ABS_VALUE, check_features, check_float, check_int
 from ..exceptions import NotFittedError
 from ._batch import _BatchBaseline
 
 __all__ = ["MLkNN"]
+
+
+def _check_neighbour_memory(k_param, k, n_rows):
+    """The neighbour table of n_rows rows (indices, and the distances scikit-learn computes)."""
+    check_allocation(
+        "k",
+        k_param,
+        nbytes_of(n_rows, k, itemsize=2 * 8),
+        f"the {k} nearest neighbours of {n_rows} rows",
+    )
+
+
+def _positive_neighbours(Y, neigh):
+    """Positive neighbours per row and label, (n, L), one neighbour rank at a time: the (n, k, L)
+    table of ``Y[neigh]`` is never made."""
+    counts = np.zeros((neigh.shape[0], Y.shape[1]), dtype=Y.dtype)
+    for j in range(neigh.shape[1]):
+        counts += Y[neigh[:, j]]
+    return counts
 
 
 class MLkNN(_BatchBaseline):
@@ -33,7 +53,7 @@ class MLkNN(_BatchBaseline):
     k : int, default=10
         Number of neighbours (lowered to n - 1 when the training set is smaller).
     smoothing : float, default=1.0
-        The smoothing ``s`` of the prior and the likelihoods.
+        The smoothing ``s`` of the prior and the likelihoods, in [0, 1e100].
     scale : bool, default=True
         Scale features to [0, 1] with the training minimum and range before measuring distances.
     random_state : int or None, default=None
@@ -63,7 +83,8 @@ class MLkNN(_BatchBaseline):
 
     def _validate_params(self):
         check_int("k", self.k, low=1)
-        check_float("smoothing", self.smoothing, low=0.0)
+        # beyond 1e100, s (k + 1) could overflow and the likelihoods become 0 instead of 1/(k+1)
+        check_float("smoothing", self.smoothing, low=0.0, high=MAX_ABS_VALUE)
         if not isinstance(self.scale, bool):
             raise TypeError(f"scale must be a bool, got {self.scale!r}")
 
@@ -73,6 +94,7 @@ class MLkNN(_BatchBaseline):
     def _fit(self, X, Y):
         n, L = Y.shape
         s = float(self.smoothing)
+        _check_neighbour_memory(self.k, min(self.k, n - 1), n)  # before any attribute changes
         self.min_ = X.min(axis=0)
         rng = X.max(axis=0) - self.min_
         self.range_ = np.where(rng > 0, rng, 1.0)
@@ -84,7 +106,7 @@ class MLkNN(_BatchBaseline):
         if k > 0:
             self.nn_ = NearestNeighbors(n_neighbors=k).fit(Xs)
             neigh = self.nn_.kneighbors(return_distance=False)  # excludes each point itself
-            counts = Yi[neigh].sum(axis=1)  # (n, L): positive neighbours per label
+            counts = _positive_neighbours(Yi, neigh)  # (n, L): positive neighbours per label
         else:
             self.nn_ = None
             counts = np.zeros((n, L), dtype=np.int64)
@@ -104,8 +126,9 @@ class MLkNN(_BatchBaseline):
         if self.nn_ is None:
             counts = np.zeros((n, L), dtype=np.intp)
         else:
+            _check_neighbour_memory(self.k, self.k_, n)
             neigh = self.nn_.kneighbors(self._transform(X), return_distance=False)
-            counts = self._Y[neigh].sum(axis=1)
+            counts = _positive_neighbours(self._Y, neigh)
         cols = np.arange(L)
         p_true = self.prior_ * self.cond_true_[cols, counts]
         p_false = (1.0 - self.prior_) * self.cond_false_[cols, counts]
