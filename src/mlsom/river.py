@@ -1,0 +1,325 @@
+"""SOM-Stream-ML as a River multi-label classifier (needs river: the ``experiments`` extra).
+
+:class:`SOMStreamML` wraps :class:`mlsom.SOMStreamClassifier` in River's one-instance-at-a-time
+interface: instances and label sets are dicts, the first ``n_warmup`` labelled instances train the
+maps, and the rest of the stream adapts the model from its own predictions. See docs/river.md.
+
+``import mlsom`` never imports river; this module imports it when it is imported itself.
+"""
+
+import math
+import numbers
+from collections.abc import Mapping
+
+import numpy as np
+
+try:
+    from river import base as _river_base
+except ModuleNotFoundError as exc:
+    if exc.name != "river":
+        raise
+    raise ModuleNotFoundError(
+        "mlsom.river needs river, which is not installed: install the experiments extra "
+        "(pip install 'mlsom[experiments]') or river itself (pip install 'river>=0.21')",
+        name="river",
+    ) from None
+
+from ._som import SOMStreamClassifier
+from ._validation import MAX_ABS_VALUE, _describe, check_int
+
+__all__ = ["SOMStreamML"]
+
+# River's estimator checks (river.checks) that cannot apply to the method, with the reason; the
+# model's _unit_test_skips() returns their names, so river.checks.check_estimator skips them.
+_SKIPPED_RIVER_CHECKS = {
+    "check_emerging_features": (
+        "the maps live in the feature space fixed by the first instance: a feature that appears "
+        "later is refused (as river.compat's scikit-learn wrappers do)"
+    ),
+    "check_disappearing_features": (
+        "every neuron distance needs every feature of the fixed feature space: an instance with "
+        "missing features is refused"
+    ),
+    "check_radically_disappearing_features": (
+        "every neuron distance needs every feature of the fixed feature space: an instance with "
+        "missing features is refused"
+    ),
+}
+
+
+def _ordered(names):
+    """Names sorted, or in first-seen order where they do not compare (e.g. 1 and "a")."""
+    try:
+        return tuple(sorted(names))
+    except TypeError:
+        return tuple(names)
+
+
+def _check_x(x, *, finite=True):
+    """``x`` as a dict of floats: a mapping of real numbers, with ``finite`` finite and at most
+    1e100 in size."""
+    if not isinstance(x, Mapping):
+        raise TypeError(
+            f"x must be a dict of feature name -> number, got {_describe(x)} ({type(x).__name__})"
+        )
+    out = {}
+    for key, value in x.items():
+        if not isinstance(value, (numbers.Real, np.bool_)):
+            raise TypeError(
+                f"x[{key!r}] must be a real number, got {_describe(value)} ({type(value).__name__})"
+            )
+        try:
+            v = float(value)
+        except OverflowError:  # an int beyond float64
+            v = math.inf
+        if finite and not (math.isfinite(v) and abs(v) <= MAX_ABS_VALUE):
+            raise ValueError(
+                f"x[{key!r}] must be finite and at most {MAX_ABS_VALUE:g} in absolute value (the "
+                f"neuron distances would overflow), got {_describe(value)}"
+            )
+        out[key] = v
+    return out
+
+
+def _check_y(y):
+    """The names of the positive labels of ``y``, a mapping of label name -> bool (or 0/1)."""
+    if not isinstance(y, Mapping):
+        raise TypeError(
+            f"y must be a dict of label name -> bool, got {_describe(y)} ({type(y).__name__})"
+        )
+    for key, value in y.items():
+        if not isinstance(value, (numbers.Integral, np.bool_)):
+            raise TypeError(
+                f"y[{key!r}] must be True or False, got {_describe(value)} ({type(value).__name__})"
+            )
+        if value not in (0, 1):
+            raise ValueError(f"y[{key!r}] must be True or False (or 0 or 1), got {value!r}")
+    return [key for key, value in y.items() if value]
+
+
+class SOMStreamML(_river_base.MultiLabelClassifier):
+    """SOM-Stream-ML for River: warm-up on labelled instances, then unsupervised self-training.
+
+    The model takes instances ``x`` as dicts {feature name: number} and label sets ``y`` as dicts
+    {label name: bool}, and predicts {label name: bool} for every label. It learns in two phases:
+
+    * **Warm-up.** The first ``n_warmup`` instances given to ``learn_one(x, y)`` are kept with
+      their labels; then :meth:`mlsom.SOMStreamClassifier.fit` trains the maps on them (the paper's
+      offline labelled set) and the buffer is dropped. Until then ``predict_one`` returns False
+      for every label seen so far (``{}`` before any). If no label has been positive by the
+      ``n_warmup``-th instance, the warm-up goes on until one is.
+    * **After the warm-up.** ``predict_one(x)`` is frozen scoring (``model_.predict``): pure, the
+      prediction the method would give ``x`` as the next instance. ``learn_one(x, y)`` runs the
+      method's online step on ``x`` (``model_.predict_stream``): classify it and move the
+      winning neurons and label statistics towards that prediction. **The labels ``y`` are
+      ignored** (they are only checked to be a dict of bools, and may be None): the method is
+      built for streams whose labels never arrive.
+
+    Under River's progressive validation (``predict_one`` then ``learn_one`` for each instance),
+    the predictions and the final model after the warm-up are exactly those of
+    ``SOMStreamClassifier.fit`` on the first ``n_warmup`` instances followed by ``predict_stream``
+    on the rest. The warm-up's all-False predictions count in the metric; to score only the
+    stream after it, call ``learn_one`` on the warm-up instances first (see docs/river.md).
+
+    Features and labels: the first instance given to ``learn_one`` fixes the feature names; every
+    later ``x`` (to ``learn_one`` or ``predict_one``) must give exactly those features, in any
+    order, or a ValueError names the missing and unknown ones. The labels are the names found in
+    the warm-up's ``y`` dicts (a name absent from a ``y`` is False there). Features and labels are
+    put in sorted order of their names (first-seen order where names do not compare), so the
+    model does not depend on the order of the dicts' keys. A label never positive in the warm-up
+    gets no map and is always predicted False; a label name first seen after the warm-up is
+    ignored and absent from the predictions, so River's MacroAverage, MicroAverage and
+    SampleAverage raise KeyError on it (ExactMatch counts the instance wrong): let every ``y`` of
+    the warm-up carry every label, as River's multi-label data sets do.
+
+    Bad input (``x`` not a dict of real numbers, non-finite values, ``y`` not a dict of bools,
+    wrong features) raises an error naming the argument, and leaves the model unchanged. During
+    the warm-up, ``predict_one`` does not use the values and lets NaN and infinities through:
+    River's ``MinMaxScaler`` gives NaN for an instance it transforms before learning any, so a
+    ``preprocessing.MinMaxScaler() | SOMStreamML()`` pipeline starts with one.
+
+    Parameters
+    ----------
+    grid_size : int, default=5
+        Side of every map; this and the parameters below up to ``n_jobs`` are those of
+        :class:`mlsom.SOMStreamClassifier`, passed on as they are.
+    n_warmup : int, default=500
+        Labelled instances collected before the maps are trained (>= 1).
+    learning_rate, n_epochs, max_epochs, min_neuron_size : see SOMStreamClassifier
+    neighborhood, averout_distance, zero_cooccurrence, n_jobs : see SOMStreamClassifier
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the maps' initial neurons; it plays the role of River's ``seed``: an integer makes
+        the model reproducible.
+
+    Attributes
+    ----------
+    model_ : SOMStreamClassifier or None
+        The fitted method, None during the warm-up.
+    features_ : tuple or None
+        The feature names, in the model's column order; None before the first ``learn_one``.
+    labels_ : tuple
+        The label names, in the model's column order (during the warm-up: those seen so far).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from river import evaluate, metrics
+    >>> from mlsom.river import SOMStreamML
+    >>> rng = np.random.default_rng(0)
+    >>> centers = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    >>> k = rng.integers(0, 3, size=600)
+    >>> X = centers[k] + rng.normal(size=(600, 2))
+    >>> stream = [
+    ...     ({"u": u, "v": v}, {"a": c == 0, "b": c == 1, "c": c == 2})
+    ...     for (u, v), c in zip(X.tolist(), k.tolist())
+    ... ]
+    >>> model = SOMStreamML(grid_size=3, n_warmup=100, random_state=0)
+    >>> evaluate.progressive_val_score(stream, model, metrics.multioutput.ExactMatch())
+    ExactMatch: 80.97%
+    >>> model.model_.n_seen_, model.labels_
+    (600, ('a', 'b', 'c'))
+    """
+
+    def __init__(
+        self,
+        grid_size=5,
+        *,
+        n_warmup=500,
+        learning_rate=0.05,
+        n_epochs=100,
+        max_epochs=1000,
+        min_neuron_size=4,
+        neighborhood="bubble",
+        averout_distance="euclidean",
+        zero_cooccurrence="reject",
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.grid_size = grid_size
+        self.n_warmup = n_warmup
+        self.learning_rate = learning_rate
+        self.n_epochs = n_epochs
+        self.max_epochs = max_epochs
+        self.min_neuron_size = min_neuron_size
+        self.neighborhood = neighborhood
+        self.averout_distance = averout_distance
+        self.zero_cooccurrence = zero_cooccurrence
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        # refuse a bad parameter now, not n_warmup instances later
+        check_int("n_warmup", n_warmup, low=1)
+        self._new_model()._validate_params()
+        self.model_ = None
+        self.features_ = None
+        self._feature_set = frozenset()
+        self.labels_ = ()
+        self._label_seen = {}  # label names in first-seen order (a dict as an ordered set)
+        self._rows = []  # the warm-up: feature rows, and the positive labels of each
+        self._positives = []
+
+    def _new_model(self):
+        names = SOMStreamClassifier._get_param_names()
+        return SOMStreamClassifier(**{name: getattr(self, name) for name in names})
+
+    @classmethod
+    def _unit_test_params(cls):
+        small = {"n_epochs": 5, "max_epochs": 50, "random_state": 0, "n_jobs": 1}
+        yield {"grid_size": 2, "n_warmup": 20, "min_neuron_size": 1, **small}
+        yield {
+            "grid_size": 3,
+            "n_warmup": 30,
+            "neighborhood": "gaussian",
+            "averout_distance": "sqeuclidean",
+            "zero_cooccurrence": "skip",
+            **small,
+        }
+
+    def _unit_test_skips(self):
+        return set(_SKIPPED_RIVER_CHECKS)
+
+    def _row(self, values):
+        """The checked values of x as a (1, n_features) row in the model's feature order."""
+        if values.keys() != self._feature_set:
+            missing = [k for k in self.features_ if k not in values]
+            unknown = [k for k in values if k not in self._feature_set]
+            raise ValueError(
+                f"x must give exactly the {len(self.features_)} features fixed by the first "
+                f"instance learnt: missing {missing[:5]}, unknown {unknown[:5]}"
+            )
+        return np.array([[values[k] for k in self.features_]], dtype=np.float64)
+
+    def predict_one(self, x):
+        """Predict the label set of ``x``, without changing the model.
+
+        Parameters
+        ----------
+        x : dict
+            {feature name: real number}, with exactly the features of the first instance learnt.
+
+        Returns
+        -------
+        dict
+            {label name: bool} for every label: all False during the warm-up.
+        """
+        # during the warm-up the values are not used: NaN is let through, as River's MinMaxScaler
+        # gives it for an instance transformed before the scaler has learnt any
+        values = _check_x(x, finite=self.model_ is not None)
+        if self.model_ is None:
+            if self.features_ is not None:
+                self._row(values)  # the same feature check as after the warm-up
+            return dict.fromkeys(self.labels_, False)
+        y = self.model_.predict(self._row(values))[0]
+        return {name: bool(v) for name, v in zip(self.labels_, y, strict=True)}
+
+    def learn_one(self, x, y=None):
+        """Learn from ``x``: its labels during the warm-up, its own prediction afterwards.
+
+        Parameters
+        ----------
+        x : dict
+            {feature name: real number}. The first call fixes the feature names.
+        y : dict or None
+            {label name: bool}. Needed during the warm-up; ignored afterwards (checked only).
+        """
+        values = _check_x(x)
+        if self.model_ is not None:
+            row = self._row(values)
+            if y is not None:
+                _check_y(y)
+            self.model_.predict_stream(row)
+            return
+        if y is None:
+            raise TypeError(
+                f"y is needed during the warm-up ({len(self._rows)} of n_warmup={self.n_warmup} "
+                f"labelled instances so far), got None"
+            )
+        positives = _check_y(y)
+        if self.features_ is None:
+            if not values:
+                raise ValueError("x has no feature: the first instance fixes the features")
+            features = _ordered(values)
+            row = np.array([values[k] for k in features], dtype=np.float64)
+        else:
+            features = self.features_
+            row = self._row(values)[0]
+        labels, label_seen = self.labels_, self._label_seen
+        if any(k not in label_seen for k in y):
+            label_seen = {**label_seen, **dict.fromkeys(y)}
+            labels = _ordered(label_seen)
+        # nothing changes before every check has passed and, at the end of the warm-up, fit too
+        if len(self._rows) + 1 >= self.n_warmup and (positives or any(self._positives)):
+            self.model_ = self._fit(self._rows + [row], self._positives + [positives], labels)
+            self._rows, self._positives = [], []
+        else:
+            self._rows.append(row)
+            self._positives.append(positives)
+        self.features_, self._feature_set = features, frozenset(features)
+        self.labels_, self._label_seen = labels, label_seen
+
+    def _fit(self, rows, positives, labels):
+        """SOMStreamClassifier fitted on the warm-up (labels in the order of ``labels``)."""
+        column = {name: j for j, name in enumerate(labels)}
+        Y = np.zeros((len(rows), len(labels)), dtype=np.uint8)
+        for i, names in enumerate(positives):
+            Y[i, [column[name] for name in names]] = 1
+        return self._new_model().fit(np.array(rows), Y)
