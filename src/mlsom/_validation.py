@@ -172,7 +172,7 @@ def _target_kind(values):
     if bad.size == 0:
         return ""
     if bad.dtype.kind == "f" and not np.all(np.isfinite(bad) & (bad == np.round(bad))):
-        return "a continuous target: labels are 0/1 indicators"
+        return "Unknown label type: continuous; labels are 0/1 indicators"
     return (
         "a multi-class target? Only binary classification is supported for each label: "
         "one-hot encode it, one column per class"
