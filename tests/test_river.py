@@ -49,8 +49,8 @@ def _matrices(stream):
 
 
 def _yeast(n):
-    """The first n instances of river's Yeast (14 labels, 103 features; shipped with river from
-    0.22 on), or a skip."""
+    """The first n instances of river's Yeast (14 labels, 103 features; shipped with recent
+    rivers, not with 0.21), or a skip."""
     yeast = getattr(river.datasets, "Yeast", None)
     if yeast is None:
         pytest.skip(f"river {river.__version__} has no Yeast data set")
