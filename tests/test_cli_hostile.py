@@ -12,8 +12,10 @@ import gzip
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -433,3 +435,44 @@ def test_compressed_data_is_read_by_the_cli(tmp_path, capsys):
     argv = ["run", "--stream", "yeast", "--data-home", str(home), "--windows", "5"]
     assert main(argv + ["--grid-size", "2"]) == 0
     assert "mlsom-d2 on Yeast" in capsys.readouterr().out
+
+
+@pytest.fixture
+def local_server(request):
+    """A TCP server on this machine that accepts connections and is not a dask scheduler: it says
+    nothing ("silent") or answers as a web server ("http")."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    conns = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:  # closed at the end of the test
+                return
+            conns.append(conn)
+            if request.param == "http":
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    server.close()
+    for conn in conns:
+        conn.close()
+
+
+@pytest.mark.parametrize("local_server", ["silent", "http"], indirect=True)
+def test_a_server_that_is_not_a_scheduler_is_one_line_within_seconds(local_server, tmp_path, capfd):
+    # dask's own connection waits for a handshake without a limit: a silent server hung it
+    pytest.importorskip("dask.distributed")
+    argv = [a.format(out=tmp_path / "out") for a in EXP]
+    t0 = time.monotonic()
+    assert main([*argv, "--scheduler", local_server, "--connect-timeout", "1"]) == 1
+    assert time.monotonic() - t0 < 20
+    captured = capfd.readouterr()  # file descriptors: dask's log handlers write there too
+    assert captured.out == ""
+    line = _one_error_line(captured.err)
+    assert f"cannot connect to the dask scheduler at {local_server}" in line
+    assert not list((tmp_path / "out" / "runs").glob("*.json"))

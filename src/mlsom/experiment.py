@@ -879,6 +879,37 @@ def run_experiment(
     ).run()
 
 
+async def _handshake(address, timeout):
+    from distributed.comm import connect
+
+    comm = await connect(address, timeout=timeout)
+    await comm.close()
+
+
+def _probe_scheduler(address, timeout):
+    """Connect to the scheduler and read its handshake, all within ``timeout`` seconds.
+
+    dask's own connection waits for the handshake without a limit, so a server that accepts the
+    connection and says nothing would hang the experiment. The probe runs in a thread of its own,
+    with its own event loop, so it works under a running loop (a notebook) as well.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    coro = asyncio.wait_for(_handshake(address, timeout), timeout)
+    with ThreadPoolExecutor(1) as pool:
+        try:
+            pool.submit(asyncio.run, coro).result()
+        except TimeoutError:  # asyncio's, since Python 3.11
+            raise OSError(f"no dask handshake from {address} within {timeout:g} s") from None
+        except OSError:
+            raise
+        except Exception as exc:  # not dask's protocol (an HTTP server, say): any error at all
+            raise OSError(
+                f"{address} does not answer as a dask scheduler ({type(exc).__name__}: {exc})"
+            ) from None
+
+
 @contextmanager
 def _dask_client(scheduler, n_jobs, connect_timeout):
     """A client of the scheduler, or of a LocalCluster of ``n_jobs`` worker processes."""
@@ -900,6 +931,8 @@ def _dask_client(scheduler, n_jobs, connect_timeout):
     quiet = ExitStack()
     with quiet, cluster as address:
         try:
+            if scheduler != "local":
+                _probe_scheduler(scheduler, connect_timeout)
             client = Client(address, timeout=connect_timeout)
         except OSError as exc:
             raise OSError(f"cannot connect to the dask scheduler at {scheduler}: {exc}") from None
