@@ -83,6 +83,7 @@ CASES = [
     # ---------------------------------------------------------------- run
     ("run-stream-missing", ["run"], ["--stream", "required"]),
     ("run-stream-unknown", RUN + ["--stream", "No-such"], ["--stream", "'No-such'"]),
+    ("run-stream-huge", RUN + ["--stream", "x" * 100_000], ["--stream", "100,"]),
     ("run-method-unknown", RUN + ["--method", "SVM-42"], ["--method", "'SVM-42'"]),
     ("run-method-empty", RUN + ["--method", ""], ["--method", "''"]),
     ("run-grid-size-zero", RUN + ["--grid-size", "0"], ["--grid-size", "0"]),
@@ -115,6 +116,7 @@ CASES = [
     ),
     ("run-param-random-state", RUN + ["--param", "random_state=1"], ["--param", "--seed"]),
     ("run-param-unknown-name", RUN + ["--param", "foo=1"], ["--param", "'foo'"]),
+    ("run-param-huge-name", RUN + ["--param", "y" * 100_000 + "=1"], ["--param", "'yyy"]),
     ("run-param-out-of-range", RUN + ["--param", "learning_rate=5"], ["--param", "5"]),
     ("run-param-nan", RUN + ["--param", "learning_rate=NaN"], ["--param", "nan"]),
     ("run-param-infinite", RUN + ["--param", "learning_rate=1e999"], ["--param", "inf"]),
@@ -262,6 +264,7 @@ def test_hostile_option_is_refused_before_any_work(argv, fragments, paths, capsy
     line = _one_error_line(captured.err)
     for fragment in fragments:
         assert fragment in line, line
+    assert len(line) < 2100  # a hostile value is not echoed whole
     assert not Path(paths["out"]).exists()  # no folder made, no run file, no plot
     assert Path(paths["file"]).read_text() == "not a folder\n"
 

@@ -158,7 +158,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+        raise UsageError(f"{_one_line(ValueError(message))} (see '{self.prog} --help')")
 
 
 # the option of each argument that the library's checks name (``exc.argument``), per command
@@ -214,8 +214,13 @@ def _usage_message(command, exc):
     return f"argument {option}: {text.removeprefix(f'{argument}: ')}"
 
 
+_MAX_MESSAGE = 2000  # characters: a hostile value echoed in a message is cut
+
+
 def _one_line(exc):
     text = " ".join(str(exc).split())
+    if len(text) > _MAX_MESSAGE:
+        text = f"{text[: _MAX_MESSAGE - 20]} ... ({len(text):,} characters)"
     if isinstance(exc, MemoryError):
         return f"out of memory: {text}" if text else "out of memory"
     return text or type(exc).__name__
