@@ -488,7 +488,12 @@ _COMMANDS = {
 
 
 def _parser():
-    parser = _Parser(prog="mlsom", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="mlsom",
+        description=__doc__.splitlines()[0],
+        epilog="exit status: 0 done, 1 an error during the work, 2 arguments refused before any "
+        "work, 130 interrupted; errors are one line (--debug: the traceback)",
+    )
     parser.add_argument("--version", action="version", version=f"mlsom {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     # --debug is accepted after the command as well; SUPPRESS keeps the sub-parser from
