@@ -1268,15 +1268,59 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_
 }
 #endif
 
+#ifdef MLSOM_X86_DISPATCH
+#include <cpuid.h>
+
+/* The processor's features, read with cpuid and xgetbv themselves: no compiler-runtime symbol
+   (__cpu_model, __cpu_indicator_init) is needed, which some runtimes (Apple's, clang-cl's) lack.
+   A vector level counts only where the operating system saves its registers (XCR0). Bits: Intel
+   SDM vol. 2A, CPUID leaves 1 and 7; vol. 1, 13.3 (XCR0). */
+static unsigned long long mlsom_xcr0(void)
+{
+    unsigned int lo, hi;
+    __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+/* 0 = baseline, 1 = AVX2 (with POPCNT), 2 = AVX-512F; *fma set where FMA is usable too */
+static int mlsom_cpu_level(int *fma)
+{
+    unsigned int a, b, c, d;
+    unsigned long long xcr0;
+    int popcnt, level;
+    *fma = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    popcnt = (c >> 23) & 1;
+    /* AVX (bit 28) and OSXSAVE (bit 27), then the XMM and YMM state enabled by the system */
+    if (!((c >> 28) & 1) || !((c >> 27) & 1))
+        return 0;
+    xcr0 = mlsom_xcr0();
+    if ((xcr0 & 0x6) != 0x6)
+        return 0;
+    *fma = (c >> 12) & 1;
+    if (__get_cpuid_max(0, 0) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    if (!((b >> 5) & 1) || !popcnt) /* AVX2 */
+        return 0;
+    level = 1;
+    /* AVX-512F (bit 16) and the opmask and ZMM state (XCR0 bits 5-7) */
+    if (((b >> 16) & 1) && (xcr0 & 0xE0) == 0xE0)
+        level = 2;
+    return level;
+}
+#endif
+
 /* 0 = baseline, 1 = AVX2, 2 = AVX-512F */
 static int mlsom_simd_max_level(void)
 {
 #ifdef MLSOM_X86_DISPATCH
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return 2;
-    if (__builtin_cpu_supports("avx2")) return 1;
-#endif
+    int fma;
+    return mlsom_cpu_level(&fma);
+#else
     return 0;
+#endif
 }
 
 static int mlsom_simd_level = 0;
@@ -1361,7 +1405,9 @@ static int mlsom_set_simd_level(int level)
         mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
         mlsom_argmin_f = mlsom_argmin_f_avx2_mask;
         mlsom_max_f = mlsom_max_f_avx2_vec;
-        if (__builtin_cpu_supports("fma")) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
+        int fma;
+        mlsom_cpu_level(&fma);
+        if (fma) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
     }
     if (level == 2) {
         MLSOM_USE_PATH(avx512);
