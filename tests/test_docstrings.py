@@ -15,10 +15,18 @@ MODULES = sorted(
 )
 
 
+# modules that need a package not installable on every platform (river and dask: not on
+# win_arm64), and that package
+OPTIONAL = {
+    "mlsom.baselines._incremental": "river",
+    "mlsom.river": "river",
+}
+
+
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    if name == "mlsom.baselines._incremental":
-        pytest.importorskip("river")  # not installable on every platform (win_arm64)
+    if name in OPTIONAL:
+        pytest.importorskip(OPTIONAL[name])
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} of {result.attempted} doctest examples failed"

@@ -15,6 +15,7 @@ Subpackages and modules (the runtime core needs only NumPy; those marked * need 
 * :mod:`mlsom.stats` * -- Friedman, Iman-Davenport and Nemenyi tests (SciPy).
 * :mod:`mlsom.plotting` * -- curves, p-value heat map, critical difference diagram (matplotlib).
 * :mod:`mlsom.experiment` * -- streams x methods x grid sizes x seeds, in parallel, resumable.
+* :mod:`mlsom.river` * -- ``SOMStreamML``, the method as a River multi-label classifier.
 """
 
 from ._config import show_config
