@@ -675,7 +675,8 @@ def _run_indexed(i, run, data_home):
 
 def _run_in_worker(i, run, data_home, parent_pid):
     # Ctrl-C reaches every process of the terminal's group: a local worker process ignores it
-    # (the parent stops the workers), else each would print its own traceback
+    # and leaves the stopping to the parent (which ends the workers), so that no worker reports
+    # an interruption of its own
     if os.getpid() != parent_pid:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     return _run_indexed(i, run, data_home)
