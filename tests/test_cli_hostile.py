@@ -479,3 +479,27 @@ def test_a_server_that_is_not_a_scheduler_is_one_line_within_seconds(local_serve
     line = _one_error_line(captured.err)
     assert f"cannot connect to the dask scheduler at {local_server}" in line
     assert not list((tmp_path / "out" / "runs").glob("*.json"))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write in any folder"
+)
+@pytest.mark.parametrize("command", ["experiment", "demo", "run"])
+def test_an_unwritable_folder_is_refused_before_any_work(command, tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if command == "experiment":
+            argv = [a.format(out=locked / "exp") for a in EXP]
+        elif command == "demo":
+            argv = [a.format(out=locked) for a in DEMO]
+        else:
+            argv = RUN + ["--out", str(locked / "r.json")]
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        line = _one_error_line(captured.err)
+        assert "--out" in line and "ermission denied" in line
+    finally:
+        locked.chmod(0o700)
