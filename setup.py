@@ -12,6 +12,9 @@ declares the Cython extension and chooses compiler flags:
   wheels are built without OpenMP (see ``[tool.cibuildwheel.macos]`` in pyproject.toml).
 * ``MLSOM_DEBUG=1`` turns Cython's bounds checking and wrap-around checks back on, for a debug build
   that the test suite can run against.
+* ``MLSOM_SANITIZE=1`` (GCC or clang) builds with AddressSanitizer and UndefinedBehaviorSanitizer,
+  any undefined behaviour fatal; ``.ci/sanitize.sh`` builds that way and runs the core tests with
+  the sanitizer runtimes preloaded (Python itself is not instrumented).
 """
 
 import os
@@ -26,6 +29,8 @@ from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("MLSOM_DEBUG", "0") not in ("", "0")
 NO_OPENMP = os.environ.get("MLSOM_NO_OPENMP", "0") not in ("", "0")
+SANITIZE = os.environ.get("MLSOM_SANITIZE", "0") not in ("", "0")
+SANITIZERS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
 
 OPENMP_TEST = textwrap.dedent(
     """
@@ -87,6 +92,13 @@ class BuildExt(build_ext):
             # -ffp-contract=off: no fused multiply-add, so the SIMD paths chosen at run time and the
             # plain C path give bitwise identical distances.
             base = ["-O3", "-ffp-contract=off", "-fno-math-errno"]
+        sanitize_link = []
+        if SANITIZE:
+            if ctype == "msvc":
+                raise SystemExit("mlsom: MLSOM_SANITIZE needs GCC or clang")
+            print(f"mlsom: building with {' '.join(SANITIZERS)} (MLSOM_SANITIZE is set)")
+            base = ["-O1", "-g", "-fno-omit-frame-pointer", "-ffp-contract=off", *SANITIZERS]
+            sanitize_link = SANITIZERS
         omp_compile, omp_link = [], []
         if NO_OPENMP:
             print("mlsom: building without OpenMP (MLSOM_NO_OPENMP is set)")
@@ -100,7 +112,7 @@ class BuildExt(build_ext):
                 omp_compile, omp_link = [], []
         for ext in self.extensions:
             ext.extra_compile_args = base + omp_compile + list(ext.extra_compile_args or [])
-            ext.extra_link_args = omp_link + list(ext.extra_link_args or [])
+            ext.extra_link_args = omp_link + sanitize_link + list(ext.extra_link_args or [])
         super().build_extensions()
 
 
