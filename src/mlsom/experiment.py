@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._memory import check_allocation
 from ._validation import available_cpus, check_float, check_int
 from ._version import __version__
 
@@ -324,13 +325,6 @@ def _n_test(entry, n_instances):
     return n_instances - _n_initial(n_instances, TRAIN_FRACTION)
 
 
-def _physical_memory():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not on every platform
-        return None
-
-
 def _check_n_instances(entry, n_instances):
     if _is_real(entry.name):
         if n_instances is not None:
@@ -343,12 +337,7 @@ def _check_n_instances(entry, n_instances):
         return entry.instances
     n = check_int("n_instances", n_instances, low=1000)
     need = n * (entry.attributes + entry.labels) * 8 * _GENERATOR_MEMORY_FACTOR
-    have = _physical_memory()
-    if have is not None and need > have:
-        raise ValueError(
-            f"n_instances={n} is too large: generating {entry.name} would need about "
-            f"{need / 2**30:,.0f} GiB of memory, and this machine has {have / 2**30:,.0f} GiB"
-        )
+    check_allocation("n_instances", n, need, f"generating {entry.name} (an estimate)")
     return n
 
 
