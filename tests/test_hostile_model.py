@@ -6,6 +6,7 @@ predict_stream, predict_one, save, load). A refused call raises a documented exc
 names the argument and leaves the model as it was.
 """
 
+import copy
 import io
 import json
 import os
@@ -745,3 +746,25 @@ def test_pandas_nullable_columns_are_numbers():
         SOMStreamClassifier(grid_size=2, random_state=0).fit(X0, boolean).predict(X1),
         reference.predict(X1),
     )
+
+
+def test_paths_with_a_nul_character_are_refused_naming_the_path(tmp_path):
+    model = fitted()
+    bad = str(tmp_path / "m\0.npz")
+    with pytest.raises(ValueError, match=r"cannot save to .*: a path cannot hold a NUL"):
+        model.save(bad)
+    with pytest.raises(ValueError, match=r"cannot be read as an mlsom model file: .*null"):
+        SOMStreamClassifier.load(bad)
+
+
+def test_a_pickle_of_an_earlier_version_still_works():
+    """Pickles made before the state kept the fitted grid size and the labels' dtype."""
+    model = fitted()
+    old = copy.deepcopy(model.__getstate__())
+    for key in ("grid_size", "labels_dtype"):
+        del old["_state"][key]
+    old["_state"].update(learning_rate=0.05, skip_zero=False)
+    back = SOMStreamClassifier.__new__(SOMStreamClassifier)
+    back.__setstate__(old)
+    np.testing.assert_array_equal(back.predict_stream(X1), model.predict_stream(X1))
+    assert back.predict(X1[:2]).dtype == np.uint8

@@ -71,6 +71,8 @@ def write(path, meta, arrays):
     path = os.fspath(path)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
+    if "\0" in path:
+        raise ValueError(f"cannot save to {path!r}: a path cannot hold a NUL character")
     if not path.endswith(".npz"):
         path += ".npz"
     folder = os.path.dirname(os.path.abspath(path))
@@ -141,7 +143,7 @@ def _open_regular(path, name):
         fd = os.open(path, flags)
     except FileNotFoundError:
         raise FileNotFoundError(f"no model file {name!r}") from None
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         raise ValueError(f"{name!r} cannot be read as an mlsom model file: {exc}") from None
     try:
         mode = os.fstat(fd).st_mode

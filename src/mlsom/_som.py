@@ -261,6 +261,12 @@ class SOMStreamClassifier(ParamsMixin):
         return state
 
     def __setstate__(self, state):
+        st = state.get("_state")
+        if st is not None:  # a pickle of an earlier mlsom: the fields it did not keep
+            st.setdefault("grid_size", state.get("grid_size"))
+            st.setdefault("labels_dtype", np.dtype(np.uint8))
+            st.pop("learning_rate", None)  # read from the parameters at every call now
+            st.pop("skip_zero", None)
         self.__dict__.update(state)
         self._lock = _ReadWriteLock()
 
