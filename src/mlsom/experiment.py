@@ -33,6 +33,7 @@ import logging
 import os
 import signal
 import time
+import warnings
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -907,15 +908,20 @@ def _dask_client(scheduler, n_jobs, connect_timeout):
     from distributed.utils import silence_logging_cmgr
 
     if scheduler == "local":
-        cluster = LocalCluster(
-            n_workers=n_jobs,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            # errors of the runs come back through their futures; the workers' warnings (a task
-            # cancelled by Ctrl-C, say) would only be noise
-            silence_logs=logging.ERROR,
-        )
+        with warnings.catch_warnings():
+            # the scheduler's HTTP server (on even without a dashboard) takes another port when
+            # dask's usual one is taken, and says so: no concern of a private cluster
+            warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+            cluster = LocalCluster(
+                n_workers=n_jobs,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                # errors of the runs come back through their futures (a lost worker too, as
+                # KilledWorker); the cluster's own logs (a task cancelled by Ctrl-C, a heartbeat
+                # that found the scheduler closed, with tracebacks) would only be noise
+                silence_logs=logging.CRITICAL,
+            )
     else:
         cluster = nullcontext(scheduler)
     quiet = ExitStack()
