@@ -48,7 +48,7 @@ def client():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: 8787 may be taken
             silence_logs=logging.ERROR,
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as c,
