@@ -11,7 +11,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/pip" install -q "setuptools>=77" "Cython>=3.1" "numpy>=2.0" "pytest>=8" "hypothesis>=6"
+"$WORK/venv/bin/pip" install -q "setuptools>=77" "Cython>=3.1" "numpy>=2.0" "pytest>=8" "hypothesis>=6" \
+    scipy pandas
 MLSOM_SANITIZE=1 "$WORK/venv/bin/pip" install -q --no-build-isolation --no-deps "$ROOT" \
     > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
 CC=${CC:-gcc}
