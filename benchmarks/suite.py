@@ -1,7 +1,7 @@
 """Benchmark suite: mlsom beside its peers and the BLAS floors, each ratio measured in one run.
 
     python benchmarks/suite.py [--quick] [--json out.json] [--only train,online,predict,memory]
-                               [--repeats N]
+                               [--repeats N] [--simd best|avx512f|avx2|baseline]
 
 Setting unless stated: L = 7 labels, 10 x 10 maps (d = 10), A = 128 features, data from
 ``bench_online.make_stream``. Sections (each ratio's cases run in one process, best of a few
@@ -46,6 +46,12 @@ OpenBLAS off the best kernel for this processor); threadpoolctl's ``threadpool_i
 recorded there and checked against the thread count (OpenMP reads OMP_NUM_THREADS once, when its
 runtime loads, so a thread count is fixed per process). The machine is shared and noisy: compare
 ratios, and rerun a suspicious one.
+
+``--simd`` runs mlsom on one SIMD path (``mlsom._core.set_simd_level``; refused when the processor
+lacks it) and its BLAS floors on the OpenBLAS kernel of the same instruction set
+(``OPENBLAS_CORETYPE``: SkylakeX for AVX-512, Haswell for AVX2, Nehalem for the SSE2 baseline),
+so that each path's ratios compare like with like. The default, ``best``, leaves both at the best
+this processor has.
 
 Peers (the ``bench`` extra): ``pip install threadpoolctl MiniSom river swig``, then
 ``CUDAHOME=/nonexistent pip install --no-build-isolation somoclu`` (built from source with
@@ -139,13 +145,37 @@ def stream_chunk(n, seed, L=L_LABELS, A=N_FEATURES):
     return (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(size=(n, A))
 
 
-def bench_env(threads):
-    """Environment of a subprocess running on ``threads`` threads (OPENBLAS_CORETYPE dropped)."""
+# SIMD paths of --simd: mlsom's level and the OpenBLAS core type of the same instruction set
+SIMD_PATHS = {
+    "best": (-1, None),
+    "avx512f": (2, "SkylakeX"),
+    "avx2": (1, "Haswell"),
+    "baseline": (0, "Nehalem"),
+}
+
+
+def bench_env(threads, simd="best"):
+    """Environment of a subprocess running on ``threads`` threads: OPENBLAS_CORETYPE dropped, or
+    set to the kernel of the instruction set of the SIMD path asked for."""
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
+    core = SIMD_PATHS[simd][1]
+    if core is not None:
+        env["OPENBLAS_CORETYPE"] = core
     for var in THREAD_VARS:
         env[var] = str(threads)
     return env
+
+
+def select_simd(simd):
+    """Put mlsom on the SIMD path asked for; return its name (error if the CPU lacks it)."""
+    from mlsom import _core
+
+    level = SIMD_PATHS[simd][0]
+    got = _core.set_simd_level(level)
+    if level >= 0 and got != level:
+        raise SystemExit(f"--simd {simd}: this processor's best path is {_core.simd_info()[1]}")
+    return _core.simd_info()[0]
 
 
 def best_of(run, repeats, budget_s=None):
@@ -942,6 +972,7 @@ SECTIONS = {
 def worker(opts):
     fn = SECTIONS[opts.worker][0]
     rec = Recorder(opts.worker, opts.threads)
+    simd_path = select_simd(opts.simd) if MLSOM_ERROR is None else None
     t0 = time.perf_counter()
     err = None
     try:
@@ -952,6 +983,8 @@ def worker(opts):
     result = {
         "section": opts.worker,
         "threads": opts.threads,
+        "simd": simd_path,
+        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
         "info": info,
         "error": err,
         "thread_check": thread_check(opts.threads),
@@ -1018,6 +1051,12 @@ def main():
     ap.add_argument("--json", help="output file (default benchmarks/results/suite[-quick].json)")
     ap.add_argument("--only", help="comma-separated sections: " + ",".join(SECTIONS))
     ap.add_argument("--repeats", type=int, help="timed runs per fast case (default 5, quick 3)")
+    ap.add_argument(
+        "--simd",
+        choices=list(SIMD_PATHS),
+        default="best",
+        help="mlsom's SIMD path, with BLAS floors on the same instruction set (default best)",
+    )
     ap.add_argument("--worker", choices=list(SECTIONS), help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--cache", help=argparse.SUPPRESS)
@@ -1032,7 +1071,9 @@ def main():
     unknown = set(only) - set(SECTIONS)
     if unknown:
         ap.error(f"unknown sections {sorted(unknown)}; choose from {list(SECTIONS)}")
-    out_json = Path(opts.json or HERE / "results" / f"suite{'-quick' if opts.quick else ''}.json")
+    suffix = ("-quick" if opts.quick else "") + ("" if opts.simd == "best" else f"-{opts.simd}")
+    out_json = Path(opts.json or HERE / "results" / f"suite{suffix}.json")
+    select_simd(opts.simd)  # refuse a path this processor lacks before any work
     t_start = time.perf_counter()
     machine = machine_info()
     print(
@@ -1052,9 +1093,10 @@ def main():
                 res_file = Path(tmp) / f"{section}-{threads}.json"
                 cmd = [sys.executable, __file__, "--worker", section, "--threads", str(threads)]
                 cmd += ["--repeats", str(opts.repeats), "--cache", tmp, "--result", str(res_file)]
+                cmd += ["--simd", opts.simd]
                 cmd += ["--quick"] if opts.quick else []
                 try:
-                    proc = subprocess.run(cmd, env=bench_env(threads), timeout=1800)
+                    proc = subprocess.run(cmd, env=bench_env(threads, opts.simd), timeout=1800)
                     rc = proc.returncode
                 except subprocess.TimeoutExpired:
                     rc = "timeout"
@@ -1079,6 +1121,7 @@ def main():
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "quick": opts.quick,
         "repeats": opts.repeats,
+        "simd": opts.simd,
         "setting": {"L": L_LABELS, "d": GRID, "A": N_FEATURES, "n_train": N_TRAIN},
         "wall_s": time.perf_counter() - t_start,
         "machine": machine,
