@@ -424,7 +424,9 @@ def test_an_unreachable_scheduler_is_one_line_within_seconds(tmp_path):
     assert proc.returncode == 1 and proc.stdout == ""
     line = _one_error_line(proc.stderr)  # no progress bar before it, no traceback
     assert "cannot connect to the dask scheduler at tcp://127.0.0.1:1" in line
-    assert "after 1 s" in line
+    # dask's own connection gives up "after 1 s", the handshake probe "within 1 s": under load
+    # either timer may fire first
+    assert "after 1 s" in line or "within 1 s" in line
     assert not list((out / "runs").glob("*.json"))
 
 
