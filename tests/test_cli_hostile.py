@@ -223,7 +223,7 @@ CASES = [
     ("exp-unknown-option", EXP + ["--grid-size", "2"], ["--grid-size"]),
     # ---------------------------------------------------------------- info, no command
     ("info-unknown-option", ["info", "--bogus"], ["--bogus"]),
-    ("no-command", [], ["command"]),
+    ("no-command", [], ["COMMAND"]),
     ("unknown-command", ["bogus"], ["'bogus'"]),
 ]
 

@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from .experiment import (
     _check_method_name,
     _check_out_dir,
     _check_seed,
+    _default_grid_size,
     _find_data_files,
     _prepare_experiment,
     check_run,
@@ -487,100 +489,366 @@ _COMMANDS = {
 }
 
 
+def _wrap(text, indent="  "):
+    """``text`` wrapped to 78 columns under ``indent`` (for the raw epilogs)."""
+    return textwrap.fill(
+        text, 78, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+    )
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written (laid out for 80 columns); option help wrapped to the
+    terminal without breaking a name at a hyphen (MOA-Spher-5C-2A, --n-jobs, mlsom-demo)."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+def _stream_names(data_home=True):
+    """The streams of Table 1, generated and read from data files, for the epilogs."""
+    from .datasets import list_streams
+    from .experiment import _is_real
+
+    names = list_streams()
+    generated = [n for n in names if not _is_real(n)]
+    real = [n for n in names if _is_real(n)]
+    return (
+        "streams (the paper's Table 1; names are case-insensitive):\n"
+        + _wrap("generated: " + ", ".join(generated))
+        + "\n"
+        + _wrap(
+            "read from data files ("
+            + ("--data-home or " if data_home else "the folder in ")
+            + "$MLSOM_DATA; see docs/datasets.md): "
+            + ", ".join(real)
+        )
+    )
+
+
+def _profiles():
+    from .experiment import PROFILES
+
+    quick = PROFILES["quick"]
+    return (
+        "profiles:\n"
+        + _wrap(
+            f"quick (minutes): streams {' '.join(quick['streams'])}, "
+            f"{quick['n_instances']:,} instances each; methods {' '.join(quick['methods'])}; "
+            f"grid sizes {' '.join(map(str, quick['grid_sizes']))}; "
+            f"seeds {' '.join(map(str, quick['seeds']))}"
+        )
+        + "\n"
+        + _wrap(
+            "paper (the paper's design): every stream of Table 1 at its full size, every "
+            "method, grid sizes 1 to 10, seeds 0 to 9 (the summary of every experiment "
+            "estimates how long this one takes)"
+        )
+    )
+
+
+_EXIT_STATUS = """\
+exit status:
+  0    done
+  1    an error during the work (a data file that cannot be read, an estimator
+       that refuses its data, memory, a scheduler out of reach, a disk)
+  2    arguments refused before any work (every argument is checked first)
+  130  interrupted (Ctrl-C)
+An error is one line on stderr, 'mlsom: error: ...'; --debug shows its traceback
+instead."""
+
+_DEBUG_HELP = "show the traceback of an error instead of one line (default: off)"
+
+
 def _parser():
+    """The argument parser of ``mlsom`` and its subcommands.
+
+    Every option has help text with its default (a default of None is said in words), and the
+    descriptions are plain text laid out for an 80-column terminal (tests/test_cli_help.py).
+    """
+    formatter = _Formatter
     parser = _Parser(
         prog="mlsom",
-        description=__doc__.splitlines()[0],
-        epilog="exit status: 0 done, 1 an error during the work, 2 arguments refused before any "
-        "work, 130 interrupted; errors are one line (--debug: the traceback)",
+        description="Multi-label stream classification with self-organizing maps when labels\n"
+        "never arrive (SOM-Stream-ML): run the method, compare it with the paper's\n"
+        "baselines, show the build.",
+        epilog=f"{_EXIT_STATUS}\n\nRun 'mlsom COMMAND --help' for the options of a command.",
+        formatter_class=formatter,
     )
     parser.add_argument("--version", action="version", version=f"mlsom {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     # --debug is accepted after the command as well; SUPPRESS keeps the sub-parser from
     # overwriting a --debug given before the command
     common = _Parser(add_help=False)
     common.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help=_DEBUG_HELP.replace(" (default", "; also accepted before the command (default"),
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+    streams = _stream_names()
 
+    # ---------------------------------------------------------------- demo
     demo = sub.add_parser(
-        "demo", parents=[common], help="run the method on a built-in drifting stream"
+        "demo",
+        parents=[common],
+        formatter_class=formatter,
+        help="run the method on a built-in drifting stream, print the results, plot them",
+        description="Fit SOM-Stream-ML on the labelled start of a stream (its first 10 %, or\n"
+        "the paper's training file), then classify the rest without any label,\n"
+        "adapting from its own predictions; beside it, the same model frozen after\n"
+        "the fit. Prints the cumulative macro F per window and the measures over\n"
+        "the whole stream, and plots the curves (matplotlib).",
+        epilog=_stream_names(data_home=False),
     )
-    demo.add_argument("--stream", type=_STREAM, default="MOA-Spher-5C-2A")
+    demo.add_argument(
+        "--stream",
+        type=_STREAM,
+        default="MOA-Spher-5C-2A",
+        help="a stream of Table 1, see below (default: %(default)s)",
+    )
     demo.add_argument(
         "--n-instances",
         type=_N_INSTANCES,
         default=None,
-        help="synthetic streams: instances to generate (default: the paper's size)",
+        help="instances to generate, at least 1000; generated streams only "
+        "(default: the stream's size in Table 1, 95,529 for MOA-Spher-5C-2A)",
     )
-    demo.add_argument("--grid-size", type=_GRID_SIZE, default=4)
-    demo.add_argument("--windows", type=_WINDOWS, default=50)
-    demo.add_argument("--seed", type=_SEED, default=0)
     demo.add_argument(
-        "--out", type=_PATH, default="mlsom-demo", help="folder of the plot (default: %(default)s)"
+        "--grid-size",
+        type=_GRID_SIZE,
+        default=4,
+        help="d: each label's map has d x d neurons (default: %(default)s)",
     )
-    demo.add_argument("--no-plot", action="store_true")
+    demo.add_argument(
+        "--windows",
+        type=_WINDOWS,
+        default=50,
+        help="evaluation windows over the stream (default: %(default)s)",
+    )
+    demo.add_argument(
+        "--seed",
+        type=_SEED,
+        default=0,
+        help="seed of the generated stream and of the model (default: %(default)s)",
+    )
+    demo.add_argument(
+        "--out",
+        type=_PATH,
+        default="mlsom-demo",
+        help="folder of the plot, created if needed (default: %(default)s)",
+    )
+    demo.add_argument(
+        "--no-plot",
+        action="store_true",
+        help="print the results only (default: off: the plot is written to --out)",
+    )
 
-    run = sub.add_parser("run", parents=[common], help="one method on one stream")
-    run.add_argument(
-        "--stream", type=_STREAM, required=True, help="a name of Table 1, e.g. MOA-Spher-5C-2A"
+    # ---------------------------------------------------------------- run
+    run = sub.add_parser(
+        "run",
+        parents=[common],
+        formatter_class=formatter,
+        help="evaluate one method on one stream",
+        description="Evaluate one method on one stream with the paper's protocol: fit on the\n"
+        "labelled start of the stream, then classify the rest in order. Prints each\n"
+        "measure (mean over the windows and over the whole stream) and the timings.\n"
+        "A generated stream is always made with seed 0 (as in 'mlsom experiment');\n"
+        "--seed seeds the method.",
+        epilog="--param KEY=VALUE sets a parameter of the method's constructor; VALUE is\n"
+        "read as JSON (0.1, 100, true, null), else taken as a string (gaussian).\n"
+        "A parameter that has an option of its own cannot be set with --param\n"
+        "(grid_size: --grid-size, random_state: --seed), so each value has one place.\n"
+        f"\n{streams}",
     )
     run.add_argument(
-        "--method", type=_METHOD, default="mlsom", help="mlsom, MINAS-BR or a baseline name"
+        "--stream", type=_STREAM, required=True, help="a stream of Table 1, see below (required)"
     )
-    run.add_argument("--grid-size", type=_GRID_SIZE, default=None, help="mlsom's d")
-    run.add_argument("--seed", type=_SEED, default=0)
-    run.add_argument("--n-instances", type=_N_INSTANCES, default=None)
+    run.add_argument(
+        "--method",
+        type=_METHOD,
+        default="mlsom",
+        help="mlsom, MINAS-BR or a baseline, e.g. BR-J48, ML-kNN, BR-HT (an unknown name "
+        "is refused with the list of all) (default: %(default)s)",
+    )
+    run.add_argument(
+        "--grid-size",
+        type=_GRID_SIZE,
+        default=None,
+        help=f"mlsom's d (d x d neurons per label); mlsom only "
+        f"(default: the estimator's, {_default_grid_size()})",
+    )
+    run.add_argument(
+        "--seed", type=_SEED, default=0, help="seed of the method (default: %(default)s)"
+    )
+    run.add_argument(
+        "--n-instances",
+        type=_N_INSTANCES,
+        default=None,
+        help="instances to generate, at least 1000; generated streams only "
+        "(default: the stream's size in Table 1)",
+    )
     run.add_argument(
         "--param",
         action="append",
         metavar="KEY=VALUE",
-        help="a constructor parameter (JSON value, else a string), repeatable; not grid_size "
-        "(--grid-size) nor random_state (--seed)",
+        help="a constructor parameter of the method, repeatable; not grid_size nor "
+        "random_state (see below) (default: none: the method's defaults)",
     )
-    run.add_argument("--data-home", type=_PATH, default=None, help="folder of the real data files")
-    run.add_argument("--windows", type=_WINDOWS, default=50)
+    run.add_argument(
+        "--data-home",
+        type=_PATH,
+        default=None,
+        help="folder of the real streams' data files (default: the folder in $MLSOM_DATA, if set)",
+    )
+    run.add_argument(
+        "--windows",
+        type=_WINDOWS,
+        default=50,
+        help="evaluation windows over the test stream (default: %(default)s)",
+    )
     run.add_argument(
         "--zero-division",
         type=_zero_division,
         default=1,
-        help="0/0 convention: 1 (Mulan), 0, exclude or mulan",
+        help="value of a measure whose ratio is 0/0: 1 (Mulan's F), 0, exclude (left out "
+        "of the mean) or mulan (1 when both sets are empty, else 0) (default: %(default)s)",
     )
-    run.add_argument("--out", type=_PATH, default=None, help="write the full result as JSON")
+    run.add_argument(
+        "--out",
+        type=_PATH,
+        default=None,
+        help="also write the full result (counts per window, timings) to this JSON file "
+        "(default: none: print only)",
+    )
 
+    # ---------------------------------------------------------------- experiment
     exp = sub.add_parser(
-        "experiment", parents=[common], help="streams x methods x grid sizes x seeds"
+        "experiment",
+        parents=[common],
+        formatter_class=formatter,
+        help="run streams x methods x grid sizes x seeds, with reports and statistics",
+        description="Run every combination of streams, methods, grid sizes (mlsom) and seeds\n"
+        "(mlsom and MINAS-BR; the other methods run once, with the first seed), in\n"
+        "parallel processes or on a dask cluster, and write results.csv, curves.csv,\n"
+        "summary.json and the plots to --out. The options override the profile.\n"
+        "\n"
+        "Each finished run is stored in --out at once: Ctrl-C stops the experiment\n"
+        "(exit status 130) keeping the finished runs, and the same command run again\n"
+        "resumes, running only the runs not yet finished.",
+        epilog=f"{_profiles()}\n\n{streams}",
     )
-    exp.add_argument("--profile", choices=["quick", "paper"], default="quick")
-    exp.add_argument("--out", type=_PATH, default="mlsom-experiment")
-    exp.add_argument("--streams", nargs="+", type=_STREAM, default=None)
-    exp.add_argument("--methods", nargs="+", type=_METHOD, default=None)
-    exp.add_argument("--grid-sizes", nargs="+", type=_GRID_SIZE, default=None)
-    exp.add_argument("--seeds", nargs="+", type=_SEED, default=None)
-    exp.add_argument("--n-instances", type=_N_INSTANCES, default=None)
-    exp.add_argument("--data-home", type=_PATH, default=None)
     exp.add_argument(
-        "--n-jobs", type=_N_JOBS, default=1, help="worker processes (at most the CPUs)"
+        "--profile",
+        choices=["quick", "paper"],
+        default="quick",
+        help="the design, see below (default: %(default)s)",
+    )
+    exp.add_argument(
+        "--out",
+        type=_PATH,
+        default="mlsom-experiment",
+        help="results folder, created if needed; runs finished there are not run again "
+        "(default: %(default)s)",
+    )
+    exp.add_argument(
+        "--streams",
+        nargs="+",
+        type=_STREAM,
+        default=None,
+        metavar="STREAM",
+        help="streams of Table 1, see below (default: the profile's)",
+    )
+    exp.add_argument(
+        "--methods",
+        nargs="+",
+        type=_METHOD,
+        default=None,
+        metavar="METHOD",
+        help="mlsom, MINAS-BR, baselines (as 'mlsom run --method') (default: the profile's)",
+    )
+    exp.add_argument(
+        "--grid-sizes",
+        nargs="+",
+        type=_GRID_SIZE,
+        default=None,
+        metavar="D",
+        help="mlsom's grid sizes d (default: the profile's)",
+    )
+    exp.add_argument(
+        "--seeds",
+        nargs="+",
+        type=_SEED,
+        default=None,
+        metavar="SEED",
+        help="seeds of mlsom and MINAS-BR; the generated streams always use seed 0 "
+        "(default: the profile's)",
+    )
+    exp.add_argument(
+        "--n-instances",
+        type=_N_INSTANCES,
+        default=None,
+        help="instances of each generated stream, at least 1000 (default: the profile's: "
+        "20,000 for quick, the sizes of Table 1 for paper)",
+    )
+    exp.add_argument(
+        "--data-home",
+        type=_PATH,
+        default=None,
+        help="folder of the real streams' data files (default: the folder in $MLSOM_DATA, if set)",
+    )
+    exp.add_argument(
+        "--n-jobs",
+        type=_N_JOBS,
+        default=1,
+        help="local worker processes, at most the CPUs; with --scheduler local, the "
+        "cluster's workers (default: %(default)s: one run after the other)",
     )
     exp.add_argument(
         "--scheduler",
         type=_PATH,
         default=None,
-        help="dask.distributed scheduler address, or 'local' for a LocalCluster",
+        help="a dask.distributed scheduler's address (tcp://host:8786), or 'local' for a "
+        "local cluster of --n-jobs processes (default: none: no dask)",
     )
     exp.add_argument(
         "--connect-timeout",
         type=_SECONDS,
         default=5.0,
-        help="seconds to wait for the scheduler (default: %(default)s)",
+        help="seconds to wait for the scheduler before giving up (default: %(default)s)",
     )
-    exp.add_argument("--windows", type=_WINDOWS, default=50)
-    exp.add_argument("--zero-division", type=_zero_division, default=1)
-    exp.add_argument("--no-plots", action="store_true")
-    exp.add_argument("--no-progress", action="store_true")
+    exp.add_argument(
+        "--windows",
+        type=_WINDOWS,
+        default=50,
+        help="evaluation windows over each test stream (default: %(default)s)",
+    )
+    exp.add_argument(
+        "--zero-division",
+        type=_zero_division,
+        default=1,
+        help="the 0/0 convention of the reports, as in 'mlsom run' (default: %(default)s)",
+    )
+    exp.add_argument(
+        "--no-plots",
+        action="store_true",
+        help="write no plots (default: off: PNG plots in --out, needs matplotlib)",
+    )
+    exp.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="show no progress bar (default: off: a bar on stderr)",
+    )
 
-    sub.add_parser("info", parents=[common], help="print version, build and machine information")
+    # ---------------------------------------------------------------- info
+    sub.add_parser(
+        "info",
+        parents=[common],
+        formatter_class=formatter,
+        help="print the version, build (OpenMP, SIMD path) and machine",
+        description="Print mlsom's version, how it was built (OpenMP, the SIMD path in use)\n"
+        "and the platform, one item per line (as mlsom.show_config()).",
+    )
     return parser
 
 
