@@ -10,7 +10,9 @@ shows the traceback instead). Exit status:
   data, memory, a scheduler that cannot be reached, a result that cannot be written);
 * 2: the command was refused before any work (what argparse refuses, and every check of the
   arguments);
-* 130: interrupted (Ctrl-C); ``mlsom experiment`` keeps its finished runs and says how many.
+* 130: interrupted (Ctrl-C); ``mlsom experiment`` keeps its finished runs and says how many;
+* 141: the reader of the output went away (``mlsom run ... | head``): the command stops and
+  prints nothing more, as a program that the SIGPIPE signal ends (status 128 + 13 in a shell).
 
 ``mlsom run --param KEY=VALUE`` cannot set a parameter that has its own option (``grid_size``:
 ``--grid-size``, ``random_state``: ``--seed``): such a ``--param`` is refused, so that there is
@@ -409,6 +411,8 @@ def _do_run(run, data_home, out):
     from .evaluation import StreamEvaluation
 
     result = run_one(run, data_home=data_home)
+    if out is not None:  # first: a reader of stdout that goes away cannot lose the result
+        _write_atomic(out, json.dumps(result))
     ev = StreamEvaluation.from_dict({k: v for k, v in result.items() if k != "run"})
     print(
         f"{run.label} on {run.stream} (seed {run.seed}): {ev.n_test} test instances, "
@@ -421,7 +425,6 @@ def _do_run(run, data_home, out):
         f"({ev.instances_per_second:,.0f} instances/s)"
     )
     if out is not None:
-        _write_atomic(out, json.dumps(result))
         print(f"result written to {out}")
 
 
@@ -553,6 +556,8 @@ exit status:
        that refuses its data, memory, a scheduler out of reach, a disk)
   2    arguments refused before any work (every argument is checked first)
   130  interrupted (Ctrl-C)
+  141  the reader of the output went away ('mlsom ... | head'): nothing is
+       printed, as for a program that SIGPIPE ends
 An error is one line on stderr, 'mlsom: error: ...'; --debug shows its traceback
 instead."""
 
@@ -852,8 +857,75 @@ def _parser():
     return parser
 
 
+class _StdoutClosed(Exception):
+    """The reader of stdout went away (``mlsom ... | head``). Not an OSError, so that no handler
+    of the work takes it for an error of its own."""
+
+
+class _GuardedStdout:
+    """sys.stdout during a command: a BrokenPipeError of its writes becomes
+    :class:`_StdoutClosed`, told apart from a broken pipe elsewhere (a worker's, a socket's)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise _StdoutClosed from None
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise _StdoutClosed from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _discard_stdout(stream):
+    """Point stdout's file descriptor at the null device, so that what is left in the buffer
+    and the interpreter's flush at exit are dropped instead of failing again (the recipe of the
+    Python documentation's note on SIGPIPE)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): nothing to do
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 def main(argv=None):
-    """Run the command line; returns the exit status (see the module documentation)."""
+    """Run the command line; returns the exit status (see the module documentation).
+
+    When the reader of the output goes away (``mlsom run ... | head``) the command stops where
+    it was, prints nothing more (no error) and returns 141, the status of a program that SIGPIPE
+    ends; what it had written to files by then (a run's ``--out``, an experiment's finished runs)
+    is kept.
+    """
+    stdout = sys.stdout
+    guarded = sys.stdout = _GuardedStdout(stdout)
+    try:
+        try:
+            status = _main(argv)
+        except SystemExit:  # --help, --version: flush here, where a closed reader is handled
+            guarded.flush()
+            raise
+        guarded.flush()
+        return status
+    except _StdoutClosed:
+        _discard_stdout(stdout)
+        return 141
+    finally:
+        sys.stdout = stdout
+
+
+def _main(argv):
     args = None
 
     def debug():
@@ -866,6 +938,8 @@ def main(argv=None):
         except (ValueError, TypeError, OSError) as exc:
             raise UsageError(_usage_message(args.command, exc)) from exc
         work()
+    except _StdoutClosed:
+        raise
     except UsageError as exc:
         if debug():
             raise
