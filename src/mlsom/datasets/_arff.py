@@ -17,18 +17,33 @@ An ARFF file does not say which attributes are labels. Two conventions exist:
 
 Performance
 -----------
-The ``@data`` section is read in blocks of lines. In a file whose attributes are all numeric (or
-0/1 labels), a block whose text holds no quote, ``?``, ``%`` or ``{`` is parsed in one call to
+The file is read in blocks of decoded text (:class:`_LineReader`): runs of blank and comment lines
+are passed over with one regular-expression match or string method call per run, whatever their
+number, and runs of data lines are split in one call. The ``@data`` section is parsed in blocks of
+lines. In a file whose attributes are all numeric (or 0/1 labels), a block whose text holds
+nothing but ASCII digits, signs, points, exponents, commas and blanks is parsed in one call to
 ``numpy.loadtxt``. Otherwise the block is scanned line by line: lines that need care (quotes with
 escapes, sparse rows, ``?``, comments) are tokenised in Python, the plain dense lines among them
-still go to ``numpy.loadtxt`` together, and the tokens of dense rows are converted per column with
-numpy. When a block holds an error it is parsed again one line at a time, so that the reported
-line is the first faulty one.
+still go to ``numpy.loadtxt`` together, and the tokens of dense rows are converted per column.
+When a block holds an error it is parsed again one line at a time, so that the reported line is
+the first faulty one.
+
+Hostile files
+-------------
+Memory is bounded by a block of text (about ``_READ_BYTES`` plus the longest line, at most
+``max_line_length`` characters), a block of parsed rows (at most ``_BLOCK_CELLS`` values) and what
+the caller asked for: all rows for load_arff (a MemoryError when they outgrow the memory
+available), one chunk for iter_arff. Numbers follow the ARFF syntax, not Python's: ``float()``
+also accepts ``nan``, ``inf``, ``1_000``, surrounding blanks and non-ASCII digits, which are
+errors here, as are values beyond the range of a double. A NUL character is an error wherever it
+is. Only regular files are opened: a FIFO or a device could block the reader forever.
 """
 
 from __future__ import annotations
 
 import bz2
+import codecs
+import functools
 import gzip
 import io
 import lzma
@@ -36,11 +51,11 @@ import math
 import numbers
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any, Literal
 from xml.parsers import expat
 
@@ -50,14 +65,27 @@ __all__ = ["ArffError", "ArffChunkIterator", "MultilabelDataset", "iter_arff", "
 
 PathLike = str | os.PathLike
 
-# Lines read per block in load_arff (iter_arff reads chunk_size lines per block).
+# Data lines parsed per block in load_arff (iter_arff: chunk_size lines per block).
 _LOAD_BLOCK_LINES = 20_000
 # Rows per block when summing columns for missing="mean".
 _MEAN_BLOCK = 4096
-_SPECIAL = ("?", "'", '"', "%", "{")
+# Default of max_line_length: the longest line (in characters) the readers accept. Dense rows of
+# 100,000 numbers, or sparse rows of 500,000 entries, stay far below it.
+_MAX_LINE_LENGTH = 10_000_000
+# Bytes of (decompressed) file decoded per read.
+_READ_BYTES = 1 << 20
+# The most characters of data lines parsed together (a longer line is parsed alone).
+_BLOCK_CHARS = 1 << 22
+# The most values (rows x attributes, or x one-hot columns) parsed together.
+_BLOCK_CELLS = 1 << 22
+# The memory the xz/lzma decoder may use: xz -9 needs 65 MiB, a crafted header can ask for 4 GiB.
+_LZMA_MEMLIMIT = 1 << 28
+# The most characters of feature names a one-hot expansion may create ("attribute=value" for each
+# value: a long name times many values would otherwise multiply).
+_ONEHOT_NAME_CHARS = 1 << 26
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "%": "%"}
-_MEKA_C = re.compile(r"(?:^|\s)-C\s+([+-]?\d+)(?=\s|$)")
+_MEKA_C = re.compile(r"(?:^|\s)-C\s+([+-]?[0-9]+)(?=\s|$)")
 _SPLIT_SUFFIX = re.compile(r"^(.+?)[-_](?:train|test)$", re.IGNORECASE)
 
 
@@ -70,6 +98,57 @@ def _loadtxt_numeric(lines, n_attr):
     except ValueError:
         return None
     return V if V.shape == (len(lines), n_attr) else None
+
+
+# The characters of an ARFF number: ASCII digits, sign, point, exponent. Python's float() also
+# takes "nan", "inf", "1_000", surrounding blanks and non-ASCII digits; numpy.loadtxt some of them.
+_NUMBER_CHARS = b"0123456789+-.eE"
+# ... and of a plain dense line of numbers (the bulk parser's input): also commas and blanks.
+_PLAIN_LINE_CHARS = _NUMBER_CHARS + b", \t\n"
+
+
+def _only(text: str, chars: bytes) -> bool:
+    """Whether ``text`` consists of the ASCII characters ``chars`` only (at C speed)."""
+    return text.isascii() and not text.encode("ascii").translate(None, chars)
+
+
+def _arff_float(tok: str) -> float | None:
+    """The value of the ARFF number ``tok``; None for anything else, values beyond the range of a
+    double included."""
+    try:
+        v = float(tok)
+    except ValueError:
+        return None
+    # what float() accepts beyond ARFF: nan, inf, non-ASCII digits, '_', surrounding blanks
+    if not math.isfinite(v) or not tok.isascii() or "_" in tok or tok != tok.strip():
+        return None
+    return v
+
+
+def _why_not_a_number(tok: str) -> str:
+    """The end of the message for a token that is no ARFF number: what is wrong with it."""
+    try:
+        v = float(tok)
+    except ValueError:
+        return " is not a number"
+    if math.isnan(v):
+        return ": NaN is not a valid ARFF number (a missing value is written ?)"
+    if tok.strip().lstrip("+-").lower() in ("inf", "infinity"):
+        return ": infinity is not a valid ARFF number"
+    if math.isinf(v):
+        return " is out of range: it exceeds the largest double (about 1.8e308)"
+    if "_" in tok:
+        return " is not a number: digit separators ('_') are not valid in ARFF numbers"
+    if tok != tok.strip():
+        return " is not a number: blanks inside quotes are not valid in ARFF numbers"
+    return " is not a number: ARFF numbers are written with ASCII digits"
+
+
+def _show(text: str, width: int = 80) -> str:
+    """``repr(text)``, shortened in the middle when long (messages quote text from the file)."""
+    if len(text) <= width:
+        return repr(text)
+    return f"{text[: width // 2]!r}...{text[-width // 4 :]!r} ({len(text)} characters)"
 
 
 class ArffError(ValueError):
@@ -161,123 +240,382 @@ class MultilabelDataset:
 # opening files
 
 
-def _open_text(path: PathLike, encoding: str) -> io.TextIOBase:
-    """Open ``path`` as text; gzip, bzip2 and xz are recognised by their magic bytes (whatever the
-    suffix), legacy ``.lzma`` files by their suffix."""
-    with open(path, "rb") as fh:
-        magic = fh.read(6)
-    compression = None
-    if magic[:2] == b"\x1f\x8b":
-        raw, compression = gzip.open(path, "rb"), "gzip"
-    elif magic[:3] == b"BZh":
-        raw, compression = bz2.open(path, "rb"), "bzip2"
-    elif magic == b"\xfd7zXZ\x00" or os.fspath(path).lower().endswith(".lzma"):
-        raw, compression = lzma.open(path, "rb"), "xz/lzma"
-    else:
-        raw = open(path, "rb")  # noqa: SIM115 (closed by the wrapper)
-    # Undecodable bytes become lone surrogates (U+DC80-U+DCFF), which no valid text holds: the
-    # readers find them line by line (see _undecodable), so that the error names the exact line.
-    text = io.TextIOWrapper(raw, encoding=encoding, errors="surrogateescape", newline=None)
-    text.mlsom_compression = compression
-    return text
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
+def _open_regular(path) -> io.BufferedReader:
+    """Open a regular file (or a symbolic link to one) for reading in binary.
+
+    Anything else is refused before it is opened: opening a FIFO blocks until a writer comes, and
+    reading a FIFO, a terminal or a device can block forever. The file is opened without blocking
+    and checked again, in case the path changed in between."""
+    refuse = "is {}, not a regular file: the ARFF readers read regular files only"
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ArffError(refuse.format(_file_kind(mode)), path, None)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ArffError(refuse.format(_file_kind(mode)), path, None)
+        if nonblocking:
+            os.set_blocking(fd, True)
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _XZReader:
+    """Decompress xz (and legacy lzma) data with a bound on the decoder's memory, which
+    ``lzma.LZMAFile`` does not take: the header of a stream chooses the size of the dictionary the
+    decoder fills, up to 4 GiB. Concatenated streams are read one after the other; NUL bytes
+    between and after them are stream padding."""
+
+    def __init__(self, fh, memlimit: int):
+        self._fh = fh
+        self._memlimit = memlimit
+        self._decoder = lzma.LZMADecompressor(lzma.FORMAT_AUTO, memlimit)
+        self._done = False
+
+    def read(self, size: int) -> bytes:
+        while not self._done:
+            if self._decoder.eof:
+                data = self._decoder.unused_data.lstrip(b"\0")
+                while not data:
+                    more = self._fh.read(_READ_BYTES)
+                    if not more:
+                        self._done = True
+                        return b""
+                    data = more.lstrip(b"\0")
+                self._decoder = lzma.LZMADecompressor(lzma.FORMAT_AUTO, self._memlimit)
+            elif self._decoder.needs_input:
+                data = self._fh.read(_READ_BYTES)
+                if not data:
+                    raise EOFError("the compressed file ends before the end-of-stream marker")
+            else:
+                data = b""
+            out = self._decoder.decompress(data, size)
+            if out:
+                return out
+        return b""
+
+    def close(self) -> None:
+        pass  # the file is closed by _open_lines
+
+
+# A run of lines to pass over, from the start of a line: blank lines and comments (lines whose
+# first character other than a blank is '%'). It ends at the first character other than a blank
+# of the next line with content, or at the end of the text.
+_SKIPPED = re.compile(r"(?:\s*+%[^\n]*+)*+\s*+")
+_BLANKS_AND_PERCENTS = re.compile(r"[\s%]*+")
+# The newline before a blank or comment line.
+_SKIPPED_LINE = re.compile(r"\n[^\S\n]*+[\n%]")
+# Undecodable bytes become lone surrogates (U+DC80-U+DCFF), which no valid text holds.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
-
-
-def _undecodable(line: str, encoding: str) -> str | None:
-    """The error message for a line that holds bytes undecodable in ``encoding``, else None."""
-    m = _UNDECODABLE.search(line)
-    if m is None:
-        return None
-    byte = ord(m.group(0)) - 0xDC00
-    return (
-        f"cannot decode the line as {encoding}: byte 0x{byte:02x} at character {m.start() + 1} "
-        "(pass encoding=)"
-    )
-
-
 # What the decompressors raise for damaged or truncated data: gzip.BadGzipFile and bz2's
 # "Invalid data stream" are OSErrors, a truncated stream raises EOFError, a damaged deflate stream
 # zlib.error, a damaged xz stream lzma.LZMAError.
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 
 
-@contextmanager
-def _decompressing(fh, path, lines_read=0):
-    """Turn the errors of a damaged compressed file, raised while ``fh`` is read, into
-    :class:`ArffError`; the I/O errors of an uncompressed file pass through unchanged.
+class _LineReader:
+    """The lines of an ARFF file, decoded and numbered from 1; blank and comment lines are passed
+    over in bulk.
 
-    ``lines_read``: the lines already read from ``fh`` (the damage lies after them)."""
-    try:
-        yield
-    except _DECOMPRESSION_ERRORS as exc:
-        compression = getattr(fh, "mlsom_compression", None)
-        if compression is None:
-            raise
-        where = f" after line {lines_read}" if lines_read else ""
-        raise ArffError(
-            f"cannot decompress the file ({compression} data damaged or truncated{where}): {exc}",
-            path,
-            None,
-        ) from None
+    The file is decoded in blocks of ``_READ_BYTES`` and the text is held from the first line not
+    consumed on, so memory stays within a block and ``max_line_length``. ``\\r\\n`` and ``\\r`` end
+    lines as ``\\n`` does. A problem found in the text (a NUL character, a byte undecodable in the
+    encoding, a line longer than ``max_line_length``, a decoding or decompression failure) is
+    raised once the lines before it are consumed, so that errors come in the order of the lines.
+    """
+
+    def __init__(self, raw, path, encoding: str, compression: str | None, max_line_length: int):
+        self.path = path
+        self.encoding = encoding
+        self.lineno = 0  # the lines consumed (taken or passed over)
+        self.in_header = True  # the wording of a decoding failure
+        self._raw = raw
+        self._compression = compression
+        self._limit = max_line_length
+        # a read of at most max_line_length bytes holds no complete line longer than that (with
+        # the encodings that make at most one character of a byte; _append checks the others)
+        self._read_size = min(_READ_BYTES, max_line_length)
+        decoder = codecs.getincrementaldecoder(encoding)(errors="surrogateescape")
+        self._decoder = io.IncrementalNewlineDecoder(decoder, translate=True)
+        self._buf = ""  # decoded text; the lines before self._pos are consumed
+        self._pos = 0
+        self._final = False  # no more text will come
+        self._problem = None  # makes the error due at the end of the text, if there is one
+        self._line_chars = 80  # the average length of the lines taken last
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def _more(self) -> bool:
+        """Append the next block of text; False when no more text will come. Called only when
+        the text not consumed holds no newline."""
+        if self._final:
+            return False
+        try:
+            data = self._raw.read(self._read_size)
+            text = self._decoder.decode(data, final=not data)
+        except UnicodeError as exc:
+            return self._stop(lambda why=str(exc): self._cannot_decode(why))
+        except _DECOMPRESSION_ERRORS as exc:
+            if self._compression is None:
+                raise
+            return self._stop(lambda why=str(exc): self._cannot_decompress(why))
+        if not data:
+            self._final = True
+        elif len(self._decoder.getstate()[0]) > self._limit:
+            # a decoder that holds its input back (UTF-7 a base64 run to its end) can hold it all
+            why = f"the decoder holds more than {self._limit} bytes without giving text"
+            return self._stop(lambda: self._cannot_decode(why))
+        self._append(text)
+        return True
+
+    def _stop(self, problem) -> bool:
+        self._final = True
+        self._problem = problem
+        return False
+
+    def _append(self, text: str) -> None:
+        """Add ``text`` to the line left over; cut it at the first problem in it."""
+        head = self._buf[self._pos :]  # part of a line: the text not consumed holds no newline
+        cut, problem = len(text), None
+        newline = text.find("\n")
+        if len(head) + (newline if newline >= 0 else len(text)) > self._limit:
+            cut, problem = 0, self._too_long
+        elif len(text) > self._limit:  # an encoding that makes more characters than bytes
+            start = newline + 1
+            while True:
+                end = text.find("\n", start)
+                if (end if end >= 0 else len(text)) - start > self._limit:
+                    cut, problem = start, self._too_long
+                    break
+                if end < 0:
+                    break
+                start = end + 1
+        nul = text.find("\0", 0, cut)
+        if nul >= 0:
+            cut, problem = nul, self._nul
+        if not text.isascii():
+            m = _UNDECODABLE.search(text, 0, cut)
+            if m is not None:
+                cut, problem = m.start(), functools.partial(self._undecodable, m.group())
+        if problem is not None:
+            text = text[:cut]
+            self._stop(problem)
+        self._buf = head + text
+        self._pos = 0
+
+    def _consume(self, pos: int) -> None:
+        """Mark the lines before ``pos`` (the start of a line) as consumed."""
+        self.lineno += self._buf.count("\n", self._pos, pos)
+        self._pos = pos
+
+    def _end_last_line(self) -> bool:
+        """At the end of the text: give the last line, if it has no newline, one. False when
+        there is no such line (or when a problem cut the text: its line is not complete)."""
+        if self._problem is not None or self._pos == len(self._buf):
+            return False
+        self._buf += "\n"
+        return True
+
+    # ---- what the readers call ----------------------------------------------------------
+
+    def _skip(self) -> bool:
+        """Pass over blank and comment lines. True when a complete line with content starts at the
+        reading position, False at the end of the text."""
+        while True:
+            buf, pos = self._buf, self._pos
+            if pos == 0 and buf[:1] == buf[-1:] == "\n" and buf.count("\n") == len(buf):
+                # a block read of empty lines only (a blank-line bomb): one pass over it
+                self.lineno += len(buf)
+                self._pos = len(buf)
+            else:
+                if pos == 0 and buf.isspace():  # a block read of blank lines only
+                    end = len(buf)
+                else:
+                    # Lines of blanks and '%' only are blank lines or comments: a character class
+                    # passes over any number of them at once. Then line by line (in the regular
+                    # expression), the comments with other text.
+                    end = _BLANKS_AND_PERCENTS.match(buf, pos).end()
+                    if end < len(buf):
+                        end = _SKIPPED.match(buf, max(pos, buf.rfind("\n", pos, end) + 1)).end()
+                self._consume(max(pos, buf.rfind("\n", pos, end) + 1))
+                if end < len(buf) and buf.find("\n", end) >= 0:
+                    return True
+            if not self._more() and not self._end_last_line():
+                return False
+
+    def take(self, max_lines: int, max_chars: int) -> tuple[list[str], list[int]]:
+        """The next lines with content (without their newline) and their line numbers: at most
+        ``max_lines`` lines and, unless the first line is longer, ``max_chars`` characters. No
+        lines only at the end of the text; an error due there is raised instead."""
+        lines: list[str] = []
+        numbers: list[int] = []
+        chars = 0
+        while len(lines) < max_lines and chars < max_chars:
+            if not self._skip():
+                if not lines:
+                    self._raise_problem()
+                break
+            buf, pos = self._buf, self._pos
+            # a run of complete lines up to the next blank or comment line: no more characters
+            # than left, nor than the lines wanted are estimated to take
+            room = max_lines - len(lines)
+            span = min(max_chars - chars, (room + room // 4 + 1) * self._line_chars)
+            end = buf.rfind("\n", pos, pos + span) + 1
+            if end <= pos:
+                end = buf.find("\n", pos) + 1
+            m = _SKIPPED_LINE.search(buf, pos, end)
+            stop = m.start() + 1 if m is not None else end
+            run = buf[pos : stop - 1].split("\n")
+            if len(run) > room:
+                run = run[:room]
+                stop = pos + sum(map(len, run)) + room
+            self._line_chars = max(1, (stop - pos) // len(run))
+            numbers.extend(range(self.lineno + 1, self.lineno + 1 + len(run)))
+            lines.extend(run)
+            self.lineno += len(run)
+            self._pos = stop
+            chars += stop - pos
+        return lines, numbers
+
+    def skip_lines(self, n: int) -> None:
+        """Pass over the first ``n`` lines, whatever they hold (the header, read before)."""
+        while n > 0:
+            buf, pos = self._buf, self._pos
+            found = buf.count("\n", pos)
+            if found >= n:
+                # bisect for the n-th newline: it lies in buf[lo:hi], and `below` before lo
+                lo, hi, below = pos, len(buf), 0
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    count = buf.count("\n", lo, mid)
+                    if below + count >= n:
+                        hi = mid
+                    else:
+                        lo, below = mid, below + count
+                self._consume(hi)
+                return
+            self._consume(max(pos, buf.rfind("\n", pos) + 1))
+            n -= found
+            if not self._more() and not self._end_last_line():
+                self._raise_problem()
+                return
+
+    # ---- the problems -------------------------------------------------------------------
+
+    def _raise_problem(self) -> None:
+        if self._problem is not None:
+            raise self._problem()
+
+    def _column(self) -> int:
+        """The character of the line being read at which the text was cut."""
+        return len(self._buf) - self._pos + 1
+
+    def _too_long(self) -> ArffError:
+        return ArffError(
+            f"line longer than max_line_length={self._limit} characters", self.path, self.lineno + 1
+        )
+
+    def _nul(self) -> ArffError:
+        return ArffError(
+            f"NUL character at character {self._column()} (is this a text file?)",
+            self.path,
+            self.lineno + 1,
+        )
+
+    def _undecodable(self, char: str) -> ArffError:
+        return ArffError(
+            f"cannot decode the line as {self.encoding}: byte 0x{ord(char) - 0xDC00:02x} at "
+            f"character {self._column()} (pass encoding=)",
+            self.path,
+            self.lineno + 1,
+        )
+
+    def _cannot_decode(self, why: str) -> ArffError:
+        after = f" after line {self.lineno}" if self.lineno else ""
+        if self.in_header:
+            return ArffError(
+                f"cannot decode the header as {self.encoding}{after}: {why}", self.path
+            )
+        return ArffError(
+            f"cannot decode the text{after} as {self.encoding} (pass encoding=): {why}", self.path
+        )
+
+    def _cannot_decompress(self, why: str) -> ArffError:
+        after = f" after line {self.lineno}" if self.lineno else ""
+        if "Memory usage limit" in why:  # lzma's message for the memlimit of _XZReader
+            reason = f"the xz/lzma data needs more than {_LZMA_MEMLIMIT >> 20} MiB to decompress"
+        else:
+            reason = f"{self._compression} data damaged or truncated{after}"
+        return ArffError(f"cannot decompress the file ({reason}): {why}", self.path)
+
+
+@contextmanager
+def _open_lines(path, encoding: str, max_line_length: int) -> Iterator[_LineReader]:
+    """The lines of the ARFF file ``path``. gzip, bzip2 and xz are recognised by their magic bytes
+    (whatever the suffix), legacy ``.lzma`` files by their suffix."""
+    with _open_regular(path) as fh:
+        magic = fh.read(6)
+        fh.seek(0)
+        if magic[:2] == b"\x1f\x8b":
+            raw, compression = gzip.GzipFile(fileobj=fh, mode="rb"), "gzip"
+        elif magic[:3] == b"BZh":
+            raw, compression = bz2.BZ2File(fh, "rb"), "bzip2"
+        elif magic == b"\xfd7zXZ\x00" or os.fspath(path).lower().endswith(".lzma"):
+            raw, compression = _XZReader(fh, _LZMA_MEMLIMIT), "xz/lzma"
+        else:
+            raw, compression = fh, None
+        try:
+            yield _LineReader(raw, path, encoding, compression, max_line_length)
+        finally:
+            raw.close()
 
 
 # --------------------------------------------------------------------------------------------
 # tokenising
 
 
-_QUOTED = r"'(?:[^'\\]|\\.)*'" + "|" + r'"(?:[^"\\]|\\.)*"'
-_FIELD_PART = rf"""(?:{_QUOTED}|[^,'"%])*"""
+# The expressions are written as "unrolled loops" with possessive quantifiers: a run of ordinary
+# characters, then (a special one and a run)*. They cannot backtrack, so that a line of megabytes
+# that does not match fails in linear time, and they do not iterate once per character.
+_QUOTED = r"'[^'\\]*+(?:\\.[^'\\]*+)*+'" + "|" + r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_FIELD_PART = rf"""[^,'"%]*+(?:(?:{_QUOTED})[^,'"%]*+)*+"""
 # a whole line: fields (quoted strings and other characters) separated by commas, then an
 # optional comment; and one field of a line without comment
-_LINE_RE = re.compile(rf"((?:{_FIELD_PART},)*{_FIELD_PART})(?:%.*)?", re.S)
+_LINE_RE = re.compile(rf"((?:{_FIELD_PART},)*+{_FIELD_PART})(?:%.*)?", re.S)
 _FIELD_RE = re.compile(rf"(?:^|,)({_FIELD_PART})", re.S)
 _ESCAPE_RE = re.compile(r"\\(.)", re.S)
+
+
+# the text before the first '%' outside quotes (up to an unterminated quote, if there is one)
+_BEFORE_COMMENT = re.compile(rf"""[^'"%]*+(?:(?:{_QUOTED})[^'"%]*+)*+""", re.S)
+_QUOTED_RE = re.compile(_QUOTED, re.S)
 
 
 def _split_fields(s: str, path, lineno: int) -> list[str]:
     """Split a line at commas outside quotes; stop at ``%`` outside quotes. Fields are stripped
     but keep their quotes (see :func:`_unquote`)."""
     m = _LINE_RE.fullmatch(s)
-    if m is None:
-        return _split_fields_slowly(s, path, lineno)
+    if m is None:  # only an unterminated quote makes the expression fail: the first one
+        end = _BEFORE_COMMENT.match(s).end()
+        raise ArffError(f"unterminated {s[end]} quote", path, lineno)
     return [f.strip() for f in _FIELD_RE.findall(m.group(1))]
-
-
-def _split_fields_slowly(s: str, path, lineno: int) -> list[str]:
-    """Character by character: used for lines the regular expressions reject, to name the
-    problem (an unterminated quote)."""
-    fields: list[str] = []
-    buf: list[str] = []
-    quote = None
-    i = 0
-    n = len(s)
-    while i < n:
-        ch = s[i]
-        if quote is not None:
-            buf.append(ch)
-            if ch == "\\" and i + 1 < n:
-                buf.append(s[i + 1])
-                i += 2
-                continue
-            if ch == quote:
-                quote = None
-        elif ch == "'" or ch == '"':
-            quote = ch
-            buf.append(ch)
-        elif ch == ",":
-            fields.append("".join(buf).strip())
-            buf = []
-        elif ch == "%":
-            break
-        else:
-            buf.append(ch)
-        i += 1
-    if quote is not None:
-        raise ArffError(f"unterminated {quote} quote", path, lineno)
-    fields.append("".join(buf).strip())
-    return fields
 
 
 def _unquote(tok: str, path, lineno: int) -> str:
@@ -290,42 +628,20 @@ def _unquote(tok: str, path, lineno: int) -> str:
         if "\\" not in body:
             if q not in body:
                 return body
-        elif re.fullmatch(rf"(?:[^{q}\\]|\\.)*", body, re.S):
+        elif re.fullmatch(rf"[^{q}\\]*+(?:\\.[^{q}\\]*+)*+", body, re.S):
             return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)
-    # malformed: find out how
-    i = 1
-    n = len(tok)
-    while i < n:
-        ch = tok[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == q:
-            raise ArffError(f"text after the closing quote in {tok!r}", path, lineno)
-        i += 1
-    raise ArffError(f"unterminated {q} quote in {tok!r}", path, lineno)
+    # malformed: a quoted string followed by more text, or no closing quote
+    if _QUOTED_RE.match(tok) is not None:
+        raise ArffError(f"text after the closing quote in {_show(tok)}", path, lineno)
+    raise ArffError(f"unterminated {q} quote in {_show(tok)}", path, lineno)
 
 
 def _strip_comment(s: str) -> str:
     """Text before the first ``%`` outside quotes."""
     if "%" not in s:
         return s
-    quote = None
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if quote is not None:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "%":
-            return s[:i]
-        i += 1
-    return s
+    end = _BEFORE_COMMENT.match(s).end()
+    return s[:end] if end < len(s) and s[end] == "%" else s
 
 
 def _take_name(s: str, path, lineno: int) -> tuple[str, str]:
@@ -334,16 +650,10 @@ def _take_name(s: str, path, lineno: int) -> tuple[str, str]:
     if not s:
         raise ArffError("missing name", path, lineno)
     if s[0] in "'\"":
-        q = s[0]
-        i = 1
-        while i < len(s):
-            if s[i] == "\\":
-                i += 2
-                continue
-            if s[i] == q:
-                return _unquote(s[: i + 1], path, lineno), s[i + 1 :]
-            i += 1
-        raise ArffError(f"unterminated {q} quote in name", path, lineno)
+        m = _QUOTED_RE.match(s)
+        if m is None:
+            raise ArffError(f"unterminated {s[0]} quote in name", path, lineno)
+        return _unquote(m.group(0), path, lineno), s[m.end() :]
     m = re.match(r"[^\s{]+", s)
     if m is None:
         raise ArffError("missing name", path, lineno)
@@ -402,18 +712,17 @@ def _parse_attribute(rest: str, path, lineno: int) -> _Attr:
         return _Attr(name, "numeric", lineno)
     if word in ("string", "date", "relational"):
         return _Attr(name, word, lineno)
-    raise ArffError(f"attribute {name!r} has an unknown type {spec!r}", path, lineno)
+    raise ArffError(f"attribute {name!r} has an unknown type {_show(spec)}", path, lineno)
 
 
-def _read_header(fh, path) -> _Header:
+def _read_header(text: _LineReader, path) -> _Header:
     relation = None
     attrs: list[_Attr] = []
-    lineno = 0
-    for raw in fh:
-        lineno += 1
-        bad = _undecodable(raw, fh.encoding)
-        if bad is not None:
-            raise ArffError(bad, path, lineno)
+    while True:
+        lines, numbers = text.take(1, _BLOCK_CHARS)
+        if not lines:
+            break
+        raw, lineno = lines[0], numbers[0]
         s = raw.strip()
         if lineno == 1:
             s = s.lstrip("\ufeff")
@@ -454,7 +763,7 @@ def _read_header(fh, path) -> _Header:
                 seen[a.name] = a.line
             return _Header(os.fspath(path), relation, attrs, lineno)
         elif s.startswith("@"):
-            raise ArffError(f"unknown keyword {s.split()[0]!r}", path, lineno)
+            raise ArffError(f"unknown keyword {_show(s.split()[0])}", path, lineno)
         else:
             raise ArffError(
                 f"unexpected text in the header: {s[:40]!r} (expected @relation, @attribute "
@@ -462,7 +771,7 @@ def _read_header(fh, path) -> _Header:
                 path,
                 lineno,
             )
-    raise ArffError("no @data section (end of file reached in the header)", path, lineno or 1)
+    raise ArffError("no @data section (end of file reached in the header)", path, text.lineno or 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -484,7 +793,7 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
 
     parser.StartElementHandler = start
     try:
-        with open(xml_path, "rb") as fh:
+        with _open_regular(xml_path) as fh:
             parser.ParseFile(fh)
     except expat.ExpatError as exc:
         raise ArffError(
@@ -574,11 +883,15 @@ def _label_indices(h: _Header, labels, label_location, xml) -> list[int]:
         xml_path = xml
         meka = _MEKA_C.search(h.relation) if xml is None else None
         if meka is not None:
-            n = int(meka.group(1))
+            count = meka.group(1)
+            # (int() refuses more than 4300 digits: a count that long is out of range anyway)
+            n = int(count) if len(count) <= 19 else n_attr
             if n == 0 or abs(n) >= n_attr:
+                if len(count) > 19:
+                    count = f"{count[:19]}... ({len(count)} digits)"
                 raise ArffError(
-                    f"relation {h.relation!r}: -C {n} is not a valid number of labels for "
-                    f"{n_attr} attributes",
+                    f"relation {_show(h.relation)}: -C {count} is not a valid number of labels "
+                    f"for {n_attr} attributes",
                     path,
                     h.first_line,
                 )
@@ -621,7 +934,7 @@ class _Schema:
         attrs = h.attrs
         self.n_attr = len(attrs)
         self.label_idx = np.asarray(label_idx, dtype=np.intp)
-        label_set = set(label_idx)
+        self.label_set = label_set = frozenset(label_idx)
         self.label_names = tuple(attrs[i].name for i in label_idx)
         for i in label_idx:
             a = attrs[i]
@@ -651,6 +964,7 @@ class _Schema:
         out_num_out: list[int] = []
         self.onehot: list[tuple[int, int, int]] = []  # (attribute, first out column, n values)
         self.col_attr: list[int] = []  # output column -> attribute index
+        onehot_chars = 0
         for j, a in enumerate(attrs):
             if j in label_set:
                 if a.kind == "nominal":
@@ -669,8 +983,18 @@ class _Schema:
                         self.path,
                         a.line,
                     )
+                onehot_chars += len(a.values) * (len(a.name) + 1) + sum(map(len, a.values))
+                if onehot_chars > _ONEHOT_NAME_CHARS:
+                    raise ArffError(
+                        f"nominal attribute {_show(a.name)} ({len(a.values)} values): its one-hot "
+                        f"columns would bring the feature names to over {_ONEHOT_NAME_CHARS} "
+                        "characters",
+                        self.path,
+                        a.line,
+                    )
                 self.is_code[j] = True
-                self.codes[j] = {v: k for k, v in enumerate(a.values)}
+                self.codes[j] = {v: float(k) for k, v in enumerate(a.values)}
+                self.codes[j]["?"] = math.nan  # ('?' cannot be a declared value)
                 self.onehot.append((j, len(feature_names), len(a.values)))
                 for v in a.values:
                     feature_names.append(f"{a.name}={v}")
@@ -694,65 +1018,59 @@ class _Schema:
 
     # ---- per-block parsing ------------------------------------------------------------------
 
-    def read_block(self, raw: list[str], first: int, missing: str) -> tuple[np.ndarray, np.ndarray]:
-        """Features and labels of the data lines ``raw`` (line numbers ``first``, ...).
+    def block_rows(self, wanted: int) -> int:
+        """Rows parsed together: ``wanted``, fewer when rows are wide (to bound the memory)."""
+        return max(1, min(wanted, _BLOCK_CELLS // max(self.n_attr, self.n_out)))
+
+    def read_block(
+        self, raw: list[str], linenos: list[int], missing: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Features and labels of the data lines ``raw`` (line numbers ``linenos``).
 
         On any error the block is parsed again one line at a time, so that the error reported
         is the one of the first faulty line, whatever its kind.
         """
         try:
-            V, linenos = self.parse_block(raw, first)
-            return self.finish(V, linenos, missing)
+            V, rows = self.parse_block(raw, linenos)
+            return self.finish(V, rows, missing)
         except ArffError:
             pass
-        for k, line in enumerate(raw):
-            V, linenos = self._parse_careful([line], first + k, bulk=False)
-            self.finish(V, linenos, missing)
+        for line, lineno in zip(raw, linenos, strict=True):
+            V, rows = self._parse_careful([line], [lineno], bulk=False)
+            self.finish(V, rows, missing)
         raise AssertionError("mlsom: an ARFF error vanished when parsing line by line")
 
-    def parse_block(self, raw: list[str], first: int) -> tuple[np.ndarray, np.ndarray]:
-        """Parse data lines ``raw`` (line numbers ``first``, ``first + 1``, ...).
+    def parse_block(self, raw: list[str], linenos: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Parse data lines ``raw`` (line numbers ``linenos``).
 
         Returns ``V`` (rows x attributes; numbers, or codes of nominal features; NaN = missing)
         and the line number of each row.
         """
-        if self.all_numeric:
-            text = "".join(raw)
-            if not any(c in text for c in _SPECIAL):
-                lines = raw
-                linenos = None
-                if any(not s or s.isspace() for s in raw):
-                    keep = [i for i, s in enumerate(raw) if s and not s.isspace()]
-                    lines = [raw[i] for i in keep]
-                    linenos = np.asarray(keep, dtype=np.int64) + first
-                if not lines:
-                    return np.empty((0, self.n_attr)), np.empty(0, dtype=np.int64)
-                V = _loadtxt_numeric(lines, self.n_attr)
-                if V is not None:
-                    if linenos is None:
-                        linenos = np.arange(first, first + len(lines), dtype=np.int64)
-                    return V, linenos
-        return self._parse_careful(raw, first)
+        if self.all_numeric and _only("\n".join(raw), _PLAIN_LINE_CHARS):
+            V = _loadtxt_numeric(raw, self.n_attr)
+            if V is not None:
+                rows = np.asarray(linenos, dtype=np.int64)
+                self._check_finite(V, raw, rows)
+                return V, rows
+        return self._parse_careful(raw, linenos)
 
     def _parse_careful(
-        self, raw: list[str], first: int, bulk: bool = True
+        self, raw: list[str], linenos: list[int], bulk: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
         """Line by line. With ``bulk`` (numeric files only), plain dense lines (no quote, ``?``,
         ``%`` or ``{``) are still parsed together by ``numpy.loadtxt``; if that fails, or any
         line is faulty, the block is parsed again without it, so that the first faulty line is
         the one reported."""
         path = self.path
-        n_attr = self.n_attr
         bulk = bulk and self.all_numeric
         plain_lines: list[str] = []
         plain_pos: list[int] = []
         dense_rows: list[list[str]] = []
         dense_pos: list[int] = []
         sparse: list[tuple[int, list[tuple[int, float]]]] = []  # (row, [(attribute, value)])
-        linenos: list[int] = []
+        kept: list[int] = []  # the line number of each row
         pending: ArffError | None = None
-        for k, line in enumerate(raw):
-            lineno = first + k
+        for line, lineno in zip(raw, linenos, strict=True):
             s = line.strip()
             if not s or s[0] == "%":
                 continue
@@ -762,38 +1080,40 @@ class _Schema:
                         (j, self._convert_one(j, tok, lineno))
                         for j, tok in self._sparse_items(s, lineno)
                     ]
-                    sparse.append((len(linenos), vals))
+                    sparse.append((len(kept), vals))
                 elif "'" in s or '"' in s or "%" in s:
                     fields = [_unquote(t, path, lineno) for t in _split_fields(s, path, lineno)]
-                    if fields == [""]:  # only a trailing comment
-                        continue
                     self._check_count(fields, lineno)
-                    dense_pos.append(len(linenos))
+                    dense_pos.append(len(kept))
                     dense_rows.append(fields)
                 elif bulk and "?" not in s and "{" not in s:
-                    plain_pos.append(len(linenos))
+                    plain_pos.append(len(kept))
                     plain_lines.append(s)
                 else:
-                    fields = s.split(",")
+                    fields = [f.strip() for f in s.split(",")]
                     self._check_count(fields, lineno)
-                    dense_pos.append(len(linenos))
+                    dense_pos.append(len(kept))
                     dense_rows.append(fields)
             except ArffError as exc:
                 if bulk:
-                    return self._parse_careful(raw, first, bulk=False)
+                    return self._parse_careful(raw, linenos, bulk=False)
                 pending = exc
                 break
-            linenos.append(lineno)
-        rows = np.asarray(linenos, dtype=np.int64)
-        V = np.empty((len(linenos), n_attr))
+            kept.append(lineno)
+        rows = np.asarray(kept, dtype=np.int64)
+        V = np.empty((len(kept), self.n_attr))
         if plain_lines:
-            P = _loadtxt_numeric(plain_lines, n_attr)
+            P = None
+            if _only("\n".join(plain_lines), _PLAIN_LINE_CHARS):
+                P = _loadtxt_numeric(plain_lines, self.n_attr)
             if P is None:
-                return self._parse_careful(raw, first, bulk=False)
-            V[np.asarray(plain_pos, dtype=np.intp)] = P
+                return self._parse_careful(raw, linenos, bulk=False)
+            pos = np.asarray(plain_pos, dtype=np.intp)
+            self._check_finite(P, plain_lines, rows[pos])
+            V[pos] = P
         if dense_rows:
             pos = np.asarray(dense_pos, dtype=np.intp)
-            V[pos] = self._convert_tokens(np.array(dense_rows, dtype=str), rows[pos])
+            V[pos] = self._convert_rows(dense_rows, rows[pos])
         for r, vals in sparse:
             V[r] = self.sparse_default
             for j, v in vals:
@@ -810,6 +1130,15 @@ class _Schema:
                 "instance weights ({w} after the values) are not supported", self.path, lineno
             )
         raise ArffError(f"expected {self.n_attr} values, found {len(fields)}", self.path, lineno)
+
+    def _check_finite(self, V: np.ndarray, lines: list[str], linenos: np.ndarray) -> None:
+        """numpy.loadtxt reads a number beyond the range of a double as infinity: an error."""
+        finite = np.isfinite(V)
+        if finite.all():
+            return
+        r, j = (int(k) for k in np.argwhere(~finite)[0])
+        tok = lines[r].split(",")[j].strip()
+        raise ArffError(self._bad_number(j, tok), self.path, int(linenos[r]))
 
     def _sparse_items(self, s: str, lineno: int) -> list[tuple[int, str]]:
         path = self.path
@@ -841,16 +1170,22 @@ class _Schema:
             f = f.strip()
             parts = f.split(None, 1)
             if len(parts) != 2:
-                raise ArffError(f"sparse entry {f!r} is not 'index value'", path, lineno)
-            try:
-                j = int(parts[0])
-            except ValueError:
+                raise ArffError(f"sparse entry {_show(f)} is not 'index value'", path, lineno)
+            index = parts[0]
+            digits = index[1:] if index[0] == "-" else index
+            if not (digits.isascii() and digits.isdigit()):
                 raise ArffError(
-                    f"sparse index {parts[0]!r} is not an integer", path, lineno
-                ) from None
+                    f"sparse index {_show(index)} is not an integer (indices are written with the "
+                    "digits 0-9)",
+                    path,
+                    lineno,
+                )
+            # (int() refuses more than 4300 digits: an index that long is out of range anyway)
+            j = int(index) if len(digits) <= 19 else self.n_attr
             if not 0 <= j < self.n_attr:
+                shown = index if len(digits) <= 19 else f"{index[:19]}... ({len(index)} digits)"
                 raise ArffError(
-                    f"sparse index {j} out of range: the file declares {self.n_attr} "
+                    f"sparse index {shown} out of range: the file declares {self.n_attr} "
                     f"attributes (indices 0-{self.n_attr - 1})",
                     path,
                     lineno,
@@ -862,64 +1197,67 @@ class _Schema:
         return items
 
     def _convert_one(self, j: int, tok: str, lineno: int) -> float:
-        if tok == "?":
-            return math.nan
         if self.is_code[j]:
             code = self.codes[j].get(tok)
             if code is None:
                 raise ArffError(self._bad_nominal(j, tok), self.path, lineno)
-            return float(code)
-        try:
-            return float(tok)
-        except ValueError:
-            raise ArffError(self._bad_number(j, tok), self.path, lineno) from None
+            return code
+        if tok == "?":
+            return math.nan
+        value = _arff_float(tok)
+        if value is None:
+            raise ArffError(self._bad_number(j, tok), self.path, lineno)
+        return value
 
     def _bad_number(self, j: int, tok: str) -> str:
         a = self.header.attrs[j]
-        if j in set(self.label_idx.tolist()):
-            return f"label {a.name!r} has the value {tok!r}; labels must be 0 or 1"
-        return f"value {tok!r} of numeric attribute {a.name!r} is not a number"
+        if j in self.label_set:
+            return f"label {a.name!r} has the value {_show(tok)}; labels must be 0 or 1"
+        return f"value {_show(tok)} of numeric attribute {a.name!r}{_why_not_a_number(tok)}"
 
     def _bad_nominal(self, j: int, tok: str) -> str:
         a = self.header.attrs[j]
-        return f"value {tok!r} is not one of the declared values of nominal attribute {a.name!r}"
+        return (
+            f"value {_show(tok)} is not one of the declared values of nominal attribute {a.name!r}"
+        )
 
-    def _convert_tokens(self, T: np.ndarray, linenos: np.ndarray) -> np.ndarray:
-        """Strings (rows x attributes) -> numbers/codes, vectorised per column group."""
-        n = T.shape[0]
-        V = np.empty((n, self.n_attr))
-        if self.number_cols.size:
-            S = np.char.strip(T[:, self.number_cols]) if T.size else T[:, self.number_cols]
-            miss = S == "?"
-            if miss.any():
-                S = np.where(miss, "nan", S)
-            try:
-                V[:, self.number_cols] = S.astype(np.float64)
-            except ValueError:
-                for r in range(n):
-                    for c, j in enumerate(self.number_cols):
-                        try:
-                            float(S[r, c])
-                        except ValueError:
-                            raise ArffError(
-                                self._bad_number(j, str(S[r, c])), self.path, int(linenos[r])
-                            ) from None
-                raise  # pragma: no cover - numpy and float() disagree
-        for j in self.code_cols:
-            col = np.char.strip(T[:, j])
-            uniq, inv = np.unique(col, return_inverse=True)
-            lut = np.empty(len(uniq))
-            for u, val in enumerate(uniq.tolist()):
-                if val == "?":
-                    lut[u] = math.nan
-                    continue
-                code = self.codes[j].get(val)
-                if code is None:
-                    r = int(np.flatnonzero(inv == u)[0])
-                    raise ArffError(self._bad_nominal(j, val), self.path, int(linenos[r]))
-                lut[u] = code
-            V[:, j] = lut[inv.reshape(-1)]
+    def _convert_rows(self, rows: list[list[str]], linenos: np.ndarray) -> np.ndarray:
+        """Tokens (rows x attributes) -> numbers/codes, column by column."""
+        V = np.empty((len(rows), self.n_attr))
+        columns = list(zip(*rows, strict=True))
+        for j in self.number_cols.tolist():
+            V[:, j] = self._numbers(j, columns[j], linenos)
+        for j in self.code_cols.tolist():
+            V[:, j] = self._codes(j, columns[j], linenos)
         return V
+
+    def _numbers(self, j: int, col: Sequence[str], linenos: np.ndarray) -> np.ndarray:
+        """The values of the tokens ``col`` of a numeric attribute ('?': NaN)."""
+        # One test of all the tokens for the characters of ARFF numbers: '?' and the separating
+        # commas pass it, but float() refuses a token holding a comma, or '?' and more.
+        text = ",".join(col)
+        if _only(text, _NUMBER_CHARS + b"?,"):
+            values = [math.nan if t == "?" else t for t in col] if "?" in text else col
+            try:
+                out = np.array(values, dtype=np.float64)
+            except ValueError:
+                out = None
+            if out is not None and not np.isinf(out).any():
+                return out
+        for r, t in enumerate(col):
+            if t != "?" and _arff_float(t) is None:
+                raise ArffError(self._bad_number(j, t), self.path, int(linenos[r]))
+        raise AssertionError("mlsom: numpy and float() disagree on an ARFF number")
+
+    def _codes(self, j: int, col: Sequence[str], linenos: np.ndarray) -> np.ndarray:
+        """The codes of the tokens ``col`` of a nominal feature ('?': NaN)."""
+        codes = self.codes[j]
+        out = np.array([codes.get(t, -1.0) for t in col], dtype=np.float64)
+        unknown = np.flatnonzero(out < 0)
+        if unknown.size:
+            r = int(unknown[0])
+            raise ArffError(self._bad_nominal(j, col[r]), self.path, int(linenos[r]))
+        return out
 
     # ---- from attribute values to X, Y ------------------------------------------------------
 
@@ -981,7 +1319,7 @@ def _check_path(name, path):
         raise TypeError(f"{name} must be a str or an os.PathLike of str, got {path!r}")
 
 
-def _check_options(path, nominal, missing, dtype, encoding, xml=None) -> np.dtype:
+def _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml=None) -> np.dtype:
     _check_path("path", path)
     if xml is not None:
         _check_path("xml", xml)
@@ -1002,55 +1340,37 @@ def _check_options(path, nominal, missing, dtype, encoding, xml=None) -> np.dtyp
         io.TextIOWrapper(io.BytesIO(), encoding=encoding)
     except LookupError:
         raise ValueError(f"encoding {encoding!r} is not a known text encoding") from None
+    if (
+        isinstance(max_line_length, bool)
+        or not isinstance(max_line_length, numbers.Integral)
+        or max_line_length < 1
+    ):
+        raise ValueError(f"max_line_length must be a positive integer, got {max_line_length!r}")
     return dt
 
 
-def _prepare(path, labels, label_location, xml, nominal, encoding) -> _Schema:
-    with _open_text(path, encoding) as fh:
-        try:
-            with _decompressing(fh, path):
-                header = _read_header(fh, path)
-        except UnicodeError as exc:
-            raise ArffError(f"cannot decode the header as {encoding}: {exc}", path, None) from None
+def _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length) -> _Schema:
+    with _open_lines(path, encoding, max_line_length) as text:
+        header = _read_header(text, path)
     idx = _label_indices(header, labels, label_location, xml)
     return _Schema(header, idx, nominal)
 
 
 def _blocks(
-    schema: _Schema, encoding: str, block_lines: int, missing: str
+    schema: _Schema, encoding: str, block_lines: int, missing: str, max_line_length: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(X, Y) per block of data lines; X may hold NaN when missing == 'mean'."""
-    path = schema.path
-    with _open_text(path, encoding) as fh:
-        with _decompressing(fh, path):
-            for _ in islice(fh, schema.header.data_line):
-                pass
-        first = schema.header.data_line + 1
+    rows = schema.block_rows(block_lines)
+    with _open_lines(schema.path, encoding, max_line_length) as text:
+        text.skip_lines(schema.header.data_line)
+        text.in_header = False
         while True:
-            try:
-                with _decompressing(fh, path, first - 1):
-                    raw = list(islice(fh, block_lines))
-            except UnicodeError as exc:
-                # what surrogateescape cannot map (multi-byte codecs such as UTF-16): the decoder
-                # reads ahead, so the faulty line is only known to come after line first - 1
-                raise ArffError(
-                    f"cannot decode the text after line {first - 1} as {encoding} (pass "
-                    f"encoding=): {exc}",
-                    path,
-                    None,
-                ) from None
-            if not raw:
+            lines, linenos = text.take(rows, _BLOCK_CHARS)
+            if not lines:
                 return
-            bad = None
-            if _UNDECODABLE.search("".join(raw)):
-                bad = next(k for k, line in enumerate(raw) if _UNDECODABLE.search(line))
-            if bad != 0:  # the lines before an undecodable one come first, their errors too
-                X, Y = schema.read_block(raw if bad is None else raw[:bad], first, missing)
-                if X.shape[0]:
-                    yield X, Y
-            if bad is not None:
-                raise ArffError(_undecodable(raw[bad], encoding), path, first + bad)
-            first += len(raw)
+            X, Y = schema.read_block(lines, linenos, missing)
+            if X.shape[0]:
+                yield X, Y
 
 
 class _ColumnMeans:
@@ -1094,6 +1414,29 @@ class _ColumnMeans:
         return means
 
 
+def _memory_available() -> int | None:
+    """Bytes of memory a process can still get: available RAM and free swap (Linux), else the
+    physical memory; None where unknown."""
+    try:
+        with open("/proc/meminfo", "rb") as fh:
+            fields = dict(line.split(b":", 1) for line in fh)
+        kib = int(fields[b"MemAvailable"].split()[0]) + int(fields[b"SwapFree"].split()[0])
+        return kib * 1024
+    except (OSError, KeyError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _too_big(path, what: str, nbytes: int, budget: int, advice: str) -> MemoryError:
+    return MemoryError(
+        f"{os.fspath(path)}: {what} would take {nbytes / 2**30:.1f} GiB, more than the "
+        f"{budget / 2**30:.1f} GiB of memory available; {advice}"
+    )
+
+
 def _fill_nan(X: np.ndarray, fill: np.ndarray) -> None:
     nan = np.isnan(X)
     if nan.any():
@@ -1110,6 +1453,7 @@ def load_arff(
     missing: Literal["error", "mean", "zero"] = "error",
     dtype: Any = np.float64,
     encoding: str = "utf-8",
+    max_line_length: int = _MAX_LINE_LENGTH,
 ) -> MultilabelDataset:
     """Load a multi-label ARFF file (Mulan or MEKA convention) into memory.
 
@@ -1138,6 +1482,11 @@ def load_arff(
         dtype of ``X``.
     encoding : str, default "utf-8"
         Text encoding of the file.
+    max_line_length : int, default 10_000_000
+        The longest line accepted, in characters (after decompression and decoding); a longer
+        line raises :class:`ArffError` naming it, before it is read whole. The default is far
+        above real files (a dense row of 100,000 numbers, a sparse row of 500,000 entries) and
+        keeps the memory of reading a hostile file bounded.
 
     Returns
     -------
@@ -1150,13 +1499,17 @@ def load_arff(
         (a ``ValueError``) for a malformed file: wrong number of values in a row, a non-number in
         a numeric column, a label value other than 0/1, an unknown attribute type, no ``@data``,
         a sparse index out of range, a label of the XML missing from the header, a string or date
-        attribute, bytes that are not text in ``encoding``, a damaged or truncated compressed
-        file, an XML file in an encoding the XML parser cannot read, ... The message names the
-        file and, where one applies, the line.
+        attribute, bytes that are not text in ``encoding``, a NUL character, a line longer than
+        ``max_line_length``, a damaged or truncated compressed file, an XML file in an encoding
+        the XML parser cannot read, a path that is not a regular file (a directory, a FIFO, a
+        device), ... The message names the file and, where one applies, the line.
     ValueError
         for invalid options (TypeError for options of the wrong type).
     FileNotFoundError
         if ``path`` or ``xml`` does not exist.
+    MemoryError
+        when the rows read take more memory than was available (RAM and free swap) when reading
+        started: a small file, compressed or of sparse rows, can hold more rows than fit.
 
     Notes
     -----
@@ -1171,14 +1524,39 @@ def load_arff(
     ``"`` and backslash escapes; ``%`` starts a comment; blank lines are ignored; keywords and
     type names are case-insensitive. Instance weights, string, date and relational attributes are
     not supported.
+
+    Numbers are read as ARFF writes them: ASCII digits with an optional sign, decimal point and
+    exponent. What Python's ``float()`` accepts beyond that is an error naming the file, line and
+    attribute: ``nan`` and ``inf`` in any spelling, digit separators (``1_000``), blanks inside
+    quotes, non-ASCII digits; so is a value beyond the range of a double (``1e999``), which would
+    otherwise be read as infinity.
+
+    Files from untrusted sources: blank and comment lines cost little more than decompressing
+    them, no line longer than ``max_line_length`` is held, and only regular files are opened (a
+    FIFO or a device could block forever). The memory is that of the result, plus a bounded
+    working set; the result itself grows with the file: a small compressed file can hold millions
+    of rows, and a sparse row of a few characters stands for a full row of the matrix. Read such
+    files with :func:`iter_arff`, which holds one chunk at a time, and stop when it is enough.
     """
-    dt = _check_options(path, nominal, missing, dtype, encoding, xml)
-    schema = _prepare(path, labels, label_location, xml, nominal, encoding)
+    dt = _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml)
+    schema = _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length)
     Xs: list[np.ndarray] = []
     Ys: list[np.ndarray] = []
-    for X, Y in _blocks(schema, encoding, _LOAD_BLOCK_LINES, missing):
+    budget = _memory_available()  # a small file can expand to rows beyond any memory
+    held = n_rows = 0
+    for X, Y in _blocks(schema, encoding, _LOAD_BLOCK_LINES, missing, max_line_length):
         Xs.append(X)
         Ys.append(Y)
+        held += X.nbytes + Y.nbytes
+        n_rows += X.shape[0]
+        if budget is not None and held > budget:
+            raise _too_big(
+                path,
+                f"the {n_rows} rows read so far ({schema.n_out} features)",
+                held,
+                budget,
+                "read the file in chunks with iter_arff",
+            )
     if Xs:
         X = np.concatenate(Xs) if len(Xs) > 1 else Xs[0]
         Y = np.concatenate(Ys) if len(Ys) > 1 else Ys[0]
@@ -1215,9 +1593,19 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
     """
 
     def __init__(
-        self, path, chunk_size, labels, label_location, xml, nominal, missing, dtype, encoding
+        self,
+        path,
+        chunk_size,
+        labels,
+        label_location,
+        xml,
+        nominal,
+        missing,
+        dtype,
+        encoding,
+        max_line_length=_MAX_LINE_LENGTH,
     ):
-        self._dtype = _check_options(path, nominal, missing, dtype, encoding, xml)
+        self._dtype = _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml)
         if (
             isinstance(chunk_size, bool)
             or not isinstance(chunk_size, numbers.Integral)
@@ -1225,13 +1613,26 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
         ):
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         chunk_size = int(chunk_size)
-        self._schema = _prepare(path, labels, label_location, xml, nominal, encoding)
+        self._schema = _prepare(
+            path, labels, label_location, xml, nominal, encoding, max_line_length
+        )
         self.feature_names = self._schema.feature_names
         self.label_names = self._schema.label_names
         self.relation = self._schema.header.relation
         self.source = os.fspath(path)
+        budget = _memory_available()
+        chunk_bytes = chunk_size * (8 * self._schema.n_out + len(self.label_names))
+        if budget is not None and chunk_bytes > budget:
+            raise _too_big(
+                path,
+                f"a chunk of {chunk_size} rows ({self._schema.n_out} features)",
+                chunk_bytes,
+                budget,
+                "pass a smaller chunk_size",
+            )
         self._chunk_size = chunk_size
         self._encoding = encoding
+        self._max_line_length = max_line_length
         self._missing = missing
         self._gen = self._generate()
 
@@ -1241,13 +1642,13 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
         fill = None
         if self._missing == "mean":  # first pass: column means of the observed values
             acc = _ColumnMeans(schema.n_out)
-            for X, _ in _blocks(schema, self._encoding, size, "mean"):
+            for X, _ in _blocks(schema, self._encoding, size, "mean", self._max_line_length):
                 acc.add(X)
             fill = acc.means()
         bufX: list[np.ndarray] = []
         bufY: list[np.ndarray] = []
         held = 0
-        for X, Y in _blocks(schema, self._encoding, size, self._missing):
+        for X, Y in _blocks(schema, self._encoding, size, self._missing, self._max_line_length):
             if fill is not None:
                 _fill_nan(X, fill)
             bufX.append(X)
@@ -1299,6 +1700,7 @@ def iter_arff(
     missing: Literal["error", "mean", "zero"] = "error",
     dtype: Any = np.float64,
     encoding: str = "utf-8",
+    max_line_length: int = _MAX_LINE_LENGTH,
 ) -> ArffChunkIterator:
     """Read a multi-label ARFF file in chunks of rows, with bounded memory.
 
@@ -1312,7 +1714,7 @@ def iter_arff(
         The ARFF file (optionally gzip, bzip2 or xz compressed).
     chunk_size : int, default 10000
         Rows per chunk; the last chunk may be shorter.
-    labels, label_location, xml, nominal, missing, dtype, encoding
+    labels, label_location, xml, nominal, missing, dtype, encoding, max_line_length
         As in :func:`load_arff`. ``missing="mean"`` reads the file **twice**: a first pass
         computes the column means of the observed values (it also checks the whole file, so a
         malformed line raises before the first chunk), the second pass yields the imputed chunks.
@@ -1323,7 +1725,8 @@ def iter_arff(
         An iterator of ``(X_chunk, Y_chunk)``; its ``feature_names``, ``label_names``,
         ``relation`` and ``source`` are available before the first chunk. Header errors raise
         when ``iter_arff`` is called; errors in the data raise from ``next()`` when the faulty
-        line is reached.
+        line is reached. A ``MemoryError`` raises when ``iter_arff`` is called if one chunk of
+        ``chunk_size`` rows would take more memory than is available.
 
     Examples
     --------
@@ -1331,5 +1734,14 @@ def iter_arff(
     ...     model.partial_fit(X, Y)
     """
     return ArffChunkIterator(
-        path, chunk_size, labels, label_location, xml, nominal, missing, dtype, encoding
+        path,
+        chunk_size,
+        labels,
+        label_location,
+        xml,
+        nominal,
+        missing,
+        dtype,
+        encoding,
+        max_line_length,
     )
