@@ -1090,8 +1090,11 @@ class _Schema:
                     plain_pos.append(len(kept))
                     plain_lines.append(s)
                 else:
+                    # counted before the split: a line of a million commas is a million strings
+                    n_values = s.count(",") + 1
+                    if n_values != self.n_attr:
+                        self._wrong_count(n_values, s[s.rfind(",") + 1 :], lineno)
                     fields = [f.strip() for f in s.split(",")]
-                    self._check_count(fields, lineno)
                     dense_pos.append(len(kept))
                     dense_rows.append(fields)
             except ArffError as exc:
@@ -1123,13 +1126,15 @@ class _Schema:
         return V, rows
 
     def _check_count(self, fields: list[str], lineno: int) -> None:
-        if len(fields) == self.n_attr:
-            return
-        if fields and fields[-1].strip().startswith("{"):
+        if len(fields) != self.n_attr:
+            self._wrong_count(len(fields), fields[-1] if fields else "", lineno)
+
+    def _wrong_count(self, n_values: int, last: str, lineno: int) -> None:
+        if last.strip().startswith("{"):
             raise ArffError(
                 "instance weights ({w} after the values) are not supported", self.path, lineno
             )
-        raise ArffError(f"expected {self.n_attr} values, found {len(fields)}", self.path, lineno)
+        raise ArffError(f"expected {self.n_attr} values, found {n_values}", self.path, lineno)
 
     def _check_finite(self, V: np.ndarray, lines: list[str], linenos: np.ndarray) -> None:
         """numpy.loadtxt reads a number beyond the range of a double as infinity: an error."""
