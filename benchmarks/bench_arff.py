@@ -3,9 +3,10 @@
 Writes a 100,000-row file with 100 numeric features and 14 {0,1} labels (MEKA header, labels
 last via ``-C -14``) into a temporary directory, plain and gzip-compressed, then times
 ``load_arff`` and ``iter_arff`` on both (best of ``--repeat`` runs), and ``load_arff`` on a copy
-with a comment line every 1,000 rows, which sends every block through the careful per-line
-parser instead of the bulk one; then 10,000 rows with every value quoted, and 10,000 sparse rows
-(the pure-Python tokenising paths).
+with a trailing comment on every 1,000th row, which sends every block through the careful
+per-line parser instead of the bulk one (whole comment lines no longer do: the reader passes over
+them); then 10,000 rows with every value quoted, and 10,000 sparse rows (the pure-Python
+tokenising paths); last, a gzip of 160 MB of blank lines against the time to decompress it.
 
     python benchmarks/bench_arff.py [--rows 100000] [--features 100] [--labels 14] [--repeat 3]
 """
@@ -21,7 +22,7 @@ import time
 
 import numpy as np
 
-from mlsom.datasets import iter_arff, load_arff
+from mlsom.datasets import ArffError, iter_arff, load_arff
 
 
 def write_arff(path: str, n: int, a: int, q: int, seed: int = 0) -> None:
@@ -73,15 +74,15 @@ def main() -> None:
             f"{os.path.getsize(plain + '.gz') / 1e6:.1f} MB gzip "
             f"({time.perf_counter() - t:.1f} s)"
         )
-        # the same data with a comment line every 1,000 rows: every block takes the careful
-        # per-line path instead of the bulk numpy.loadtxt path
+        # the same data with a trailing comment on every 1,000th row: every block takes the
+        # careful per-line path instead of the bulk numpy.loadtxt path
         careful = os.path.join(tmp, "bench-comments.arff")
         with open(plain) as src, open(careful, "w") as dst:
             k = -1
             for line in src:
-                dst.write(line)
                 if k >= 0 and k % 1000 == 0:
-                    dst.write("% comment\n")
+                    line = line.rstrip("\n") + "  % comment\n"
+                dst.write(line)
                 if k >= 0 or line.startswith("@data"):
                     k += 1
         d = load_arff(plain)
@@ -120,6 +121,31 @@ def main() -> None:
         print(
             f"load_arff plain, per-line path (comment every 1000 rows): {s:6.3f} s  "
             f"({n / s:,.0f} rows/s)"
+        )
+        # a blank-line bomb: 160 MB of newlines in 160 kB of gzip (members of 16 MB each)
+        bomb = os.path.join(tmp, "blank.arff.gz")
+        member = gzip.compress(b"\n" * (16 << 20), 9, mtime=0)
+        with open(bomb, "wb") as fh:
+            fh.write(gzip.compress(b"@relation r\n", mtime=0))
+            for _ in range(10):
+                fh.write(member)
+
+        def unzip():
+            with gzip.open(bomb, "rb") as fh:
+                while fh.read(1 << 20):
+                    pass
+
+        def refuse():
+            try:
+                load_arff(bomb)
+            except ArffError:
+                pass
+
+        u = best_of(unzip, args.repeat)
+        s = best_of(refuse, args.repeat)
+        print(
+            f"load_arff 160 MB of blank lines (gzip): {s:6.3f} s, decompressing them {u:6.3f} s "
+            f"({s / u:.1f}x)"
         )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
