@@ -687,6 +687,7 @@ def test_megabyte_lines_of_quotes_and_separators_fail_in_linear_time(tmp_path, l
         ("@" + "x" * 3_000_000, "unknown keyword '@xx"),
         ("@attribute a {" + "'b'," * 600_000 + "'b'}", "repeats a value"),
         ("@attribute a numeric " + " " * 3_000_000 + "% comment", None),
+        ("@attribute " + "n" * 3_000_000 + " bogus", r"attribute 'n{40}'\.\.\.'n{20}' \(3000000 "),
     ],
 )
 def test_megabyte_header_lines_fail_in_linear_time(tmp_path, header_line, match):

@@ -685,21 +685,21 @@ def _parse_attribute(rest: str, path, lineno: int) -> _Attr:
     name, spec = _take_name(rest, path, lineno)
     spec = spec.strip()
     if not spec:
-        raise ArffError(f"attribute {name!r} has no type", path, lineno)
+        raise ArffError(f"attribute {_show(name)} has no type", path, lineno)
     if spec.startswith("{"):
         if not spec.endswith("}"):
-            raise ArffError(f"nominal attribute {name!r}: missing closing '}}'", path, lineno)
+            raise ArffError(f"nominal attribute {_show(name)}: missing closing '}}'", path, lineno)
         inner = spec[1:-1]
         values = tuple(_unquote(v, path, lineno) for v in _split_fields(inner, path, lineno))
         if not inner.strip() or any(v == "" for v in values):
             raise ArffError(
-                f"nominal attribute {name!r} has an empty value list or value", path, lineno
+                f"nominal attribute {_show(name)} has an empty value list or value", path, lineno
             )
         if len(set(values)) != len(values):
-            raise ArffError(f"nominal attribute {name!r} repeats a value", path, lineno)
+            raise ArffError(f"nominal attribute {_show(name)} repeats a value", path, lineno)
         if "?" in values:  # a '?' in the data is always read as a missing value, quoted or not
             raise ArffError(
-                f"nominal attribute {name!r} declares the value '?', which ARFF reserves for "
+                f"nominal attribute {_show(name)} declares the value '?', which ARFF reserves for "
                 "missing values",
                 path,
                 lineno,
@@ -708,11 +708,13 @@ def _parse_attribute(rest: str, path, lineno: int) -> _Attr:
     word = spec.split()[0].lower()
     if word in _NUMERIC_TYPES:
         if len(spec.split()) > 1:
-            raise ArffError(f"attribute {name!r}: unexpected text after {word!r}", path, lineno)
+            raise ArffError(
+                f"attribute {_show(name)}: unexpected text after {word!r}", path, lineno
+            )
         return _Attr(name, "numeric", lineno)
     if word in ("string", "date", "relational"):
         return _Attr(name, word, lineno)
-    raise ArffError(f"attribute {name!r} has an unknown type {_show(spec)}", path, lineno)
+    raise ArffError(f"attribute {_show(name)} has an unknown type {_show(spec)}", path, lineno)
 
 
 def _read_header(text: _LineReader, path) -> _Header:
@@ -755,7 +757,7 @@ def _read_header(text: _LineReader, path) -> _Header:
             for a in attrs:
                 if a.name in seen:
                     raise ArffError(
-                        f"attribute name {a.name!r} is declared twice (lines {seen[a.name]} "
+                        f"attribute name {_show(a.name)} is declared twice (lines {seen[a.name]} "
                         f"and {a.line})",
                         path,
                         a.line,
@@ -811,7 +813,9 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
     for name, line in found:
         if name in seen:
             raise ArffError(
-                f"label {name!r} is listed twice (lines {seen[name]} and {line})", xml_path, line
+                f"label {_show(name)} is listed twice (lines {seen[name]} and {line})",
+                xml_path,
+                line,
             )
         seen[name] = line
     return found
@@ -912,7 +916,9 @@ def _label_indices(h: _Header, labels, label_location, xml) -> list[int]:
             for name, line in names:
                 if name not in by_name:
                     raise ArffError(
-                        f"label {name!r} is not an attribute of {path} ({span})", xml_path, line
+                        f"label {_show(name)} is not an attribute of {path} ({span})",
+                        xml_path,
+                        line,
                     )
                 idx.append(by_name[name])
             idx.sort()
@@ -942,14 +948,14 @@ class _Schema:
                 bad = [v for v in a.values if v not in ("0", "1")]
                 if bad:
                     raise ArffError(
-                        f"label attribute {a.name!r} must be nominal {{0,1}} or numeric; it "
-                        f"declares the value {bad[0]!r}",
+                        f"label attribute {_show(a.name)} must be nominal {{0,1}} or numeric; it "
+                        f"declares the value {_show(bad[0])}",
                         self.path,
                         a.line,
                     )
             elif a.kind != "numeric":
                 raise ArffError(
-                    f"label attribute {a.name!r} has type {a.kind}; labels must be nominal "
+                    f"label attribute {_show(a.name)} has type {a.kind}; labels must be nominal "
                     "{0,1} or numeric 0/1",
                     self.path,
                     a.line,
@@ -978,8 +984,8 @@ class _Schema:
             elif a.kind == "nominal":
                 if nominal != "onehot":
                     raise ArffError(
-                        f"feature attribute {a.name!r} is nominal ({len(a.values)} values); pass "
-                        "nominal='onehot' to expand it into 0/1 columns",
+                        f"feature attribute {_show(a.name)} is nominal ({len(a.values)} values); "
+                        "pass nominal='onehot' to expand it into 0/1 columns",
                         self.path,
                         a.line,
                     )
@@ -1001,7 +1007,7 @@ class _Schema:
                     self.col_attr.append(j)
             else:
                 raise ArffError(
-                    f"feature attribute {a.name!r} has type {a.kind}, which mlsom cannot use "
+                    f"feature attribute {_show(a.name)} has type {a.kind}, which mlsom cannot use "
                     "(only numeric and nominal features are supported)",
                     self.path,
                     a.line,
@@ -1217,13 +1223,14 @@ class _Schema:
     def _bad_number(self, j: int, tok: str) -> str:
         a = self.header.attrs[j]
         if j in self.label_set:
-            return f"label {a.name!r} has the value {_show(tok)}; labels must be 0 or 1"
-        return f"value {_show(tok)} of numeric attribute {a.name!r}{_why_not_a_number(tok)}"
+            return f"label {_show(a.name)} has the value {_show(tok)}; labels must be 0 or 1"
+        return f"value {_show(tok)} of numeric attribute {_show(a.name)}{_why_not_a_number(tok)}"
 
     def _bad_nominal(self, j: int, tok: str) -> str:
         a = self.header.attrs[j]
         return (
-            f"value {_show(tok)} is not one of the declared values of nominal attribute {a.name!r}"
+            f"value {_show(tok)} is not one of the declared values of nominal attribute "
+            f"{_show(a.name)}"
         )
 
     def _convert_rows(self, rows: list[list[str]], linenos: np.ndarray) -> np.ndarray:
@@ -1295,16 +1302,16 @@ class _Schema:
             name = self.label_names[c]
             v = L[r, c]
             if np.isnan(v):
-                msg = f"label {name!r} is missing ('?'); labels may not be missing"
+                msg = f"label {_show(name)} is missing ('?'); labels may not be missing"
             else:
-                msg = f"label {name!r} has the value {v:g}; labels must be 0 or 1"
+                msg = f"label {_show(name)} has the value {v:g}; labels must be 0 or 1"
             raise ArffError(msg, self.path, int(linenos[r]))
         if first_missing < np.inf:
             r = int(first_missing)
             c = int(np.flatnonzero(nan[r])[0])
             name = self.header.attrs[self.col_attr[c]].name
             raise ArffError(
-                f"missing value ('?') of attribute {name!r}; pass missing='mean' or "
+                f"missing value ('?') of attribute {_show(name)}; pass missing='mean' or "
                 "missing='zero' to impute",
                 self.path,
                 int(linenos[r]),
