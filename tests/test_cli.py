@@ -154,3 +154,19 @@ def test_a_broken_pipe_elsewhere_is_an_error_not_a_closed_stdout(monkeypatch, ca
     argv = ["run", "--stream", "MOA-Spher-5C-2A", "--n-instances", "1500", "--windows", "5"]
     assert main(argv) == 1
     assert capsys.readouterr().err == "mlsom: error: [Errno 32] Broken pipe\n"
+
+
+def test_run_out_gets_the_usual_file_permissions(tmp_path):
+    """The result file is made through a rename, with 0666 less the umask (not owner-only)."""
+    import os
+
+    from mlsom._cli import _write_atomic
+
+    old = os.umask(0o022)
+    try:
+        _write_atomic(tmp_path / "r.json", "{}")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "r.json").read_text() == "{}"
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+    assert os.listdir(tmp_path) == ["r.json"]

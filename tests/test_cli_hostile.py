@@ -330,14 +330,27 @@ def test_debug_is_accepted_before_and_after_the_command(capsys):
 # ------------------------------------------------------------------------------ errors of the work
 
 
-def test_an_estimator_refusing_a_huge_grid_is_one_line(capsys):
-    # grid_size=1000 passes the parameter check; fitting it needs terabytes: a MemoryError or the
-    # estimator's own memory check, after the stream was made (status 1, not 2)
-    argv = ["demo", "--n-instances", "1000", "--grid-size", "1000", "--windows", "5", "--no-plot"]
-    assert main(argv) == 1
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["demo", "--n-instances", "1000", "--grid-size", "1000", "--no-plot"], "--grid-size"),
+        (["run", "--stream", "Yeast", "--grid-size", "300"], "--grid-size"),
+        (
+            ["experiment", "--streams", "Yeast", "--methods", "mlsom", "--grid-sizes", "2", "400"],
+            "--grid-sizes",
+        ),
+    ],
+    ids=["demo", "run", "experiment"],
+)
+def test_a_grid_too_large_for_memory_is_refused_before_any_work(argv, option, tmp_path, capsys):
+    """The estimator's memory estimate of fit, checked before the stream is made (status 2)."""
+    out = tmp_path / "out"
+    assert main([*argv, "--out", str(out)]) == 2
     captured = capsys.readouterr()
-    assert captured.out.startswith("mlsom ")  # the work had started
-    assert "memory" in _one_error_line(captured.err).lower()
+    assert captured.out == ""  # nothing started
+    line = _one_error_line(captured.err)
+    assert option in line and "would need about" in line
+    assert not out.exists()
 
 
 def _hostile_yeast(tmp_path):

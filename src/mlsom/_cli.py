@@ -23,6 +23,7 @@ import argparse
 import copy
 import json
 import os
+import secrets
 import sys
 import tempfile
 import textwrap
@@ -345,15 +346,16 @@ def _check_out_file(path):
 
 
 def _write_atomic(path, text):
-    tmp = tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
+    """Write through a temporary file and a rename; the file gets the usual permissions (0666
+    less the umask), not the owner-only ones of tempfile's files."""
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with tmp:
-            tmp.write(text)
-        os.replace(tmp.name, path)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
     except BaseException:
-        Path(tmp.name).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

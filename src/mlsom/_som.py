@@ -40,6 +40,14 @@ _ZERO_RULES = frozenset({"reject", "skip"})
 _MAX_GRID_SIZE = 1000
 
 
+def _fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
+    """Bytes ``fit`` needs for maps of ``grid_size`` (its memory check's estimate): the grid
+    distances and the training's neighbour lists (M0^2 each, with the temporaries of
+    grid_distances), the training's sums per unit and the maps themselves."""
+    m0 = grid_size * grid_size
+    return 40 * m0 * m0 + m0 * n_features * (32 + 2 * n_labels * itemsize) + 16 * n_samples
+
+
 def _threads_for(work, n_threads):
     return n_threads if work >= _PARALLEL_MIN_WORK else 1
 
@@ -325,12 +333,10 @@ class SOMStreamClassifier(ParamsMixin):
         n_threads = effective_n_threads(self.n_jobs)
         rng = np.random.default_rng(self.random_state)
         M0 = d * d
-        # grid distances and the training's neighbour lists (M0^2 each, with the temporaries of
-        # grid_distances), the training's sums per unit and the maps themselves
         check_allocation(
             "grid_size",
             d,
-            40 * M0 * M0 + M0 * A * (32 + 2 * L * X.itemsize) + 16 * n,
+            _fit_nbytes(d, n, A, L, X.itemsize),
             f"{L} maps of {d} x {d} neurons on {A} features (grid distances, training sums)",
         )
         # label counts T and, in every later call, the L x L conditional log-probabilities

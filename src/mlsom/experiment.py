@@ -342,6 +342,20 @@ def _check_n_instances(entry, n_instances):
     return n
 
 
+def _check_grid_memory(entry, n_instances, grid_size):
+    """The estimator's own memory check of fit, before the stream is made (the stream's size is
+    an upper bound of the labelled set's)."""
+    from ._som import _fit_nbytes
+
+    n = entry.instances if n_instances is None else n_instances
+    need = _fit_nbytes(grid_size, n, entry.attributes, entry.labels)
+    what = (
+        f"{entry.labels} maps of {grid_size} x {grid_size} neurons on {entry.attributes} "
+        "features (grid distances, training sums)"
+    )
+    check_allocation("grid_size", grid_size, need, what)
+
+
 def check_run(run):
     """Check every field of a run and return it in canonical form, before anything is computed.
 
@@ -369,6 +383,7 @@ def check_run(run):
     with _about("grid_size"):
         if method == "mlsom":
             grid_size = _default_grid_size() if grid_size is None else _check_grid_size(grid_size)
+            _check_grid_memory(entry, n_instances, grid_size)
         elif grid_size is not None:
             raise ValueError(f"grid_size applies to mlsom only, not to {method!r}")
     with _about("params"):
