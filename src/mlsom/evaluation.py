@@ -681,7 +681,10 @@ def window_edges(n_test, n_windows=50):
         raise ValueError(f"n_windows={n_windows} is larger than the test stream ({n_test} rows)")
     n_windows = _check_count("n_windows", n_windows, low=1, high=_MAX_WINDOWS)
     check_allocation(
-        "n_windows", n_windows, nbytes_of(n_windows + 1, itemsize=8), "the window edges (int64)"
+        "n_windows",
+        n_windows,
+        nbytes_of(n_windows + 1, itemsize=4 * 8),
+        "the window edges (int64, with three temporaries)",
     )
     w = np.arange(n_windows + 1, dtype=np.int64)
     if n_test <= _MAX_ROWS // n_windows:  # w * n_test fits in int64
@@ -698,7 +701,7 @@ def _fixed_edges(n_test, window_size):
     check_allocation(
         ("n_test", "window_size"),
         (n_test, window_size),
-        nbytes_of(n_windows + 1, itemsize=8),
+        nbytes_of(n_windows + 1, itemsize=2 * 8),
         f"the edges of the {n_windows} windows of a {n_test}-row test stream (int64)",
     )
     edges = np.arange(0, n_test, window_size, dtype=np.int64)
