@@ -12,6 +12,8 @@ import bz2
 import faulthandler
 import gzip
 import lzma
+import math
+import re
 import string
 from datetime import timedelta
 
@@ -399,6 +401,18 @@ ARFF_WORDS = [
     "\u00e9",
     "\ufeff",
     "\x00",
+    "Infinity",
+    "-nan",
+    "1e-999",
+    "+.5",
+    "\u0663",
+    "\uff11",
+    "\u3000",
+    "\x0c",
+    "'1 '",
+    "{0 1_0}",
+    "{+1 1}",
+    "''",
 ]
 
 
@@ -457,3 +471,40 @@ def test_damaged_mulan_xml_and_encodings_raise_only_arff_errors(folder, case, te
             read()
         except ArffError:
             pass
+
+
+# ------------------------------------------------------------------------------ numbers
+
+# The ARFF number: ASCII digits with an optional sign, decimal point and exponent
+ARFF_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# what float() reads beyond it: nan, inf(inity), '_', blanks, non-ASCII digits; and 'x', 'd'
+NUMBER_ALPHABET = "0123456789+-.eE_ \tnaifINFtyxd\u0663\uff11\u09e7"
+
+
+@settings(
+    max_examples=examples(300),
+    deadline=DEADLINE,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    token=st.text(NUMBER_ALPHABET, min_size=1, max_size=10) | st.sampled_from(["1e999", "-1e999"]),
+    form=st.sampled_from(["plain", "quoted", "sparse"]),
+)
+def test_numbers_are_read_by_the_arff_grammar_only(folder, token, form):
+    """A value loads iff it is an ARFF number within the range of a double, and then as float()
+    reads it; otherwise the error names the line and the attribute. Unquoted values are stripped
+    of the blanks around them, quoted ones are taken as they are."""
+    value = token if form == "quoted" else token.strip()
+    valid = ARFF_NUMBER.fullmatch(value) is not None and math.isfinite(float(value))
+    row = {"plain": f"1,{token},0", "quoted": f"1,'{token}',0", "sparse": f"{{0 1, 1 {token}}}"}
+    text = "@relation 'r: -C -1'\n@attribute a numeric\n@attribute b numeric\n@attribute y {0,1}\n"
+    path = write(folder, f"{text}@data\n{row[form]}\n".encode())
+    try:
+        d = load_arff(path)
+    except ArffError as exc:
+        assert not valid, (token, form, str(exc))
+        assert exc.line == 6, str(exc)
+        assert ("attribute 'b'" in exc.reason) or form == "sparse", str(exc)
+        return
+    assert valid, (token, form)
+    assert d.X[0, 1] == float(value)
