@@ -1088,6 +1088,36 @@ EDGE_CASES = [
         r"member_params\['max_sets'\] must be an integer",
     ),
     (
+        "J48 confidence NaN",
+        lambda: _j48(confidence=np.nan),
+        ValueError,
+        r"confidence must be finite",
+    ),
+    (
+        "J48 confidence 5",
+        lambda: _j48(confidence=5),
+        ValueError,
+        r"confidence must be <= 1.0, got 5.0",
+    ),
+    (
+        "J48 confidence 1",
+        lambda: _j48(confidence=1.0),
+        ValueError,
+        r"confidence must be < 1, got 1.0",
+    ),
+    (
+        "base learner seed 2**40",
+        lambda: __import__("mlsom.baselines").baselines.make_base_learner("j48", seed=2**40),
+        ValueError,
+        r"seed must be <= 4294967295",
+    ),
+    (
+        "base learner seed 1.5",
+        lambda: __import__("mlsom.baselines").baselines.make_base_learner("svm", seed=1.5),
+        TypeError,
+        r"seed must be an integer",
+    ),
+    (
         "PS-HT buffer_size 0",
         lambda: _incremental("PSHoeffdingTree", buffer_size=0),
         ValueError,
@@ -1126,6 +1156,12 @@ def _mlknn(**kw):
     from mlsom.baselines import MLkNN
 
     return MLkNN(**kw).fit(X60, Y60)
+
+
+def _j48(**kw):
+    from mlsom.baselines import J48Tree
+
+    return J48Tree(**kw).fit(X60, Y60[:, 0])
 
 
 def _batch(cls, **kw):

@@ -99,7 +99,8 @@ class J48Tree(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     confidence : float or None, default=0.25
-        Confidence level of the pruning (J48's ``-C``); ``None`` keeps the unpruned tree.
+        Confidence level of the pruning (J48's ``-C``), in (0, 1); ``None`` keeps the unpruned
+        tree.
     min_samples_leaf : int, default=2
         Minimum number of training instances in a leaf (J48's ``-M``).
     random_state : int or None, default=None
@@ -113,6 +114,11 @@ class J48Tree(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Grow and prune the tree on ``X`` (n, A) and class labels ``y`` (n,)."""
+        if self.confidence is not None:
+            # outside (0, 1) the binomial limit is NaN and nothing would ever be pruned
+            cf = check_float("confidence", self.confidence, low=0.0, high=1.0, low_open=True)
+            if cf >= 1.0:
+                raise ValueError(f"confidence must be < 1, got {cf}")
         tree = DecisionTreeClassifier(
             criterion="entropy",
             min_samples_leaf=self.min_samples_leaf,
@@ -234,13 +240,15 @@ def make_base_learner(base, seed=None):
     base : {"j48", "svm", "knn"}
         Which Weka learner to stand for (see the module docstring).
     seed : int or None
-        Seed of the learner's own randomness (only the tree has any).
+        Seed of the learner's own randomness (only the tree has any), 0 to 2**32 - 1.
 
     Returns
     -------
     estimator
         An object with ``fit``, ``predict`` and, for ``"j48"`` and ``"knn"``, ``predict_proba``.
     """
+    if seed is not None:
+        seed = check_int("seed", seed, low=0, high=2**32 - 1)
     if base == "j48":
         return J48Tree(random_state=seed)
     if base == "svm":
