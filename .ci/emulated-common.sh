@@ -1,0 +1,115 @@
+# Shared by .ci/emulated-aarch64.sh and .ci/emulated-nehalem.sh, which source it after setting
+# STAGE (the stage's name) and WORK (a temporary folder the stage removes on exit). Not run alone.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off PIP_NO_CACHE_DIR=1
+# Under emulation an OpenMP thread that waits spins through emulated instructions: let it sleep.
+EMU_ENV=(OMP_WAIT_POLICY=passive)
+STAGE_T0=$SECONDS
+CURRENT_STEP="start"
+
+step() {  # announce a step, with the seconds since the stage began
+    CURRENT_STEP=$*
+    printf '[%s %4ds] %s\n' "$STAGE" "$((SECONDS - STAGE_T0))" "$*"
+}
+
+fail() {
+    echo "$STAGE: FAILED after $((SECONDS - STAGE_T0))s: $*" >&2
+    exit 1
+}
+
+on_exit() {  # the EXIT trap: clean up; say which step failed when the script did not finish
+    local rc=$?
+    rm -rf "$WORK"
+    if ((rc != 0)); then
+        echo "$STAGE: FAILED (status $rc) at step: $CURRENT_STEP" >&2
+    fi
+    exit "$rc"
+}
+
+run_logged() {  # LOG CMD...: run quietly; on failure show the end of the log and fail
+    local log=$1
+    shift
+    if ! "$@" > "$log" 2>&1; then
+        tail -n 60 "$log" >&2
+        fail "$* (log above)"
+    fi
+}
+
+checked() {  # CMD...: run an emulated command; an illegal instruction is named as such
+    local rc=0
+    "$@" || rc=$?
+    if ((rc == 132)); then
+        fail "illegal instruction (SIGILL) in: $*"
+    elif ((rc != 0)); then
+        fail "status $rc from: $*"
+    fi
+}
+
+need_apt() {  # PACKAGE...: install those of Debian's packages that are missing
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" \
+            || missing+=("$p")
+    done
+    if ((${#missing[@]} == 0)); then
+        step "Debian packages already installed: $*"
+        return 0
+    fi
+    step "apt-get install ${missing[*]}"
+    run_logged "$WORK/apt.log" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive run_logged "$WORK/apt.log" \
+        apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+native_python() {  # sets NATIVE_PY: a native Python with this tree's mlsom installed, and pytest
+    local py=${MLSOM_NATIVE_PYTHON:-$ROOT/.venv/bin/python}
+    if [ -x "$py" ] && (cd "$WORK" && "$py" -c "import mlsom._core, pytest") > /dev/null 2>&1; then
+        NATIVE_PY=$py
+    else
+        step "no native build at $py: building this tree into a virtual environment"
+        python3 -m venv "$WORK/venv-native"
+        run_logged "$WORK/native-build.log" "$WORK/venv-native/bin/pip" install "$ROOT" pytest
+        NATIVE_PY=$WORK/venv-native/bin/python
+    fi
+    step "native build: $(cd "$WORK" && "$NATIVE_PY" -c \
+        'import mlsom, numpy; print(mlsom.__file__, "with NumPy", numpy.__version__)')"
+}
+
+emulated_tests() {  # sets TESTS: the node ids of .ci/emulated-tests.txt
+    mapfile -t TESTS < <(grep -v '^[[:space:]]*#' "$ROOT/.ci/emulated-tests.txt" | grep -v '^[[:space:]]*$')
+    ((${#TESTS[@]} > 0)) || fail ".ci/emulated-tests.txt lists no test"
+}
+
+native_hashes() {
+    # The reference digests, computed natively at every SIMD level of this processor (they must
+    # agree) into $WORK/native.json. NumPy's own AVX-512 routines are switched off for them:
+    # SOMStreamClassifier.fit computes averOut with NumPy's float64 exp and log, which round
+    # differently there (docs/platforms.md); with them on, the digests go to
+    # $WORK/native-numpy-avx512.json, compared for the record only.
+    local avx512
+    avx512=$("$NATIVE_PY" - <<'PY'
+try:
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+except ImportError:  # NumPy 1.x
+    from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+print(" ".join(f for f in __cpu_dispatch__
+               if __cpu_features__.get(f) and ("AVX512" in f or f == "X86_V4")))
+PY
+    )
+    REPORT_ARGS=()
+    if [ -n "$avx512" ]; then
+        step "native digests (NumPy's AVX-512 routines off: $avx512), every SIMD level"
+        NPY_DISABLE_CPU_FEATURES="$avx512" run_logged "$WORK/native-hashes.log" \
+            "$NATIVE_PY" "$ROOT/.ci/platform_hashes.py" --levels all --out "$WORK/native.json"
+        tail -n 1 "$WORK/native-hashes.log" | sed "s/^/  /"
+        run_logged "$WORK/native-hashes-numpy.log" \
+            "$NATIVE_PY" "$ROOT/.ci/platform_hashes.py" --out "$WORK/native-numpy-avx512.json"
+        REPORT_ARGS=(--report "$WORK/native-numpy-avx512.json")
+    else
+        step "native digests, every SIMD level"
+        run_logged "$WORK/native-hashes.log" \
+            "$NATIVE_PY" "$ROOT/.ci/platform_hashes.py" --levels all --out "$WORK/native.json"
+        tail -n 1 "$WORK/native-hashes.log" | sed "s/^/  /"
+    fi
+}
