@@ -440,6 +440,9 @@ class _LineReader:
         reading position, False at the end of the text."""
         while True:
             buf, pos = self._buf, self._pos
+            first = buf[pos : pos + 1]
+            if first and first != "%" and not first.isspace() and buf.find("\n", pos) >= 0:
+                return True  # the common case: a complete line with content right here
             if pos == 0 and buf[:1] == buf[-1:] == "\n" and buf.count("\n") == len(buf):
                 # a block read of empty lines only (a blank-line bomb): one pass over it
                 self.lineno += len(buf)
@@ -459,6 +462,18 @@ class _LineReader:
                     return True
             if not self._more() and not self._end_last_line():
                 return False
+
+    def next_line(self) -> str | None:
+        """The next line with content, without its newline (its number is then ``lineno``); None
+        at the end of the text, where an error due is raised instead."""
+        if not self._skip():
+            self._raise_problem()
+            return None
+        end = self._buf.find("\n", self._pos)
+        line = self._buf[self._pos : end]
+        self._pos = end + 1
+        self.lineno += 1
+        return line
 
     def take(self, max_lines: int, max_chars: int) -> tuple[list[str], list[int]]:
         """The next lines with content (without their newline) and their line numbers: at most
@@ -606,6 +621,10 @@ _ESCAPE_RE = re.compile(r"\\(.)", re.S)
 # the text before the first '%' outside quotes (up to an unterminated quote, if there is one)
 _BEFORE_COMMENT = re.compile(rf"""[^'"%]*+(?:(?:{_QUOTED})[^'"%]*+)*+""", re.S)
 _QUOTED_RE = re.compile(_QUOTED, re.S)
+# the text between a quote and its closing quote (another is escaped), per quote character
+_ESCAPED_BODY = {q: re.compile(rf"[^{q}\\]*+(?:\\.[^{q}\\]*+)*+", re.S) for q in "'\""}
+# an unquoted name: up to a blank or a '{'
+_NAME_RE = re.compile(r"[^\s{]+")
 
 
 def _split_fields(s: str, path, lineno: int) -> list[str]:
@@ -628,7 +647,7 @@ def _unquote(tok: str, path, lineno: int) -> str:
         if "\\" not in body:
             if q not in body:
                 return body
-        elif re.fullmatch(rf"[^{q}\\]*+(?:\\.[^{q}\\]*+)*+", body, re.S):
+        elif _ESCAPED_BODY[q].fullmatch(body):
             return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)
     # malformed: a quoted string followed by more text, or no closing quote
     if _QUOTED_RE.match(tok) is not None:
@@ -654,7 +673,7 @@ def _take_name(s: str, path, lineno: int) -> tuple[str, str]:
         if m is None:
             raise ArffError(f"unterminated {s[0]} quote in name", path, lineno)
         return _unquote(m.group(0), path, lineno), s[m.end() :]
-    m = re.match(r"[^\s{]+", s)
+    m = _NAME_RE.match(s)
     if m is None:
         raise ArffError("missing name", path, lineno)
     return m.group(0), s[m.end() :]
@@ -721,10 +740,10 @@ def _read_header(text: _LineReader, path) -> _Header:
     relation = None
     attrs: list[_Attr] = []
     while True:
-        lines, numbers = text.take(1, _BLOCK_CHARS)
-        if not lines:
+        raw = text.next_line()
+        if raw is None:
             break
-        raw, lineno = lines[0], numbers[0]
+        lineno = text.lineno
         s = raw.strip()
         if lineno == 1:
             s = s.lstrip("\ufeff")
