@@ -280,6 +280,7 @@ def test_cluster_gives_model_predict_and_unpickles_the_model_once_per_worker(dat
     for worker, c in per_worker.items():
         # a worker that scored blocks holds one copy, whatever the number of blocks
         assert (c["predict"] > 0) <= c["unpickled"] <= 1, (worker, per_worker)
+    # so one worker at least scored 17 blocks or more on a single copy
     assert max(c["predict"] for c in per_worker.values()) >= Xd.numblocks[0] // 2
     if ship == "scatter":  # broadcast: on every worker before any block runs
         assert all(c["unpickled"] == 1 for c in per_worker.values()), per_worker
