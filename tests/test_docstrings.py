@@ -20,6 +20,7 @@ MODULES = sorted(
 OPTIONAL = {
     "mlsom.baselines._incremental": "river",
     "mlsom.river": "river",
+    "mlsom.dask": "dask",
 }
 
 
