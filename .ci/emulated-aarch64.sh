@@ -63,11 +63,8 @@ run_logged "$WORK/pip-arm64.log" "$NATIVE_PY" -m pip install --target "$SITE" --
 
 step "_core.pyx to C, natively (Cython of .ci/requirements-emulated.txt)"
 TREE=$WORK/tree
-mkdir -p "$TREE"
-cp -R setup.py pyproject.toml README.md LICENSE src tests .ci "$TREE/"
-rm -rf "$TREE/build"
-find "$TREE/src" \( -name '*.so' -o -name '*.pyd' -o -name '_core.c' -o -name '__pycache__' \) \
-    -prune -exec rm -rf {} +
+copy_tree "$TREE"
+cp -R tests .ci "$TREE/"
 run_logged "$WORK/pip-native.log" "$NATIVE_PY" -m pip install --target "$WORK/native-tools" \
     $(grep -iE '^(cython|setuptools)[=<>~ ]' .ci/requirements-emulated.txt)
 (cd "$TREE" && PYTHONPATH="$WORK/native-tools" run_logged "$WORK/cythonize.log" \

@@ -62,14 +62,23 @@ need_apt() {  # PACKAGE...: install those of Debian's packages that are missing
         apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+copy_tree() {  # DEST: a copy of what a build of the package needs, without build products
+    mkdir -p "$1"
+    cp -R "$ROOT/setup.py" "$ROOT/pyproject.toml" "$ROOT/README.md" "$ROOT/LICENSE" \
+        "$ROOT/MANIFEST.in" "$ROOT/src" "$1/"
+    find "$1/src" \( -name '*.so' -o -name '*.pyd' -o -name '_core.c' -o -name '_core.html' \
+        -o -name '__pycache__' -o -name '*.egg-info' \) -prune -exec rm -rf {} +
+}
+
 native_python() {  # sets NATIVE_PY: a native Python with this tree's mlsom installed, and pytest
     local py=${MLSOM_NATIVE_PYTHON:-$ROOT/.venv/bin/python}
     if [ -x "$py" ] && (cd "$WORK" && "$py" -c "import mlsom._core, pytest") > /dev/null 2>&1; then
         NATIVE_PY=$py
     else
         step "no native build at $py: building this tree into a virtual environment"
+        copy_tree "$WORK/native-src"  # pip builds in the folder it is given
         python3 -m venv "$WORK/venv-native"
-        run_logged "$WORK/native-build.log" "$WORK/venv-native/bin/pip" install "$ROOT" pytest
+        run_logged "$WORK/native-build.log" "$WORK/venv-native/bin/pip" install "$WORK/native-src" pytest
         NATIVE_PY=$WORK/venv-native/bin/python
     fi
     step "native build: $(cd "$WORK" && "$NATIVE_PY" -c \
