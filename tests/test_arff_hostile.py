@@ -775,6 +775,53 @@ def test_bz2_and_xz_bombs_of_blank_lines_stream_in_constant_memory(tmp_path, com
     assert peak < 16 * MIB, peak
 
 
+@pytest.mark.slow
+def test_a_bzip2_bomb_is_refused_after_about_a_gigabyte(tmp_path):
+    """bzip2 packs 64 MiB of newlines into 81 bytes: the 81 kB here hold 64 GiB (minutes to
+    decompress; a megabyte would take hours). Data expanding over _MAX_EXPANSION-fold is refused."""
+    stream = bz2.compress(b"\n" * (64 * MIB), 9)
+    assert len(stream) < 100
+    path = tmp_path / "bomb.arff.bz2"
+    path.write_bytes(bz2.compress(b"@relation r\n") + stream * 1000)
+    start = time.process_time()
+    error = error_of(lambda: load_arff(path))
+    assert time.process_time() - start < 30
+    assert re.fullmatch(
+        rf"{re.escape(str(path))}: cannot decompress the file \(bzip2 data after line \d+: a "
+        r"decompression bomb\?\): it expands over 100000-fold, which no ARFF file does",
+        str(error),
+    ), str(error)
+
+
+WIDE_HEADER = MEKA_HEADER.replace(
+    "@attribute b numeric", "".join(f"@attribute b{k} numeric\n" for k in range(8))
+)
+
+
+@pytest.mark.parametrize(
+    "compress, text, refused",
+    [
+        # rows repeated verbatim: near bzip2's most on data without runs, 16,000-fold
+        (bz2.compress, WIDE_HEADER + "0,0,0,0,0,0,0,0,0,1\n" * 200_000, False),
+        # near xz's most, on runs of one byte: 6,500-fold
+        (lzma.compress, MEKA_HEADER + "\n" * (16 * MIB) + "1,2,0\n", False),
+        # bzip2 on runs of one byte: 370,000-fold (800,000 on 64 MiB)
+        (bz2.compress, MEKA_HEADER + "\n" * (16 * MIB) + "1,2,0\n", True),
+    ],
+)
+def test_the_expansion_limit_lies_above_what_real_data_reaches(
+    tmp_path, monkeypatch, compress, text, refused
+):
+    """With no floor under the count of compressed bytes, the ratio itself decides."""
+    monkeypatch.setattr(_arff, "_EXPANSION_FLOOR", 1)
+    path = tmp_path / "ratio.arff.bin"
+    path.write_bytes(compress(text.encode()))
+    if refused:
+        assert "a decompression bomb?" in same_error_from_both(path)
+    else:
+        assert load_arff(path).X.shape[0] > 0
+
+
 def test_trailing_garbage_after_gzip_data_is_an_arff_error(tmp_path):
     path = tmp_path / "t.arff.gz"
     path.write_bytes(gzip.compress((MEKA_HEADER + "1,2,0\n").encode()) + b"garbage!")

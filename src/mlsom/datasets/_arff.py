@@ -80,6 +80,13 @@ _BLOCK_CHARS = 1 << 22
 _BLOCK_CELLS = 1 << 22
 # The memory the xz/lzma decoder may use: xz -9 needs 65 MiB, a crafted header can ask for 4 GiB.
 _LZMA_MEMLIMIT = 1 << 28
+# Compressed data that expands more than this many times is refused (a decompression bomb). gzip
+# cannot pass 1032, xz reaches 6,800 on runs of one byte, bzip2 20,000-30,000 on rows repeated
+# verbatim, but a million on runs of one byte: 64 MiB of newlines in 81 bytes, a terabyte in a
+# megabyte, hours to decompress. The ratio counts at least _EXPANSION_FLOOR compressed bytes (and
+# the decompressors read 8 KiB ahead): a bomb is refused after about a gigabyte.
+_MAX_EXPANSION = 100_000
+_EXPANSION_FLOOR = 1 << 12
 # The most characters of feature names a one-hot expansion may create ("attribute=value" for each
 # value: a long name times many values would otherwise multiply).
 _ONEHOT_NAME_CHARS = 1 << 26
@@ -341,13 +348,23 @@ class _LineReader:
     raised once the lines before it are consumed, so that errors come in the order of the lines.
     """
 
-    def __init__(self, raw, path, encoding: str, compression: str | None, max_line_length: int):
+    def __init__(
+        self,
+        raw,
+        path,
+        encoding: str,
+        compression: str | None,
+        max_line_length: int,
+        source=None,
+    ):
         self.path = path
         self.encoding = encoding
         self.lineno = 0  # the lines consumed (taken or passed over)
         self.in_header = True  # the wording of a decoding failure
         self._raw = raw
         self._compression = compression
+        self._source = source  # the compressed file (its position: the bytes read from it)
+        self._expanded = 0  # the bytes decompressed
         self._limit = max_line_length
         # a read of at most max_line_length bytes holds no complete line longer than that (with
         # the encodings that make at most one character of a byte; _append checks the others)
@@ -378,12 +395,20 @@ class _LineReader:
             return self._stop(lambda why=str(exc): self._cannot_decompress(why))
         if not data:
             self._final = True
+        elif self._compression is not None and self._bomb(len(data)):
+            why = f"it expands over {_MAX_EXPANSION}-fold, which no ARFF file does"
+            return self._stop(lambda: self._cannot_decompress(why, "a decompression bomb?"))
         elif len(self._decoder.getstate()[0]) > self._limit:
             # a decoder that holds its input back (UTF-7 a base64 run to its end) can hold it all
             why = f"the decoder holds more than {self._limit} bytes without giving text"
             return self._stop(lambda: self._cannot_decode(why))
         self._append(text)
         return True
+
+    def _bomb(self, n_bytes: int) -> bool:
+        """Count ``n_bytes`` more decompressed; whether the data now expands beyond reason."""
+        self._expanded += n_bytes
+        return self._expanded > _MAX_EXPANSION * max(self._source.tell(), _EXPANSION_FLOOR)
 
     def _stop(self, problem) -> bool:
         self._final = True
@@ -572,12 +597,14 @@ class _LineReader:
             f"cannot decode the text{after} as {self.encoding} (pass encoding=): {why}", self.path
         )
 
-    def _cannot_decompress(self, why: str) -> ArffError:
+    def _cannot_decompress(self, why: str, reason: str | None = None) -> ArffError:
         after = f" after line {self.lineno}" if self.lineno else ""
         if "Memory usage limit" in why:  # lzma's message for the memlimit of _XZReader
             reason = f"the xz/lzma data needs more than {_LZMA_MEMLIMIT >> 20} MiB to decompress"
-        else:
+        elif reason is None:
             reason = f"{self._compression} data damaged or truncated{after}"
+        else:
+            reason = f"{self._compression} data{after}: {reason}"
         return ArffError(f"cannot decompress the file ({reason}): {why}", self.path)
 
 
@@ -597,7 +624,7 @@ def _open_lines(path, encoding: str, max_line_length: int) -> Iterator[_LineRead
         else:
             raw, compression = fh, None
         try:
-            yield _LineReader(raw, path, encoding, compression, max_line_length)
+            yield _LineReader(raw, path, encoding, compression, max_line_length, fh)
         finally:
             raw.close()
 
@@ -1531,7 +1558,8 @@ def load_arff(
         a numeric column, a label value other than 0/1, an unknown attribute type, no ``@data``,
         a sparse index out of range, a label of the XML missing from the header, a string or date
         attribute, bytes that are not text in ``encoding``, a NUL character, a line longer than
-        ``max_line_length``, a damaged or truncated compressed file, an XML file in an encoding
+        ``max_line_length``, a damaged or truncated compressed file, compressed data that expands
+        over 100,000-fold (a decompression bomb: no ARFF file does), an XML file in an encoding
         the XML parser cannot read, a path that is not a regular file (a directory, a FIFO, a
         device), ... The message names the file and, where one applies, the line.
     ValueError
@@ -1563,8 +1591,9 @@ def load_arff(
     otherwise be read as infinity.
 
     Files from untrusted sources: blank and comment lines cost little more than decompressing
-    them, no line longer than ``max_line_length`` is held, and only regular files are opened (a
-    FIFO or a device could block forever). The memory is that of the result, plus a bounded
+    them, no line longer than ``max_line_length`` is held, compressed data expanding beyond any
+    real file's ratio is refused, and only regular files are opened (a FIFO or a device could
+    block forever). The memory is that of the result, plus a bounded
     working set; the result itself grows with the file: a small compressed file can hold millions
     of rows, and a sparse row of a few characters stands for a full row of the matrix. Read such
     files with :func:`iter_arff`, which holds one chunk at a time, and stop when it is enough.
