@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import tracemalloc
+import zipfile
 
 import numpy as np
 import pytest
@@ -820,6 +821,17 @@ def test_the_expansion_limit_lies_above_what_real_data_reaches(
         assert "a decompression bomb?" in same_error_from_both(path)
     else:
         assert load_arff(path).X.shape[0] > 0
+
+
+def test_a_zip_archive_is_not_decompressed_but_refused(tmp_path):
+    """zip is no format the reader knows: its bytes are read as text, and refused at once (a zip
+    bomb is never expanded)."""
+    path = tmp_path / "data.arff.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("data.arff", MEKA_HEADER + "\n" * 10_000_000)
+    message = same_error_from_both(path)
+    assert message.startswith(f"{path}, line 1: "), message
+    assert "NUL character" in message or "cannot decode" in message, message
 
 
 def test_trailing_garbage_after_gzip_data_is_an_arff_error(tmp_path):
