@@ -168,22 +168,33 @@ def test_heatmap_is_ordered_by_mean_rank_and_annotated(result10):
     assert "0.0258" in ax.get_title()
 
 
-def test_heatmap_cells_black_where_significant(result10):
+def _cell_grey(image):
+    """Grey level of every cell as drawn: the image's colormap and norm applied to its array."""
+    rgba = image.to_rgba(image.get_array())
+    np.testing.assert_array_equal(rgba[..., 0], rgba[..., 2])  # greys
+    return rgba[..., 0]
+
+
+def test_heatmap_cells_dark_where_significant(result10):
     ax = plot_nemenyi_heatmap(result10).axes[0]
     (image,) = ax.get_images()
-    rgb = np.asarray(image.get_array())[:, :, 0]
-    sig = result10.significant()
     order = [METHODS.index(m) for m in RANK_ORDER]
-    sig = sig[np.ix_(order, order)]
+    p = result10.pvalues[np.ix_(order, order)]
+    np.testing.assert_array_equal(np.ma.getdata(image.get_array()), p)
+    grey = _cell_grey(image)
+    sig = result10.significant()[np.ix_(order, order)]
     assert sig.sum() == 4  # C4.5 against C4.5+m and C4.5+m+cf, both ways
-    np.testing.assert_array_equal(rgb == 0.0, sig)
-    np.testing.assert_array_equal(np.diag(rgb), np.ones(4))
+    off = ~np.eye(4, dtype=bool)
+    # significant: black to dark grey; the others light grey, lighter as p grows
+    np.testing.assert_array_equal((grey < 0.35)[off], sig[off])
+    assert (grey[off & ~sig] >= 0.65).all()
+    light = off & ~sig
+    assert np.all(np.diff(grey[light][np.argsort(p[light])]) >= 0)
+    np.testing.assert_array_equal(np.diag(grey), np.ones(4))  # white diagonal
     assert image.origin == "lower"  # the best method at the bottom left
-    # at alpha = 0.05 nothing is black
-    rgb05 = np.asarray(
-        plot_nemenyi_heatmap(result10, alpha=0.05).axes[0].get_images()[0].get_array()
-    )
-    assert not (rgb05 == 0.0).any()
+    # at alpha = 0.05 nothing is dark
+    image05 = plot_nemenyi_heatmap(result10, alpha=0.05).axes[0].get_images()[0]
+    assert (_cell_grey(image05) >= 0.65).all()
 
 
 def test_heatmap_custom_order_and_annotation_switch(result_many):

@@ -11,6 +11,7 @@ matplotlib is imported when a figure is drawn, not when this module is imported.
 import math
 import os
 import pathlib
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -20,14 +21,56 @@ from ._validation import _describe, check_float
 from .stats import MAX_METHODS, FriedmanNemenyiResult, _check_alpha
 
 __all__ = [
+    "method_styles",
     "plot_critical_difference",
     "plot_curves",
     "plot_nemenyi_heatmap",
     "save_png",
 ]
 
+# Styles of the curves (see method_styles). Paul Tol's "muted" qualitative palette: nine colours
+# that stay apart for the common forms of colour blindness; black is kept for the highlighted
+# method (mlsom), and so is the star marker.
+_PALETTE = (
+    "#CC6677",  # rose
+    "#332288",  # indigo
+    "#DDCC77",  # sand
+    "#117733",  # green
+    "#88CCEE",  # cyan
+    "#882255",  # wine
+    "#44AA99",  # teal
+    "#999933",  # olive
+    "#AA4499",  # purple
+)
 _LINESTYLES = ("-", "--", "-.", ":")
-_MARKERS = ("o", "s", "^", "D", "v", "x", "*", "P", "<", ">")
+# 31 markers (a prime, so that with 9 colours and 4 line styles the slot i -> (i mod 9, i mod 4,
+# i mod 31) repeats only after 9 * 4 * 31 = 1116 slots); the clearest first. The integers are
+# matplotlib's tick and caret markers.
+_MARKERS = (
+    "o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "d", "H", "8", "x", "+",
+    "1", "2", "3", "4", ".", "|", "_", 0, 1, 2, 3, 4, 5, 6, 7,
+)  # fmt: skip
+_HIGHLIGHT_STYLE = {
+    "color": "black",
+    "linestyle": "-",
+    "marker": "*",
+    "linewidth": 2.4,
+    "markersize": 8.0,
+    "zorder": 3.0,
+}
+_BASE_STYLE = {"linewidth": 1.3, "markersize": 4.5, "zorder": 2.0}
+# Methods in the order their curves take the style slots 0, 1, 2, ... (after the highlighted
+# method and other mlsom variants): the runner's methods (mlsom.experiment.available_methods).
+_KNOWN_METHODS = (
+    "MINAS-BR",
+    *(f"{fam}-{base}" for fam in ("BR", "LP", "RAkEL", "CC", "PS", "EPS", "ECC", "HOMER")
+      for base in ("J48", "SVM", "kNN")),
+    "ML-kNN",
+    "BR-HT", "CC-HT", "PS-HT", "MLHT", "ISOUPTree",
+    "EaBR-HT", "EaCC-HT", "EaPS-HT", "EaMLHT", "EaISOUPTree",
+)  # fmt: skip
+# mlsom under the names it is reported by: "mlsom", "mlsom-d4", "mlsom (d=3, best)", ...
+_MLSOM_NAME = re.compile(r"(?:mlsom|som-stream-ml)(?![\w])", re.IGNORECASE)
 
 #: Most curves in one plot, and most methods in a heat map or diagram (as in :mod:`mlsom.stats`):
 #: a thousand lines with their legend take about ten seconds to draw.
@@ -104,6 +147,98 @@ def _as_curve(name, values):
     return arr
 
 
+# ------------------------------------------------------------------------------ styles
+
+
+def _is_mlsom(name):
+    return _MLSOM_NAME.match(name) is not None
+
+
+def _highlighted(names, highlight):
+    """The name drawn in the reserved style, or None."""
+    if highlight is None:
+        return None
+    if not isinstance(highlight, str):
+        raise TypeError(
+            f"highlight must be a method name, 'auto' or None, got {_describe(highlight)}"
+        )
+    if highlight != "auto":
+        if highlight not in names:
+            raise ValueError(f"highlight={highlight!r} is not one of the methods {sorted(names)}")
+        return highlight
+    if "mlsom" in names:
+        return "mlsom"
+    return next((m for m in names if _is_mlsom(m)), None)
+
+
+def method_styles(methods, *, highlight="auto"):
+    """Line styles of methods: a distinct colour, line style and marker for each.
+
+    The rules, which make the styles depend on the set of names only (not on their order, except
+    for the choice of the highlighted method under ``"auto"``):
+
+    * The highlighted method (mlsom) is black, solid, thick (2.4 points), with star markers and
+      drawn above the others. No other method is black or has stars, so it differs from every
+      other one in colour, marker and width.
+    * The other methods take the slots 0, 1, 2, ... in this order: other mlsom variants (for
+      example ``"mlsom frozen after fit"``) by name, then the methods the experiment runner knows
+      (MINAS-BR, the lower bounds BR-J48 ... ML-kNN, the upper bounds BR-HT ... EaISOUPTree, in
+      the order of :func:`mlsom.experiment.available_methods`), then every other name in sorted
+      order. So a method keeps its style when methods after it are added.
+    * Slot ``i`` gets colour ``i mod 9`` of Paul Tol's colour-blind-safe "muted" palette, line
+      style ``i mod 4`` (solid, dashed, dash-dot, dotted) and marker ``i mod 31``. Any nine
+      consecutive slots (the first nine in particular) differ in colour, neighbouring slots in
+      colour, line style and marker, and no two of the first 1116 slots (more than the 1,000
+      curves a plot may hold) share all three.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        Method names.
+    highlight : str or None, default="auto"
+        The method to draw in the reserved style. ``"auto"``: ``"mlsom"`` when it is among the
+        methods, otherwise the first name that starts with the word mlsom or SOM-Stream-ML (as
+        ``"mlsom-d4"`` or ``"mlsom (d=3, best)"``), otherwise none; ``None``: none.
+
+    Returns
+    -------
+    dict of str to dict
+        Method name -> keyword arguments of :meth:`matplotlib.axes.Axes.plot` (``color``,
+        ``linestyle``, ``marker``, ``linewidth``, ``markersize``, ``zorder``), in the order of
+        ``methods``. Pass it as ``styles`` to :func:`plot_curves` to draw several panels of
+        different subsets of methods with the same style for each method.
+    """
+    if isinstance(methods, str) or not hasattr(methods, "__iter__"):
+        raise TypeError(f"methods must be a sequence of method names, got {_describe(methods)}")
+    names = list(dict.fromkeys(str(m) for m in methods))
+    if len(names) > MAX_PLOT_METHODS:
+        raise ValueError(f"methods must hold at most {MAX_PLOT_METHODS} names, got {len(names)}")
+    top = _highlighted(names, highlight)
+    known = {m: i for i, m in enumerate(_KNOWN_METHODS)}
+
+    def key(m):
+        if _is_mlsom(m):
+            return (0, 0, m)
+        if m in known:
+            return (1, known[m], m)
+        return (2, 0, m)
+
+    slots = {m: i for i, m in enumerate(sorted((m for m in names if m != top), key=key))}
+    styles = {}
+    for m in names:
+        if m == top:
+            styles[m] = dict(_HIGHLIGHT_STYLE)
+            continue
+        i = slots[m]
+        styles[m] = {
+            "color": _PALETTE[i % len(_PALETTE)],
+            "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
+            "marker": _MARKERS[i % len(_MARKERS)],
+            **_BASE_STYLE,
+        }
+    return styles
+
+
 # ------------------------------------------------------------------------------ curves
 
 
@@ -116,10 +251,16 @@ def plot_curves(
     ylabel="macro F",
     ylim=None,
     styles=None,
+    highlight="auto",
     legend=True,
     ax=None,
 ):
     """Plot one performance curve per method, as in the per-stream panels of the paper's Figure 1.
+
+    Every method gets its own colour, line style and marker, and mlsom a reserved style drawn
+    above the others (:func:`method_styles` gives the rules). The legend lies outside the axes,
+    right of them, in as many columns as its entries need, so it never covers a curve; a new
+    figure is widened (and for many methods heightened) to hold it.
 
     Parameters
     ----------
@@ -137,12 +278,17 @@ def plot_curves(
         Limits of the y axis, for example ``(0, 1)``; by default matplotlib's.
     styles : mapping of str to dict, optional
         Method name -> keyword arguments of :meth:`matplotlib.axes.Axes.plot` (``color``,
-        ``linestyle``, ``marker``, ...) that replace the defaults for that method. By default the
-        methods cycle through colours, line styles and markers, which stay apart in grey print.
+        ``linestyle``, ``marker``, ...) that replace the defaults of :func:`method_styles` for
+        that method (``method_styles`` of the union of the methods of several panels keeps each
+        method's style the same in all of them).
+    highlight : str or None, default="auto"
+        The method drawn in the reserved style: by default mlsom (see :func:`method_styles`);
+        ``None`` for none.
     legend : bool, default=True
-        Whether to draw a legend.
+        Whether to draw a legend (outside the axes, at their right).
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; by default a new figure.
+        Axes to draw on; by default a new figure. The legend goes right of these axes too: leave
+        room for it there (a figure with ``layout="constrained"`` does).
 
     Returns
     -------
@@ -185,18 +331,19 @@ def plot_curves(
         raise ValueError(f"styles names methods that are not in curves: {unknown}")
     styles = {str(m): s for m, s in styles.items()}
 
-    fig, ax = _figure_and_axes(ax, (6.0, 3.6))
-    colors = [c["color"] for c in _color_cycle()]
+    if not isinstance(legend, (bool, np.bool_)):
+        raise TypeError(f"legend must be True or False, got {_describe(legend)}")
+    defaults = method_styles(data, highlight=highlight)
+    ncols, rows, legend_width = _legend_shape(list(data))
+    figsize = (6.0, 3.6)
+    if legend:
+        figsize = (5.6 + legend_width, max(3.6, 0.18 * rows + 1.0))
+    fig, ax = _figure_and_axes(ax, figsize)
     for i, (method, y) in enumerate(data.items()):
         xs = np.arange(1, y.size + 1) if x is None else x
-        kw = {
-            "color": colors[i % len(colors)],
-            "linestyle": _LINESTYLES[i % len(_LINESTYLES)],
-            "marker": _MARKERS[i % len(_MARKERS)],
-            "markevery": max(1, y.size // 10),
-            "markersize": 4,
-            "linewidth": 1.3,
-        }
+        step = max(1, y.size // 10)
+        # markers of neighbouring curves at different windows, so that they do not pile up
+        kw = {**defaults[method], "markevery": (i % step, step)}
         kw.update(styles.get(method, {}))
         ax.plot(xs, y, label=method, **kw)
     ax.set_xlabel(xlabel)
@@ -207,14 +354,47 @@ def plot_curves(
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if legend:
-        ax.legend(fontsize="small", frameon=False)
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            borderaxespad=0.0,
+            ncols=ncols,
+            handlelength=3.0,
+            fontsize="small",
+            frameon=False,
+        )
     return fig
 
 
-def _color_cycle():
+def _legend_shape(labels):
+    """Columns and rows of the legend of these labels, and its width in inches (an estimate from
+    the longest label; constrained layout makes room for the real one)."""
+    n = len(labels)
+    # at least 16 rows a column (they fit beside the default height), then about 4 rows a column
+    rows = max(16, math.ceil(math.sqrt(4 * n)))
+    ncols = math.ceil(n / rows)
+    rows = math.ceil(n / ncols)
+    # a column: handle (3 em), pad (0.8 em), text, column spacing (2 em); "small" is 0.833 em
+    fontsize = 0.833 * _font_size()
+    width = ncols * (5.8 * fontsize / 72 + _text_width(labels, fontsize))
+    return ncols, rows, width
+
+
+def _font_size():
     import matplotlib as mpl
 
-    return list(mpl.rcParams["axes.prop_cycle"])
+    return float(mpl.rcParams["font.size"])
+
+
+def _text_width(labels, fontsize):
+    """Width in inches of the widest of these labels in the default font at ``fontsize`` points."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+
+    renderer = RendererAgg(1, 1, 72)  # 72 dpi: one pixel a point
+    prop = FontProperties(size=fontsize)
+    width = max(renderer.get_text_width_height_descent(s, prop, ismath=False)[0] for s in labels)
+    return width / 72
 
 
 # ------------------------------------------------------------------------------ heat map
@@ -246,16 +426,20 @@ def plot_nemenyi_heatmap(
     """Heat map of the pairwise Nemenyi p-values, as in the paper's Figure 2.
 
     The methods are ordered from the best average rank to the worst, from left to right on the x
-    axis and from bottom to top on the y axis. Cells of pairs that differ significantly
-    (``p < alpha``) are black; the others are grey, lighter as ``p`` grows. The diagonal is white.
-    The cell at row ``i`` and column ``j`` compares the ``i``-th and the ``j``-th method.
+    axis and from bottom to top on the y axis. The cell at row ``i`` and column ``j`` compares the
+    ``i``-th and the ``j``-th method; the diagonal is white. The colour of a cell is graded by its
+    p-value with a step at ``alpha``: pairs that differ significantly (``p < alpha``) are black
+    to dark grey as ``p`` goes from 0 to ``alpha``, the others light grey, lighter as ``p`` goes
+    from ``alpha`` to 1. A colour bar beside the map shows this very scale (the image's colormap
+    and norm), its lower half for ``[0, alpha)`` and its upper half for ``[alpha, 1]``, with
+    ``alpha`` marked.
 
     Parameters
     ----------
     result : FriedmanNemenyiResult
         From :func:`mlsom.stats.friedman_nemenyi`.
     alpha : float, optional
-        Significance level of the black cells; defaults to ``result.alpha``.
+        Significance level of the dark cells; defaults to ``result.alpha``.
     order : sequence of str, optional
         The methods in the order to draw them, best first (for example by mean macro F over all
         data sets and windows, as the paper does); by default by average rank.
@@ -272,6 +456,8 @@ def plot_nemenyi_heatmap(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure's first axes hold the map (an image of the p-values, masked on the diagonal),
+        its last axes the colour bar.
     """
     _check_result(result)
     alpha = result.alpha if alpha is None else _check_alpha(alpha)
@@ -301,15 +487,14 @@ def plot_nemenyi_heatmap(
     names = [result.methods[j] for j in idx]
     p = np.asarray(result.pvalues)[np.ix_(idx, idx)]
     sig = p < alpha
-    diagonal = np.eye(k, dtype=bool)
-    grey = 0.65 + 0.27 * np.clip((p - alpha) / (1.0 - alpha), 0.0, 1.0)
-    grey = np.where(sig, 0.0, grey)
-    grey[diagonal] = 1.0
-    rgb = np.repeat(grey[:, :, None], 3, axis=2)
+    cells = np.ma.masked_array(np.clip(p, 0.0, 1.0), mask=np.eye(k, dtype=bool))
+    cmap, norm = _pvalue_scale(alpha)
 
     side = max(4.0, 0.32 * k + 2.0)
-    fig, ax = _figure_and_axes(ax, (side + 1.2, side))
-    ax.imshow(rgb, origin="lower", interpolation="nearest", aspect="equal")
+    fig, ax = _figure_and_axes(ax, (side + 1.6, side))
+    image = ax.imshow(
+        cells, cmap=cmap, norm=norm, origin="lower", interpolation="nearest", aspect="equal"
+    )
     ticksize = 9 if k <= 20 else max(5.0, 9 - (k - 20) / 6)
     ax.set_xticks(np.arange(k), labels=names, rotation=90, fontsize=ticksize)
     ax.set_yticks(np.arange(k), labels=names, fontsize=ticksize)
@@ -337,23 +522,31 @@ def plot_nemenyi_heatmap(
                     gid="pvalue",
                 )
 
-    from matplotlib.patches import Patch
-
-    ax.legend(
-        handles=[
-            Patch(facecolor="black", edgecolor="0.55", label=f"p < {alpha:g}"),
-            Patch(facecolor="0.85", edgecolor="0.55", label=f"p \u2265 {alpha:g}"),
-        ],
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        frameon=False,
-        fontsize="small",
-    )
+    bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 0.5 + 0.05 * k), aspect=25, pad=0.03)
+    ticks = [0.0, alpha / 2, alpha, *(t for t in (0.25, 0.5, 0.75) if t > alpha * 1.5), 1.0]
+    bar.set_ticks(ticks, labels=[f"\u03b1 = {t:g}" if t == alpha else f"{t:g}" for t in ticks])
+    bar.ax.axhline(alpha, color="black", linewidth=1.2)
+    bar.set_label(f"Nemenyi p-value (below \u03b1 = {alpha:g}: significant)", fontsize="small")
+    bar.ax.tick_params(labelsize="small")
     if title is None:
         title = f"Nemenyi p-values (Friedman p = {result.chi2_pvalue:.3g})"
     if title:
         ax.set_title(title)
     return fig
+
+
+def _pvalue_scale(alpha):
+    """Colormap and norm of the heat map: black to dark grey on [0, alpha), a step, then light
+    grey to lighter grey on [alpha, 1]. The norm maps alpha to the middle of the colormap, where
+    the step lies between two of its 256 entries, so that p < alpha and p >= alpha never share a
+    colour."""
+    from matplotlib.colors import LinearSegmentedColormap, TwoSlopeNorm
+
+    grey = [(0.0, 0.0, 0.0), (0.5, 0.3, 0.65), (1.0, 0.92, 0.92)]
+    cmap = LinearSegmentedColormap(
+        "nemenyi_pvalue", {"red": grey, "green": grey, "blue": grey}, N=256
+    ).with_extremes(bad="white")
+    return cmap, TwoSlopeNorm(vcenter=alpha, vmin=0.0, vmax=1.0)
 
 
 # ------------------------------------------------------------------------------ CD diagram
@@ -406,7 +599,7 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     groups = result.groups()
 
     # Lengths in inches: the axes span the whole figure, one data unit per inch.
-    textspace = 0.35 + 0.075 * max(len(s) for s in labels)
+    textspace = 0.3 + _text_width(labels, 9)
     width = min(max(3.0, 0.3 * k), 12.0)
     total_w = width + 2 * textspace
 
