@@ -284,6 +284,9 @@ def _open_regular(path) -> io.BufferedReader:
         raise
 
 
+_XZ_INPUT_BYTES = 1 << 16  # compressed bytes fed to the xz decoder at a time
+
+
 class _XZReader:
     """Decompress xz (and legacy lzma) data with a bound on the decoder's memory, which
     ``lzma.LZMAFile`` does not take: the header of a stream chooses the size of the dictionary the
@@ -301,14 +304,14 @@ class _XZReader:
             if self._decoder.eof:
                 data = self._decoder.unused_data.lstrip(b"\0")
                 while not data:
-                    more = self._fh.read(_READ_BYTES)
+                    more = self._fh.read(_XZ_INPUT_BYTES)
                     if not more:
                         self._done = True
                         return b""
                     data = more.lstrip(b"\0")
                 self._decoder = lzma.LZMADecompressor(lzma.FORMAT_AUTO, self._memlimit)
             elif self._decoder.needs_input:
-                data = self._fh.read(_READ_BYTES)
+                data = self._fh.read(_XZ_INPUT_BYTES)
                 if not data:
                     raise EOFError("the compressed file ends before the end-of-stream marker")
             else:
@@ -344,8 +347,10 @@ class _LineReader:
     The file is decoded in blocks of ``_READ_BYTES`` and the text is held from the first line not
     consumed on, so memory stays within a block and ``max_line_length``. ``\\r\\n`` and ``\\r`` end
     lines as ``\\n`` does. A problem found in the text (a NUL character, a byte undecodable in the
-    encoding, a line longer than ``max_line_length``, a decoding or decompression failure) is
-    raised once the lines before it are consumed, so that errors come in the order of the lines.
+    encoding, a line longer than ``max_line_length``, a decoding or decompression failure, data
+    that expands beyond ``_MAX_EXPANSION``) is raised once the lines before it are consumed, so
+    that errors come in the order of the lines. ``raw`` is the (decompressed) binary stream,
+    ``source`` the compressed file under it, whose position counts the bytes read.
     """
 
     def __init__(
