@@ -1125,7 +1125,13 @@ def _report(results, out, *, profile, zero_division, plots):
 
 
 def _plots(results, evals, best_d, stat_result, out, zero_division):
-    from .plotting import plot_critical_difference, plot_curves, plot_nemenyi_heatmap, save_png
+    from .plotting import (
+        method_styles,
+        plot_critical_difference,
+        plot_curves,
+        plot_nemenyi_heatmap,
+        save_png,
+    )
 
     written = []
     by_stream = {}
@@ -1140,17 +1146,29 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
             ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
         )
     kinds = {r["run"]["label"]: r.get("kind") for r in results}
+    # one style per method over every panel (each panel's mlsom, "mlsom (d=.., best)", takes the
+    # reserved style of its own panel)
+    others = sorted({m for curves in by_stream.values() for m in curves if m != _best(m)})
+    shared = method_styles([*others, "mlsom"])
     for stream, curves in sorted(by_stream.items()):
         mean_curves = {m: np.mean(c, axis=0) for m, c in curves.items()}
         mean_curves = _panel_selection(mean_curves, kinds)
         fig = plot_curves(
-            mean_curves, title=f"{stream} (mean over seeds)", ylabel="cumulative macro F"
+            mean_curves,
+            title=f"{stream} (mean over seeds)",
+            ylabel="cumulative macro F",
+            styles={m: shared[m] for m in mean_curves if m in shared and m != "mlsom"},
         )
         written.append(str(save_png(fig, out / f"curves-{stream}.png")))
     if stat_result is not None:
         written.append(str(save_png(plot_nemenyi_heatmap(stat_result), out / "nemenyi.png")))
         written.append(str(save_png(plot_critical_difference(stat_result), out / "cd.png")))
     return written
+
+
+def _best(label):
+    """The label of mlsom's best grid size in a panel (itself), else ''."""
+    return label if label.startswith("mlsom (d=") and label.endswith(", best)") else ""
 
 
 def _panel_selection(curves, kinds, most=8):
