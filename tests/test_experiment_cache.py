@@ -215,3 +215,58 @@ def test_missing_data_files_are_refused_even_for_finished_runs(tmp_path, monkeyp
     run_experiment("quick", tmp_path / "exp", data_home=home, **kwargs)
     with pytest.raises(FileNotFoundError, match="Yeast.*Leave these streams out"):
         run_experiment("quick", tmp_path / "exp", **kwargs)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_or_an_empty_file_in_place_of_a_run_file_is_computed_again(tmp_path):
+    """Not a finished run: recomputed and replaced, never opened (a FIFO would block)."""
+    out = tmp_path / "exp"
+    run_experiment("quick", out, **BASE)
+    (path,) = _run_files(out)
+    for plant in (lambda p: os.mkfifo(p), lambda p: p.write_bytes(b"")):
+        path.unlink()
+        plant(path)
+        again = run_experiment("quick", out, **BASE)
+        assert again["n_run_now"] == 1
+        assert path.is_file() and json.loads(path.read_text())["run"]["stream"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{not json", b"[1, 2]", b"[" * 100_000 + b"]" * 100_000],
+    ids=["text", "list", "deep"],
+)
+def test_a_damaged_run_file_is_named_in_one_error(tmp_path, content):
+    out = tmp_path / "exp"
+    run_experiment("quick", out, **BASE)
+    (path,) = _run_files(out)
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=rf"run file '.*{path.name}' is damaged .* delete it"):
+        run_experiment("quick", out, **BASE)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_in_place_of_a_data_file_is_refused_without_blocking(tmp_path, monkeypatch):
+    import threading
+
+    monkeypatch.delenv("MLSOM_DATA", raising=False)
+    home = tmp_path / "data"
+    home.mkdir()
+    shutil.copy(DATA / "yeast.xml", home)
+    os.mkfifo(home / "yeast.arff")
+    kwargs = dict(BASE, streams=["Yeast"], n_instances=None, n_windows=5, data_home=home)
+    caught = []
+
+    def target():
+        try:
+            run_experiment("quick", tmp_path / "exp", **kwargs)
+        except Exception as exc:  # inspected below
+            caught.append(exc)
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "a FIFO data file blocked the experiment"
+    # the finder takes regular files only: the FIFO is no data file (else: "not a regular file")
+    assert caught and isinstance(caught[0], (FileNotFoundError, ValueError))
+    assert "yeast.arff" in str(caught[0]) or "not a regular file" in str(caught[0])

@@ -32,6 +32,7 @@ import json
 import logging
 import os
 import signal
+import stat
 import time
 import warnings
 from contextlib import ExitStack, contextmanager, nullcontext
@@ -534,8 +535,42 @@ def _find_data_files(streams, data_home):
 @lru_cache(maxsize=64)
 def _file_digest(path, size, mtime_ns):
     """SHA-256 of a file's content (cached while its size and modification time stay)."""
-    with open(path, "rb") as f:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError(f"data file {path!r} is not a regular file")
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+# A run file holds one run's counts and curves: a few hundred kB at most. Anything else in its
+# place (a FIFO, a directory, a huge or damaged file) is not a finished run.
+_RUN_FILE_MAX_BYTES = 64 * 2**20
+
+
+def _finished(path):
+    """Whether ``path`` holds a finished run: a regular file of a plausible size."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return stat.S_ISREG(st.st_mode) and 0 < st.st_size <= _RUN_FILE_MAX_BYTES
+
+
+def _load_run(path):
+    """A finished run's record; a ValueError naming the file when it cannot be one."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(_RUN_FILE_MAX_BYTES + 1)
+        if len(raw) > _RUN_FILE_MAX_BYTES:
+            raise ValueError(f"larger than {_RUN_FILE_MAX_BYTES} bytes")
+        record = json.loads(raw)
+        if not isinstance(record, dict) or not isinstance(record.get("run"), dict):
+            raise ValueError("not a run record")
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ValueError(
+            f"run file {str(path)!r} is damaged ({exc}); delete it and rerun to recompute it"
+        ) from None
+    return record
 
 
 def _data_fingerprints(streams, data_home):
@@ -665,10 +700,14 @@ def run_one(run, *, data_home=None):
 
 
 def _store(result, path):
-    tmp = Path(str(path) + ".tmp")
+    # a new temporary file of this process's own (never an existing file, FIFO or link), then an
+    # atomic rename: a run file is either complete or absent
+    tmp = Path(f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
-        tmp.write_text(json.dumps(result))
-        os.replace(tmp, path)  # atomic: a run file is either complete or absent
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(result))
+        os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -706,7 +745,7 @@ class _Experiment:
         return self.out / "runs" / f"{run.key}.json"
 
     def run(self):
-        todo = [r for r in self.runs if not self.path(r).exists()]
+        todo = [r for r in self.runs if not _finished(self.path(r))]
         t0 = time.perf_counter()
         try:
             _execute(
@@ -719,10 +758,10 @@ class _Experiment:
                 progress=self.progress,
             )
         except KeyboardInterrupt:
-            n_done = sum(self.path(r).exists() for r in self.runs)
+            n_done = sum(_finished(self.path(r)) for r in self.runs)
             raise ExperimentInterrupted(n_done, len(self.runs), self.out) from None
         wall = time.perf_counter() - t0
-        results = [json.loads(self.path(r).read_text()) for r in self.runs]
+        results = [_load_run(self.path(r)) for r in self.runs]
         summary = _report(
             results,
             self.out,
