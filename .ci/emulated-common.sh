@@ -20,7 +20,11 @@ fail() {
 
 on_exit() {  # the EXIT trap: clean up; say which step failed when the script did not finish
     local rc=$?
-    rm -rf "$WORK"
+    if [ "${MLSOM_EMULATED_KEEP:-0}" = 1 ]; then
+        echo "$STAGE: MLSOM_EMULATED_KEEP=1: the work folder $WORK is kept"
+    else
+        rm -rf "$WORK"
+    fi
     if ((rc != 0)); then
         echo "$STAGE: FAILED (status $rc) at step: $CURRENT_STEP" >&2
     fi
