@@ -76,6 +76,7 @@ copy_tree() {  # DEST: a copy of what a build of the package needs, without buil
 
 native_python() {  # sets NATIVE_PY: a native Python with this tree's mlsom installed, and pytest
     local py=${MLSOM_NATIVE_PYTHON:-$ROOT/.venv/bin/python}
+    py=$(realpath -sm "$py")  # absolute (the stages change folder), the venv's link kept
     if [ -x "$py" ] && (cd "$WORK" && "$py" -c "import mlsom._core, pytest") > /dev/null 2>&1; then
         NATIVE_PY=$py
     else
