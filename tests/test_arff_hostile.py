@@ -875,3 +875,29 @@ def test_every_hostile_input_gives_the_same_error_to_both_readers(tmp_path):
             load_outcome, iter_outcome = outcomes(path, options)
             assert isinstance(load_outcome, str) and load_outcome == iter_outcome, k
             assert sys.getsizeof(load_outcome) < 2000
+
+
+@pytest.mark.parametrize("reader", ["load", "iter"])
+def test_a_value_beyond_float32_is_refused_when_reading_float32(tmp_path, reader):
+    """1e39 fits a double but not a float32: an ArffError naming file and feature, not inf."""
+    path = tmp_path / "big.arff"
+    path.write_text("@relation r\n@attribute a numeric\n@attribute y {0,1}\n@data\n1,0\n1e39,1\n")
+    with pytest.raises(ArffError, match=r"big\.arff: the value 1e\+39 of feature 'a' .*float32"):
+        if reader == "load":
+            load_arff(path, labels=["y"], dtype=np.float32)
+        else:
+            list(iter_arff(path, labels=["y"], dtype=np.float32, chunk_size=10))
+    assert load_arff(path, labels=["y"]).X[1, 0] == 1e39  # float64 holds it
+
+
+def test_arff_errors_pickle_with_their_parts():
+    """A worker process's ArffError reaches the parent as it was (no '<arff>: ' prefix)."""
+    import pickle
+
+    e = pickle.loads(pickle.dumps(ArffError("bad value", "/d/y.arff", 3)))
+    assert (str(e), e.path, e.line, e.reason) == (
+        "/d/y.arff, line 3: bad value",
+        "/d/y.arff",
+        3,
+        "bad value",
+    )

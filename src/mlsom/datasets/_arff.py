@@ -182,6 +182,9 @@ class ArffError(ValueError):
             where += f", line {line}"
         super().__init__(f"{where}: {reason}")
 
+    def __reduce__(self):  # pickles (a worker process's error) keep path and line apart
+        return (type(self), (self.reason, self.path, self.line))
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class MultilabelDataset:
@@ -1382,6 +1385,28 @@ def _check_path(name, path):
         raise TypeError(f"{name} must be a str or an os.PathLike of str, got {path!r}")
 
 
+def _in_dtype(X, dt, path, feature_names):
+    """X as ``dt``: a value beyond the range of a narrower float type (float32, float16) is an
+    ArffError, not an infinity."""
+    out = np.ascontiguousarray(X, dtype=dt) if dt == X.dtype else None
+    if out is not None:
+        return out
+    with np.errstate(over="ignore"):
+        out = np.ascontiguousarray(X, dtype=dt)
+    if out.size and not np.isfinite(out).all():
+        bad = np.isinf(out) & np.isfinite(X)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise ArffError(
+                f"the value {float(X[i, j])!r} of feature {feature_names[j]!r} (data row "
+                f"{i + 1} of this read) is beyond the range of {dt}; read the file with "
+                "dtype=float64",
+                path,
+                None,
+            )
+    return out
+
+
 def _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml=None) -> np.dtype:
     _check_path("path", path)
     if xml is not None:
@@ -1633,7 +1658,7 @@ def load_arff(
         acc.add(X)
         _fill_nan(X, acc.means())
     return MultilabelDataset(
-        X=np.ascontiguousarray(X, dtype=dt),
+        X=_in_dtype(X, dt, path, schema.feature_names),
         Y=np.ascontiguousarray(Y, dtype=np.uint8),
         feature_names=schema.feature_names,
         label_names=schema.label_names,
@@ -1735,7 +1760,8 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
             yield self._out(X, Y)
 
     def _out(self, X, Y):
-        return (np.ascontiguousarray(X, dtype=self._dtype), np.ascontiguousarray(Y))
+        X = _in_dtype(X, self._dtype, self.source, self._schema.feature_names)
+        return (X, np.ascontiguousarray(Y))
 
     def __iter__(self):
         return self
