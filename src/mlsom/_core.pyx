@@ -2167,6 +2167,33 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         raise MemoryError()
 
 
+def log_mean_exp(const double[::1] dist, const int64_t[::1] bmu, const int64_t[::1] cnt,
+                 double[::1] out):
+    """OUT out[b] = log(mean of exp(-dist[i]) over the rows i with bmu[i] == b), at most 0, for
+    every unit b with cnt[b] > 0 rows (others are left as they are): fit's offline log averOut.
+
+    A log-sum-exp from each unit's largest term, summed in row order, with the C library's exp
+    and log: the same bits on every machine (NumPy's float64 exp and log have SIMD versions that
+    round differently on AVX-512 processors).
+    """
+    cdef Py_ssize_t n = dist.shape[0], M = out.shape[0], i, b
+    top_arr = np.full(M, -INFINITY)
+    sums_arr = np.zeros(M)
+    cdef double[::1] top = top_arr
+    cdef double[::1] sums = sums_arr
+    with nogil:
+        for i in range(n):
+            b = bmu[i]
+            if -dist[i] > top[b]:
+                top[b] = -dist[i]
+        for i in range(n):
+            b = bmu[i]
+            sums[b] += exp(-dist[i] - top[b])
+        for b in range(M):
+            if cnt[b] > 0:
+                out[b] = min(top[b] + log(sums[b]) - log(<double> cnt[b]), 0.0)
+
+
 def max_threads():
     """The most threads the core will start for one call (the processors OpenMP may use; 1
     without OpenMP), whatever n_jobs asks for."""

@@ -1,6 +1,7 @@
 """SOM-Stream-ML: the estimator (Python layer over the compiled core)."""
 
 import json
+import math
 import numbers
 import os
 import threading
@@ -384,12 +385,10 @@ class SOMStreamClassifier(ParamsMixin):
             if not keep.any():  # [D] never leave a map empty
                 keep[np.argmax(cnt)] = True
             dist = bmu_d2 if squared else np.sqrt(bmu_d2)
-            # log averOut_b = log(mean over X_b of exp(-dist)), computed as a log-mean-exp
-            top = np.full(M0, -np.inf)
-            np.maximum.at(top, bmu, -dist)
-            s = np.bincount(bmu, weights=np.exp(-dist - top[bmu]), minlength=M0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                la = np.minimum(top + np.log(s) - np.log(cnt), 0.0)  # a mean of exp(-d) <= 1
+            # log averOut_b = log(mean over X_b of exp(-dist)), a log-mean-exp (<= 0), with the C
+            # library's exp and log (the same bits on every machine)
+            la = np.full(M0, -np.inf)
+            _core.log_mean_exp(dist, bmu, cnt, la)
             kept = np.flatnonzero(keep)
             cols.append(Wt[:, kept])
             ncls.append(np.full(kept.size, j, dtype=np.int32))
@@ -638,7 +637,10 @@ class SOMStreamClassifier(ParamsMixin):
 
     @property
     def averout_(self):
-        return self._per_label(lambda st, lo, hi: np.exp(st["log_averout"][lo:hi]))
+        # the C library's exp (math.exp): the same bits on every machine, unlike NumPy's SIMD exp
+        return self._per_label(
+            lambda st, lo, hi: np.array([math.exp(v) for v in st["log_averout"][lo:hi].tolist()])
+        )
 
     @property
     def grid_positions_(self):
