@@ -106,7 +106,7 @@ from mlsom import _core
 assert _core.simd_info() == ('baseline (neon)', 'baseline (neon)'), _core.simd_info()
 assert _core.openmp_enabled(), 'built without OpenMP'"
 
-step "${#TESTS[@]} test ids of .ci/emulated-tests.txt under qemu-aarch64"
+step "$TESTS_WHAT under qemu-aarch64"
 checked env "${ARM_ENV[@]}" "${ARM_PYTHON[@]}" -m pytest -p no:cacheprovider -q "${TESTS[@]}" \
     2>&1 | tee "$WORK/pytest.log"
 PASSED=$(grep -oE '[0-9]+ passed' "$WORK/pytest.log" | tail -n 1)

@@ -52,7 +52,7 @@ assert _core.simd_info() == ('baseline (sse2)', 'baseline (sse2)'), _core.simd_i
 assert _core.set_simd_level(2) == 0, 'a level above the baseline was accepted'
 assert _core.set_simd_level(-1) == 0"
 
-step "${#TESTS[@]} test ids of .ci/emulated-tests.txt under ${EMU[*]}"
+step "$TESTS_WHAT under ${EMU[*]}"
 # from a folder that holds only a copy of tests/ and pyproject.toml: the installed build is tested
 mkdir "$WORK/suite"
 cp -R "$ROOT/tests" "$ROOT/pyproject.toml" "$WORK/suite/"
