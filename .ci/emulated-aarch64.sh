@@ -114,9 +114,9 @@ PASSED=$(grep -oE '[0-9]+ passed' "$WORK/pytest.log" | tail -n 1)
 native_hashes
 step "digests under qemu-aarch64, against the native ones"
 checked env "${ARM_ENV[@]}" "${ARM_PYTHON[@]}" .ci/platform_hashes.py --expect-simd "baseline (neon)" \
-    --compare "$WORK/native.json" "${REPORT_ARGS[@]}" > "$WORK/hashes.log" 2>&1 \
+    --compare "$WORK/native.json" > "$WORK/hashes.log" 2>&1 \
     || { cat "$WORK/hashes.log"; exit 1; }
-grep -E '^(platform hashes|NOTE)' "$WORK/hashes.log" | sed 's/^/  /'
+grep -E '^platform hashes' "$WORK/hashes.log" | sed 's/^/  /'
 
 DIGESTS=$(grep -oE '[0-9]+ cases x [0-9]+ digests' "$WORK/hashes.log" | head -n 1)
 echo "$STAGE: PASSED in $((SECONDS - STAGE_T0))s: $PASSED under qemu-aarch64 (Debian arm64" \

@@ -64,9 +64,9 @@ PASSED=$(grep -oE '[0-9]+ passed' "$WORK/pytest.log" | tail -n 1)
 native_hashes
 step "digests under ${EMU[*]}, against the native ones"
 checked env "${EMU_ENV[@]}" "${EMU[@]}" "$NATIVE_PY" "$ROOT/.ci/platform_hashes.py" \
-    --expect-simd "baseline (sse2)" --compare "$WORK/native.json" "${REPORT_ARGS[@]}" \
+    --expect-simd "baseline (sse2)" --compare "$WORK/native.json" \
     > "$WORK/hashes.log" 2>&1 || { cat "$WORK/hashes.log"; exit 1; }
-grep -E '^(platform hashes|NOTE)' "$WORK/hashes.log" | sed 's/^/  /'
+grep -E '^platform hashes' "$WORK/hashes.log" | sed 's/^/  /'
 
 DIGESTS=$(grep -oE '[0-9]+ cases x [0-9]+ digests' "$WORK/hashes.log" | head -n 1)
 echo "$STAGE: PASSED in $((SECONDS - STAGE_T0))s: SSE2 baseline chosen, no illegal instruction;" \
