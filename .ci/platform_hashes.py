@@ -144,7 +144,7 @@ def main(argv=None):
         for f in failures:
             print("FAILED: " + f)
         return 1
-    print(f"platform hashes ({info['machine']}, {used}): " + "; ".join(what))
+    print(f"platform hashes ({info['machine']}, {used}{info['numpy_note']}): " + "; ".join(what))
     return 0
 
 
