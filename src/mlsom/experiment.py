@@ -33,6 +33,7 @@ import logging
 import os
 import signal
 import stat
+import threading
 import time
 import warnings
 from contextlib import ExitStack, contextmanager, nullcontext
@@ -956,6 +957,19 @@ def _probe_scheduler(address, timeout):
 
 
 @contextmanager
+def _sigint_ignored():
+    """SIGINT ignored in this process for the block (only the main thread may change it)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def _dask_client(scheduler, n_jobs, connect_timeout):
     """A client of the scheduler, or of a LocalCluster of ``n_jobs`` worker processes."""
     from dask.distributed import Client, LocalCluster
@@ -966,16 +980,20 @@ def _dask_client(scheduler, n_jobs, connect_timeout):
             # the scheduler's HTTP server (on even without a dashboard) takes another port when
             # dask's usual one is taken, and says so: no concern of a private cluster
             warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
-            cluster = LocalCluster(
-                n_workers=n_jobs,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                # errors of the runs come back through their futures (a lost worker too, as
-                # KilledWorker); the cluster's own logs (a task cancelled by Ctrl-C, a heartbeat
-                # that found the scheduler closed, with tracebacks) would only be noise
-                silence_logs=logging.CRITICAL,
-            )
+            # the worker processes start with Ctrl-C ignored (a disposition a new process keeps):
+            # Ctrl-C reaches the whole process group, and an interrupted worker printed a
+            # traceback; this process handles it and closes the cluster, which ends them
+            with _sigint_ignored():
+                cluster = LocalCluster(
+                    n_workers=n_jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    # errors of the runs come back through their futures (a lost worker too, as
+                    # KilledWorker); the cluster's own logs (a task cancelled by Ctrl-C, a
+                    # heartbeat that found the scheduler closed, with tracebacks) would be noise
+                    silence_logs=logging.CRITICAL,
+                )
     else:
         cluster = nullcontext(scheduler)
     quiet = ExitStack()
