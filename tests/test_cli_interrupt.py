@@ -51,6 +51,9 @@ def _interrupt_after_first_run(out, extra=()):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        # Ctrl-C as in a terminal: a test runner started in the background may hand its children
+        # SIGINT ignored, which Python then keeps
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 120
