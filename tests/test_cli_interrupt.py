@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -108,6 +109,59 @@ def test_ctrl_c_with_worker_processes_leaves_no_traceback(tmp_path):
     _check_interrupted(*_interrupt_after_first_run(out, ["--n-jobs", "2"]), out)
 
 
+def _worker_children(pid):
+    """The pids of the joblib worker processes among ``pid``'s children (Linux /proc)."""
+    found = []
+    for path in glob.glob(f"/proc/{pid}/task/*/children"):
+        try:
+            children = open(path).read().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                cmdline = open(f"/proc/{child}/cmdline", "rb").read()
+            except OSError:
+                continue
+            if b"popen_loky" in cmdline:
+                found.append(int(child))
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")
+@pytest.mark.skipif(available_cpus() < 2, reason="needs two CPUs for two worker processes")
+def test_ctrl_c_while_the_worker_processes_start_leaves_no_traceback(tmp_path):
+    # Ctrl-C as soon as a worker process exists: it is then still starting Python and importing
+    # (an interruption there printed a traceback before the worker could ignore SIGINT)
+    out = tmp_path / "exp"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mlsom._cli", *SLOW, "--out", str(out), "--n-jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not _worker_children(proc.pid):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no worker process started in time"
+            time.sleep(0.001)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130
+    assert stdout == ""
+    # every run was still running: none is kept
+    assert stderr.splitlines() == [
+        f"mlsom: interrupted: 0 of 3 runs finished and kept in {out}; rerun the same command to "
+        "resume"
+    ]
+
+
 @posix_only
 @pytest.mark.slow
 @pytest.mark.skipif(available_cpus() < 2, reason="needs two CPUs for two worker processes")
@@ -179,3 +233,22 @@ def test_ctrl_c_in_other_commands_is_one_line(monkeypatch, capsys):
     argv = ["run", "--stream", "MOA-Spher-5C-2A", "--n-instances", "1500", "--windows", "5"]
     assert main(argv) == 130
     assert capsys.readouterr().err == "mlsom: interrupted\n"
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs signal masks")
+def test_a_ctrl_c_while_workers_start_waits_and_the_handlers_are_restored():
+    assert threading.current_thread() is threading.main_thread()
+    handler, hook = signal.getsignal(signal.SIGINT), threading.excepthook
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with experiment._QuietLocalWorkers() as quiet:
+            assert quiet.active and signal.getsignal(signal.SIGINT) == quiet._on_sigint
+            with quiet.spawning():
+                signal.raise_signal(signal.SIGINT)
+                # a Ctrl-C while processes start is acted on once they have started
+                reached.append("spawned")
+            reached.append("collected")
+    assert reached == ["spawned"]
+    # the caller's SIGINT handler and thread excepthook (replaced while stopping) are back
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert threading.excepthook is hook

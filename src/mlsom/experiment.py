@@ -969,6 +969,88 @@ def _sigint_ignored():
         signal.signal(signal.SIGINT, previous)
 
 
+class _QuietLocalWorkers:
+    """Ctrl-C while local worker processes run: they stop without a word, this process reports.
+
+    Ctrl-C reaches the whole process group. A worker that is running a task ignores it
+    (:func:`_run_in_worker`), but one that is still starting would print a traceback, and so
+    would one that finds its executor torn down by this process mid-start. So, while the block
+    runs (main thread only), SIGINT is handled here: the local worker processes are killed
+    before anything else happens, then KeyboardInterrupt is raised.
+
+    Processes are started inside :meth:`spawning`, where SIGINT is blocked in this thread: a new
+    process inherits the mask through fork and exec, so it never sees a Ctrl-C. A Ctrl-C that
+    arrives meanwhile (another thread of this process may take it) is kept and acted on when
+    the spawning ends, so that no process is killed half-launched. The standard library's
+    resource tracker, which joblib starts with its first workers, unblocks SIGINT in the thread
+    that starts it (CPython 3.11, for one): it is started first.
+    """
+
+    def __init__(self):
+        self.active = (
+            hasattr(signal, "pthread_sigmask")  # not on Windows, which has no process groups
+            and threading.current_thread() is threading.main_thread()
+        )
+        self._spawning = False
+        self._pending = False
+        self._excepthook = None  # the hook replaced once stopping, restored at the end
+
+    def __enter__(self):
+        if self.active:
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.active:
+            signal.signal(signal.SIGINT, self._previous)
+        if self._excepthook is not None:
+            threading.excepthook = self._excepthook
+
+    def _on_sigint(self, signum, frame):
+        if self._spawning:
+            self._pending = True
+        else:
+            self._stop()
+
+    def _quiet_executor_thread(self, args):
+        # with its workers killed, joblib's executor (loky) may fail in its own manager thread
+        # while it is being shut down (a KeyError on a cancelled task, for one): noise after
+        # an interruption that is reported anyway; any other thread's error is shown as usual
+        if not type(args.thread).__module__.startswith("joblib.externals.loky"):
+            self._excepthook(args)
+
+    def _stop(self):
+        import multiprocessing
+
+        if self._excepthook is None:
+            self._excepthook = threading.excepthook
+            threading.excepthook = self._quiet_executor_thread
+        for process in multiprocessing.active_children():
+            try:
+                os.kill(process.pid, signal.SIGKILL)  # it runs no further code, prints nothing
+            except (ProcessLookupError, TypeError):  # gone already, or not started (no pid)
+                pass
+        raise KeyboardInterrupt
+
+    @contextmanager
+    def spawning(self):
+        if not self.active:
+            yield
+            return
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        self._spawning = True
+        try:
+            yield
+        finally:
+            self._spawning = False
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if self._pending:
+            self._stop()
+
+
 @contextmanager
 def _dask_client(scheduler, n_jobs, connect_timeout):
     """A client of the scheduler, or of a LocalCluster of ``n_jobs`` worker processes."""
@@ -1040,10 +1122,23 @@ def _execute(todo, paths, data_home, *, n_jobs, scheduler, connect_timeout, prog
     else:
         from joblib import Parallel, delayed
 
-        gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(_run_in_worker)(i, r, data_home, os.getpid()) for i, r in enumerate(todo)
-        )
-        _collect(gen, paths, len(todo), progress)
+        # no worker process may print anything of its own on Ctrl-C: this process reports it
+        with _QuietLocalWorkers() as quiet:
+            gen = None
+            try:
+                with quiet.spawning():
+                    gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                        delayed(_run_in_worker)(i, r, data_home, os.getpid())
+                        for i, r in enumerate(todo)
+                    )
+                _collect(gen, paths, len(todo), progress)
+            finally:
+                if gen is not None:
+                    # joblib warns when a generator is dropped with tasks still running: after
+                    # an interruption (or error), which the caller reports with the runs kept
+                    with warnings.catch_warnings():
+                        warnings.filterwarnings("ignore", ".* have been cancelled", UserWarning)
+                        gen.close()  # ends the workers and the executor's threads
 
 
 def _collect(results, paths, total, progress):
