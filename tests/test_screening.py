@@ -156,21 +156,73 @@ def test_simd_paths_identical_with_screening(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("M", [1, 3, 4, 25, 100])
+# the AVX2 tile takes neurons 24, then 8, then 1 at a time; the smallest-two scan 8 lanes at a
+# time from 16 neurons on, with the rest added one by one
+@pytest.mark.parametrize("M", [1, 3, 4, 8, 15, 16, 25, 33, 47, 100])
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 200])
 def test_training_screening_kernels_agree(n, M, dtype):
     """Training screens rows with the 64-row kernel on the AVX-512 path and with the four-row
-    tile elsewhere: the values must be bit-identical (where the tile adds in the same order) and
-    close to the exact distances, and each row's smallest value, its first
-    index and the smallest of the others must be those of the values (NumPy), with neurons
-    repeated so that minima are shared."""
+    tile elsewhere, on every SIMD path this processor has: the values must be close to the exact
+    distances, and each row's smallest value, its first index and the smallest of the others
+    must be those of the values (NumPy), with neurons repeated so that minima are shared. On one
+    path, the 64-row kernel's values are bit-identical to the tile's (where it adds in the same
+    order)."""
     rng = np.random.default_rng(n * 1000 + M)
     A = 11
     X = rng.normal(size=(n, A)).astype(dtype)
     W = rng.normal(size=(M, A))
     if M > 2:
         W[M // 2] = W[0]  # an exact tie: first index, and m2 == m1
+    if M > 20:
+        W[M - 1] = W[9]  # another, between two lanes of 8 and in the part taken one by one
     Wt = np.ascontiguousarray(W.T, dtype=dtype)
+    try:
+        for level in range(_core.set_simd_level(-1) + 1):
+            _core.set_simd_level(level)
+            _check_training_screening(X, W, Wt)
+    finally:
+        _core.set_simd_level(-1)
+
+
+def _min2_reference(g):
+    """The smallest value (NaN ignored), its first index, the smallest of the others: NumPy."""
+    ok = ~np.isnan(g)
+    if not (g[ok] < np.inf).any():
+        return 0, np.float32(np.inf), np.float32(np.inf)
+    m1 = g[ok].min()
+    idx = int(np.flatnonzero(g == m1)[0])
+    rest = np.delete(g, idx)
+    rest = rest[~np.isnan(rest)]
+    return idx, m1, rest.min() if rest.size else np.float32(np.inf)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 15, 16, 17, 24, 31, 100, 527])
+def test_smallest_two_scan_on_every_path(n):
+    rng = np.random.default_rng(n)
+    cases = [rng.normal(size=n).astype(np.float32)]
+    if n:
+        few = rng.integers(0, 3, n).astype(np.float32)  # ties everywhere, across lanes too
+        tail = np.full(n, 5, np.float32)
+        tail[-1] = 1  # the smallest last, in the part a vector scan takes one by one
+        cases += [few, tail, np.full(n, np.inf, np.float32), np.full(n, np.nan, np.float32)]
+        odd = rng.normal(size=n).astype(np.float32)
+        odd[rng.random(n) < 0.3] = np.nan
+        odd[rng.random(n) < 0.2] = np.inf
+        odd[rng.random(n) < 0.1] = -np.inf
+        cases.append(odd)
+    try:
+        for level in range(_core.set_simd_level(-1) + 1):
+            _core.set_simd_level(level)
+            for g in cases:
+                idx, m1, m2 = _core.min2_values(g)
+                ridx, rm1, rm2 = _min2_reference(g)
+                assert (idx, m1, m2) == (ridx, rm1, rm2), (level, g)
+    finally:
+        _core.set_simd_level(-1)
+
+
+def _check_training_screening(X, W, Wt):
+    n, M = X.shape[0], W.shape[0]
     results = [_core.screen_values(X, Wt, False)]
     if _core.simd_info()[0] == "avx512f":
         results.append(_core.screen_values(X, Wt, True))

@@ -66,8 +66,9 @@ cdef extern from "_kernels.h" nogil:
                                         Py_ssize_t M, const float *base, const float *ww,
                                         float *out) noexcept nogil
     mlsom_screen4_f_fn mlsom_screen4_f
-    void mlsom_min2_f(const float *g, Py_ssize_t n, int32_t *idx, float *m1,
-                      float *m2) noexcept nogil
+    ctypedef void (*mlsom_min2_f_fn)(const float *g, Py_ssize_t n, int32_t *idx, float *m1,
+                                     float *m2) noexcept nogil
+    mlsom_min2_f_fn mlsom_min2_f
     mlsom_group_sums_d_fn mlsom_group_sums_d
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
@@ -678,6 +679,17 @@ def screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt, bint bloc
             m1[r] = b1[r - s]
             m2[r] = b2[r - s]
     return G_arr, idx_arr, m1_arr, m2_arr
+
+
+def min2_values(const float[::1] g):
+    """For tests: (idx, m1, m2) of the selected SIMD path's smallest-two scan of g: the smallest
+    value m1 (NaN never counts; infinity where none is smaller), its first index idx (0 where no
+    value is below infinity) and the smallest of the others m2."""
+    cdef int32_t idx = 0
+    cdef float m1 = 0, m2 = 0
+    cdef Py_ssize_t n = g.shape[0]
+    mlsom_min2_f(&g[0] if n > 0 else NULL, n, &idx, &m1, &m2)
+    return idx, m1, m2
 
 
 def search_values(const float[::1] d, float a, float b):

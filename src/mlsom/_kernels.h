@@ -347,8 +347,8 @@ typedef void (*mlsom_count_maps_f_fn) MLSOM_COUNT_MAPS_ARGS(float);
 
 /* the first index of the smallest of g[0:n] (*idx), that value (*m1) and the smallest of the
  * others (*m2; equal to *m1 when the minimum is not unique, +inf when n = 1) */
-static void mlsom_min2_f(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *idx, float *m1,
-                         float *m2)
+static void mlsom_min2_f_base(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *idx,
+                              float *m1, float *m2)
 {
     float a = INFINITY, b = INFINITY;
     Py_ssize_t j, ia = 0;
@@ -1233,30 +1233,65 @@ __attribute__((target("avx2"))) static double mlsom_max_f_avx2_vec MLSOM_MAX_ARG
     return (double)hv;
 }
 
+/* Four rows by 24 neurons: twelve independent accumulator chains, enough to keep both FMA units
+   busy through the FMA latency (eight, at 16 neurons, were not), with the three weight vectors
+   and one broadcast row value in the 16 registers. Then blocks of 8 neurons, then one at a time. */
 __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_SCREEN4_ARGS(float)
 {
-    const float *pr[4] = {x2, x2 + A, x2 + 2 * A, x2 + 3 * A};
+    const float *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;
+    const float *pr[4] = {p0, p1, p2, p3};
     Py_ssize_t i, j0 = 0, q, k;
-    for (; j0 + 16 <= M; j0 += 16) {
-        __m256 acc[8];
+    for (; j0 + 24 <= M; j0 += 24) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps();
+        __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
+        __m256 c0 = _mm256_setzero_ps(), c1 = _mm256_setzero_ps(), c2 = _mm256_setzero_ps();
+        __m256 d0 = _mm256_setzero_ps(), d1 = _mm256_setzero_ps(), d2 = _mm256_setzero_ps();
         const float *w = Ws + j0;
-        for (k = 0; k < 8; k++) acc[k] = _mm256_setzero_ps();
         for (i = 0; i < A; i++, w += M) {
             const __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
-            for (q = 0; q < 4; q++) {
-                const __m256 xq = _mm256_set1_ps(pr[q][i]);
-                acc[2 * q] = _mm256_fmadd_ps(xq, w0, acc[2 * q]);
-                acc[2 * q + 1] = _mm256_fmadd_ps(xq, w1, acc[2 * q + 1]);
-            }
+            const __m256 w2 = _mm256_loadu_ps(w + 16);
+            __m256 x = _mm256_set1_ps(p0[i]);
+            a0 = _mm256_fmadd_ps(x, w0, a0);
+            a1 = _mm256_fmadd_ps(x, w1, a1);
+            a2 = _mm256_fmadd_ps(x, w2, a2);
+            x = _mm256_set1_ps(p1[i]);
+            b0 = _mm256_fmadd_ps(x, w0, b0);
+            b1 = _mm256_fmadd_ps(x, w1, b1);
+            b2 = _mm256_fmadd_ps(x, w2, b2);
+            x = _mm256_set1_ps(p2[i]);
+            c0 = _mm256_fmadd_ps(x, w0, c0);
+            c1 = _mm256_fmadd_ps(x, w1, c1);
+            c2 = _mm256_fmadd_ps(x, w2, c2);
+            x = _mm256_set1_ps(p3[i]);
+            d0 = _mm256_fmadd_ps(x, w0, d0);
+            d1 = _mm256_fmadd_ps(x, w1, d1);
+            d2 = _mm256_fmadd_ps(x, w2, d2);
         }
         {
-            const __m256 v0 = _mm256_loadu_ps(ww + j0), v1 = _mm256_loadu_ps(ww + j0 + 8);
+            const __m256 acc[12] = {a0, a1, a2, b0, b1, b2, c0, c1, c2, d0, d1, d2};
+            const __m256 v[3] = {_mm256_loadu_ps(ww + j0), _mm256_loadu_ps(ww + j0 + 8),
+                                 _mm256_loadu_ps(ww + j0 + 16)};
             for (q = 0; q < 4; q++) {
                 const __m256 bq = _mm256_set1_ps(base[q]);
-                _mm256_storeu_ps(out + q * M + j0, _mm256_add_ps(_mm256_add_ps(bq, v0), acc[2 * q]));
-                _mm256_storeu_ps(out + q * M + j0 + 8,
-                                 _mm256_add_ps(_mm256_add_ps(bq, v1), acc[2 * q + 1]));
+                for (k = 0; k < 3; k++)
+                    _mm256_storeu_ps(out + q * M + j0 + 8 * k,
+                                     _mm256_add_ps(_mm256_add_ps(bq, v[k]), acc[3 * q + k]));
             }
+        }
+    }
+    for (; j0 + 8 <= M; j0 += 8) {
+        __m256 acc[4];
+        const float *w = Ws + j0;
+        for (q = 0; q < 4; q++) acc[q] = _mm256_setzero_ps();
+        for (i = 0; i < A; i++, w += M) {
+            const __m256 w0 = _mm256_loadu_ps(w);
+            for (q = 0; q < 4; q++) acc[q] = _mm256_fmadd_ps(_mm256_set1_ps(pr[q][i]), w0, acc[q]);
+        }
+        {
+            const __m256 v0 = _mm256_loadu_ps(ww + j0);
+            for (q = 0; q < 4; q++)
+                _mm256_storeu_ps(out + q * M + j0,
+                                 _mm256_add_ps(_mm256_add_ps(_mm256_set1_ps(base[q]), v0), acc[q]));
         }
     }
     for (; j0 < M; j0++) {
@@ -1265,6 +1300,68 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_
             for (q = 0; q < 4; q++) sq[q] += pr[q][i] * Ws[i * M + j0];
         for (q = 0; q < 4; q++) out[q * M + j0] = (base[q] + ww[j0]) + sq[q];
     }
+}
+
+/* mlsom_min2_f_base eight lanes at a time: each lane keeps the smallest value of its neurons, the
+   first index of it and the smallest of its others, with the scalar loop's comparisons (strict,
+   so a NaN never enters, and a later equal value is only a second). The lanes then combine: the
+   smallest value, the lowest index among the lanes holding it (each lane's is its first), and
+   the smallest of every lane's second and of the other lanes' smallest. */
+__attribute__((target("avx2"))) static void mlsom_min2_f_avx2(const float *MLSOM_RESTRICT g,
+                                                               Py_ssize_t n, int32_t *idx,
+                                                               float *m1, float *m2)
+{
+    Py_ssize_t j = 0;
+    int k, best;
+    float a[8], b[8], lo1, lo2;
+    int32_t ia[8];
+    if (n < 16) {
+        mlsom_min2_f_base(g, n, idx, m1, m2);
+        return;
+    }
+    {
+        __m256 va = _mm256_set1_ps(INFINITY), vb = va;
+        __m256i vi = _mm256_setzero_si256(), vj = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256i eight = _mm256_set1_epi32(8);
+        for (; j + 8 <= n; j += 8, vj = _mm256_add_epi32(vj, eight)) {
+            const __m256 v = _mm256_loadu_ps(g + j);
+            const __m256 lt = _mm256_cmp_ps(v, va, _CMP_LT_OQ);
+            /* a new smallest pushes the old one to second; otherwise v may be a new second */
+            vb = _mm256_blendv_ps(_mm256_blendv_ps(vb, v, _mm256_cmp_ps(v, vb, _CMP_LT_OQ)), va,
+                                  lt);
+            va = _mm256_blendv_ps(va, v, lt);
+            vi = _mm256_blendv_epi8(vi, vj, _mm256_castps_si256(lt));
+        }
+        _mm256_storeu_ps(a, va);
+        _mm256_storeu_ps(b, vb);
+        _mm256_storeu_si256((__m256i *)ia, vi);
+    }
+    /* the last n - j values, scalar, into lane 0 (its indices stay the lowest of its values
+       only if lane 0 takes them in order: they come after every index it holds) */
+    for (; j < n; j++) {
+        const float v = g[j];
+        if (v < a[0]) {
+            b[0] = a[0];
+            a[0] = v;
+            ia[0] = (int32_t)j;
+        } else if (v < b[0]) {
+            b[0] = v;
+        }
+    }
+    best = 0;
+    for (k = 1; k < 8; k++)
+        if (a[k] < a[best] || (a[k] == a[best] && ia[k] < ia[best])) best = k;
+    lo1 = a[best];
+    lo2 = b[best];
+    for (k = 0; k < 8; k++) {
+        if (k == best) continue;
+        if (a[k] < lo2) lo2 = a[k];
+        if (b[k] < lo2) lo2 = b[k];
+    }
+    /* no value below infinity: the scalar loop's index 0 */
+    *idx = lo1 < INFINITY ? ia[best] : 0;
+    *m1 = lo1;
+    *m2 = lo2;
 }
 #endif
 
@@ -1335,6 +1432,8 @@ static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
 static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
 static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
+typedef void (*mlsom_min2_f_fn)(const float *g, Py_ssize_t n, int32_t *idx, float *m1, float *m2);
+static mlsom_min2_f_fn mlsom_min2_f = mlsom_min2_f_base;
 typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                       Py_ssize_t M, const float *base, const float *ww,
                                       float *gt, int32_t *idx, float *m1, float *m2);
@@ -1392,6 +1491,7 @@ static int mlsom_set_simd_level(int level)
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
+    mlsom_min2_f = mlsom_min2_f_base;
     mlsom_screen64min_f = NULL;
     mlsom_screen64maps_f = NULL;
     mlsom_lanes_search_f = NULL;
@@ -1405,6 +1505,7 @@ static int mlsom_set_simd_level(int level)
         mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
         mlsom_argmin_f = mlsom_argmin_f_avx2_mask;
         mlsom_max_f = mlsom_max_f_avx2_vec;
+        mlsom_min2_f = mlsom_min2_f_avx2;
         int fma;
         mlsom_cpu_level(&fma);
         if (fma) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
@@ -1412,6 +1513,7 @@ static int mlsom_set_simd_level(int level)
     if (level == 2) {
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
+        mlsom_min2_f = mlsom_min2_f_avx2;
         mlsom_screen64min_f = mlsom_screen64min_f_avx512;
         mlsom_screen64maps_f = mlsom_screen64maps_f_avx512;
         mlsom_lanes_search_f = mlsom_lanes_search_f_avx512;
