@@ -24,7 +24,7 @@ class NumpyOnline:
         self.T = st["T"].copy()
         self.N, self.S = (int(v) for v in st["NS"])
         self.k = st["k_nn"]
-        self.eta = st["learning_rate"]
+        self.eta = model.learning_rate  # read at each call, as the model does
         self.L = self.T.shape[0]
         self.mapped = np.flatnonzero(np.diff(self.offsets) > 0)
 
