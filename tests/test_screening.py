@@ -156,8 +156,8 @@ def test_simd_paths_identical_with_screening(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-# the AVX2 tile takes neurons 24, then 8, then 1 at a time; the smallest-two scan 8 lanes at a
-# time from 16 neurons on, with the rest added one by one
+# the AVX2 tile takes neurons 24, then 8 at a time, then the last 1 to 7 in a masked block; the
+# smallest-two scan 8 lanes at a time from 16 neurons on, the last ones in a masked block
 @pytest.mark.parametrize("M", [1, 3, 4, 8, 15, 16, 25, 33, 47, 100])
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 200])
 def test_training_screening_kernels_agree(n, M, dtype):
@@ -203,7 +203,7 @@ def test_smallest_two_scan_on_every_path(n):
     if n:
         few = rng.integers(0, 3, n).astype(np.float32)  # ties everywhere, across lanes too
         tail = np.full(n, 5, np.float32)
-        tail[-1] = 1  # the smallest last, in the part a vector scan takes one by one
+        tail[-1] = 1  # the smallest last, in a vector scan's partial block
         cases += [few, tail, np.full(n, np.inf, np.float32), np.full(n, np.nan, np.float32)]
         odd = rng.normal(size=n).astype(np.float32)
         odd[rng.random(n) < 0.3] = np.nan

@@ -1235,7 +1235,7 @@ __attribute__((target("avx2"))) static double mlsom_max_f_avx2_vec MLSOM_MAX_ARG
 
 /* Four rows by 24 neurons: twelve independent accumulator chains, enough to keep both FMA units
    busy through the FMA latency (eight, at 16 neurons, were not), with the three weight vectors
-   and one broadcast row value in the 16 registers. Then blocks of 8 neurons, then one at a time. */
+   and one broadcast row value in the 16 registers. Then blocks of 8 neurons, then a masked one. */
 __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_SCREEN4_ARGS(float)
 {
     const float *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;
@@ -1294,74 +1294,91 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_
                                  _mm256_add_ps(_mm256_add_ps(_mm256_set1_ps(base[q]), v0), acc[q]));
         }
     }
-    for (; j0 < M; j0++) {
-        float sq[4] = {0, 0, 0, 0};
-        for (i = 0; i < A; i++)
-            for (q = 0; q < 4; q++) sq[q] += pr[q][i] * Ws[i * M + j0];
-        for (q = 0; q < 4; q++) out[q * M + j0] = (base[q] + ww[j0]) + sq[q];
+    if (j0 < M) {
+        /* the last 1 to 7 neurons: masked loads and stores of one block of 8 (a masked-out
+           lane reads and writes nothing) */
+        const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(M - j0)),
+                                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        __m256 acc[4];
+        const float *w = Ws + j0;
+        for (q = 0; q < 4; q++) acc[q] = _mm256_setzero_ps();
+        for (i = 0; i < A; i++, w += M) {
+            const __m256 w0 = _mm256_maskload_ps(w, in);
+            for (q = 0; q < 4; q++) acc[q] = _mm256_fmadd_ps(_mm256_set1_ps(pr[q][i]), w0, acc[q]);
+        }
+        {
+            const __m256 v0 = _mm256_maskload_ps(ww + j0, in);
+            for (q = 0; q < 4; q++)
+                _mm256_maskstore_ps(out + q * M + j0, in,
+                                    _mm256_add_ps(_mm256_add_ps(_mm256_set1_ps(base[q]), v0),
+                                                  acc[q]));
+        }
     }
+}
+
+/* the smallest of the eight lanes, in every lane */
+__attribute__((target("avx2"))) static inline __m256 mlsom_hmin8_ps(__m256 v)
+{
+    v = _mm256_min_ps(v, _mm256_permute2f128_ps(v, v, 1));
+    v = _mm256_min_ps(v, _mm256_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+    return _mm256_min_ps(v, _mm256_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+__attribute__((target("avx2"))) static inline __m256i mlsom_hmin8_epi32(__m256i v)
+{
+    v = _mm256_min_epi32(v, _mm256_permute2x128_si256(v, v, 1));
+    v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+    return _mm256_min_epi32(v, _mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
 }
 
 /* mlsom_min2_f_base eight lanes at a time: each lane keeps the smallest value of its neurons, the
    first index of it and the smallest of its others, with the scalar loop's comparisons (strict,
-   so a NaN never enters, and a later equal value is only a second). The lanes then combine: the
-   smallest value, the lowest index among the lanes holding it (each lane's is its first), and
-   the smallest of every lane's second and of the other lanes' smallest. */
+   so a NaN never enters, and a later equal value is only a second); the last values fill a
+   partial block, infinity in the lanes past the end. The lanes then combine: the smallest value,
+   the lowest index among the lanes holding it (each lane's is its first), and the smallest of
+   every lane's second and of the other lanes' smallest. */
 __attribute__((target("avx2"))) static void mlsom_min2_f_avx2(const float *MLSOM_RESTRICT g,
                                                                Py_ssize_t n, int32_t *idx,
                                                                float *m1, float *m2)
 {
+    const __m256 inf = _mm256_set1_ps(INFINITY);
+    const __m256i eight = _mm256_set1_epi32(8), lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256 va = inf, vb = inf, lo;
+    __m256i vi = _mm256_setzero_si256(), vj = lanes, best, mine;
     Py_ssize_t j = 0;
-    int k, best;
-    float a[8], b[8], lo1, lo2;
-    int32_t ia[8];
-    if (n < 16) {
+    if (n < 16 || n > INT32_MAX) {
         mlsom_min2_f_base(g, n, idx, m1, m2);
         return;
     }
+    for (;; j += 8, vj = _mm256_add_epi32(vj, eight)) {
+        __m256 v, lt;
+        if (j + 8 <= n) {
+            v = _mm256_loadu_ps(g + j);
+        } else if (j < n) {
+            const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), lanes);
+            v = _mm256_blendv_ps(inf, _mm256_maskload_ps(g + j, in), _mm256_castsi256_ps(in));
+        } else {
+            break;
+        }
+        lt = _mm256_cmp_ps(v, va, _CMP_LT_OQ);
+        /* a new smallest pushes the old one to second; otherwise v may be a new second */
+        vb = _mm256_blendv_ps(_mm256_blendv_ps(vb, v, _mm256_cmp_ps(v, vb, _CMP_LT_OQ)), va, lt);
+        va = _mm256_blendv_ps(va, v, lt);
+        vi = _mm256_blendv_epi8(vi, vj, _mm256_castps_si256(lt));
+    }
+    lo = mlsom_hmin8_ps(va);
     {
-        __m256 va = _mm256_set1_ps(INFINITY), vb = va;
-        __m256i vi = _mm256_setzero_si256(), vj = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i eight = _mm256_set1_epi32(8);
-        for (; j + 8 <= n; j += 8, vj = _mm256_add_epi32(vj, eight)) {
-            const __m256 v = _mm256_loadu_ps(g + j);
-            const __m256 lt = _mm256_cmp_ps(v, va, _CMP_LT_OQ);
-            /* a new smallest pushes the old one to second; otherwise v may be a new second */
-            vb = _mm256_blendv_ps(_mm256_blendv_ps(vb, v, _mm256_cmp_ps(v, vb, _CMP_LT_OQ)), va,
-                                  lt);
-            va = _mm256_blendv_ps(va, v, lt);
-            vi = _mm256_blendv_epi8(vi, vj, _mm256_castps_si256(lt));
-        }
-        _mm256_storeu_ps(a, va);
-        _mm256_storeu_ps(b, vb);
-        _mm256_storeu_si256((__m256i *)ia, vi);
-    }
-    /* the last n - j values, scalar, into lane 0 (its indices stay the lowest of its values
-       only if lane 0 takes them in order: they come after every index it holds) */
-    for (; j < n; j++) {
-        const float v = g[j];
-        if (v < a[0]) {
-            b[0] = a[0];
-            a[0] = v;
-            ia[0] = (int32_t)j;
-        } else if (v < b[0]) {
-            b[0] = v;
-        }
-    }
-    best = 0;
-    for (k = 1; k < 8; k++)
-        if (a[k] < a[best] || (a[k] == a[best] && ia[k] < ia[best])) best = k;
-    lo1 = a[best];
-    lo2 = b[best];
-    for (k = 0; k < 8; k++) {
-        if (k == best) continue;
-        if (a[k] < lo2) lo2 = a[k];
-        if (b[k] < lo2) lo2 = b[k];
+        const __m256 at = _mm256_cmp_ps(va, lo, _CMP_EQ_OQ);
+        best = mlsom_hmin8_epi32(
+            _mm256_blendv_epi8(_mm256_set1_epi32(INT32_MAX), vi, _mm256_castps_si256(at)));
+        /* the one lane holding the first smallest (its index is no other lane's) */
+        mine = _mm256_and_si256(_mm256_cmpeq_epi32(vi, best), _mm256_castps_si256(at));
     }
     /* no value below infinity: the scalar loop's index 0 */
-    *idx = lo1 < INFINITY ? ia[best] : 0;
-    *m1 = lo1;
-    *m2 = lo2;
+    *idx = _mm256_cvtss_f32(lo) < INFINITY ? _mm256_cvtsi256_si32(best) : 0;
+    *m1 = _mm256_cvtss_f32(lo);
+    *m2 = _mm256_cvtss_f32(
+        mlsom_hmin8_ps(_mm256_min_ps(vb, _mm256_blendv_ps(va, inf, _mm256_castsi256_ps(mine)))));
 }
 #endif
 
