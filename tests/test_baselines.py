@@ -3,6 +3,8 @@
 import inspect
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -556,3 +558,11 @@ def test_upper_bound_input_errors():
         ADWINBaggingML("br", member_params={"buffer_size": 10}).fit(X, Y)
     with pytest.raises(ValueError, match="buffer_size"):
         PSHoeffdingTree(buffer_size=0).fit(X, Y)
+
+
+@pytest.mark.parametrize("module", ["_batch", "_mlknn", "_incremental", "_minas", "_lower_bounds"])
+def test_each_baseline_module_imports_first_in_a_fresh_interpreter(module):
+    # no import circle: whichever module a user (or a worker process) imports first is complete
+    code = f"import mlsom.baselines.{module} as m; print(sorted(getattr(m, '__all__', [])))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

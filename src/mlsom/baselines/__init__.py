@@ -24,7 +24,6 @@ _LAZY = {
     **dict.fromkeys(
         [
             "HOMER",
-            "LOWER_BOUNDS",
             "BinaryRelevance",
             "ClassifierChain",
             "EnsembleOfClassifierChains",
@@ -51,14 +50,12 @@ _LAZY = {
         "._incremental",
     ),
     "MLkNN": "._mlknn",
+    "LOWER_BOUNDS": "._lower_bounds",
 }
 
 
 def __getattr__(name):
     if name in _LAZY:
-        # _mlknn builds on _batch, whose registry imports _mlknn: _batch must come first, or a
-        # first import of MLkNN finds _mlknn half-initialised
-        importlib.import_module("._batch", __name__)
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value

@@ -29,7 +29,6 @@ Labels (or label sets) that have a single value in the training data are not giv
 learner: the constant is predicted.
 """
 
-import functools
 import math
 
 import numpy as np
@@ -48,7 +47,6 @@ from ..exceptions import NotFittedError
 
 __all__ = [
     "HOMER",
-    "LOWER_BOUNDS",
     "RAkEL",
     "BinaryRelevance",
     "ClassifierChain",
@@ -902,37 +900,3 @@ class HOMER(_BatchBaseline):
         out = np.zeros((X.shape[0], self.n_labels_), dtype=np.uint8)
         self._descend(self.root_, X, np.arange(X.shape[0]), out)
         return out
-
-
-# --------------------------------------------------------------------------- registry
-
-
-def _registry():
-    # _mlknn builds on _BatchBaseline above; importing it here (this module is complete by now)
-    # keeps the import order safe: the package imports _batch first, and any import of _mlknn
-    # goes through the package
-    from ._mlknn import MLkNN
-
-    names = {"j48": "J48", "svm": "SVM", "knn": "kNN"}
-    families = [
-        ("BR", BinaryRelevance),
-        ("LP", LabelPowerset),
-        ("RAkEL", RAkEL),
-        ("CC", ClassifierChain),
-        ("PS", PrunedSets),
-        ("EPS", EnsembleOfPrunedSets),
-        ("ECC", EnsembleOfClassifierChains),
-        ("HOMER", HOMER),
-    ]
-    reg = {
-        f"{fam}-{names[b]}": functools.partial(cls, base=b)
-        for fam, cls in families
-        for b in BASE_LEARNERS
-    }
-    reg["ML-kNN"] = MLkNN
-    return reg
-
-
-#: The paper's lower bounds: name -> factory; ``factory(random_state=...)`` returns an unfitted
-#: method with Mulan's default parameters (problem transformations x {J48, SVM, kNN}, ML-kNN).
-LOWER_BOUNDS = _registry()
