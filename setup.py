@@ -17,6 +17,7 @@ declares the Cython extension and chooses compiler flags:
   the sanitizer runtimes preloaded (Python itself is not instrumented).
 """
 
+import glob
 import os
 import sys
 import tempfile
@@ -131,7 +132,8 @@ extensions = [
         sources=["src/mlsom/_core.pyx"],
         include_dirs=[np.get_include(), "src/mlsom"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        depends=["src/mlsom/_kernels.h"],
+        # _core.pyx includes one .pxi per phase of the method (docs/architecture.md)
+        depends=["src/mlsom/_kernels.h", *sorted(glob.glob("src/mlsom/_core_*.pxi"))],
     )
 ]
 

@@ -1,0 +1,455 @@
+# Online phase, per instance: the winner-class ranking and the Bayes decision (_classify),
+# with the work buffers they share.
+#
+# Part of the _core extension: included by _core.pyx, which holds the cimports and the
+# kernels' declarations.
+
+# --------------------------------------------------------------------------------------------------
+# online phase
+# --------------------------------------------------------------------------------------------------
+
+# Entry (mlsom_entry of _kernels.h): d, a squared distance (screening or exact), and j, a global
+# neuron index (maps laid out in label order).
+ctypedef mlsom_entry Entry
+
+
+cdef inline bint _less(Entry a, Entry b) noexcept nogil:
+    return a.d < b.d or (a.d == b.d and a.j < b.j)
+
+
+cdef void _select_smallest(Entry *a, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+    """Reorder a[0:n] so that a[0:k] holds its k smallest entries (in no particular order).
+
+    Quickselect with a median-of-three pivot and a branch-free partition; entries are distinct
+    under (distance, index), so the partition never degenerates on equal keys. Small ranges are
+    finished by insertion sort.
+    """
+    cdef Py_ssize_t lo = 0, hi = n, i, j, mid, store, lt
+    cdef Entry t, p
+    while hi - lo > 16:
+        mid = lo + (hi - lo) // 2
+        # median of a[lo], a[mid], a[hi-1] moved to a[hi-1]
+        if _less(a[mid], a[lo]):
+            t = a[mid]
+            a[mid] = a[lo]
+            a[lo] = t
+        if _less(a[hi - 1], a[lo]):
+            t = a[hi - 1]
+            a[hi - 1] = a[lo]
+            a[lo] = t
+        if _less(a[mid], a[hi - 1]):
+            t = a[mid]
+            a[mid] = a[hi - 1]
+            a[hi - 1] = t
+        p = a[hi - 1]
+        store = lo
+        for i in range(lo, hi - 1):
+            t = a[i]
+            lt = _less(t, p)
+            a[i] = a[store]
+            a[store] = t
+            store += lt
+        a[hi - 1] = a[store]
+        a[store] = p
+        if store == k or store + 1 == k:
+            return
+        if store > k:
+            hi = store
+        else:
+            lo = store + 1
+    for i in range(lo + 1, hi):
+        t = a[i]
+        j = i - 1
+        while j >= lo and _less(t, a[j]):
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = t
+
+
+cdef enum:
+    WIN = 8   # the search for the k-th smallest value stops with at most WIN values in its window
+
+
+ctypedef struct Work:
+    float *dp           # (M) the instance's screening values, +inf for classes already ranked
+    double *ex          # (M) exact distances computed for the current instance ...
+    int64_t *stamp      # (M) ... valid where stamp[j] == cur
+    int64_t cur
+    Entry *ent          # (M) scratch for the neurons in the window of the k-th smallest value
+    Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt
+    Py_ssize_t *winnr   # (L) best-matching unit of each map (global index); -1: no map, -2: not yet
+    Py_ssize_t *votes   # (L)
+    uint8_t *skip       # (L) classes out of the pool: ranked, or without a map
+    Py_ssize_t *below   # (L) per class: how many screening values are below the last t
+    uint8_t *in_y       # (L) classes in the prediction
+    Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
+    const void *wr      # a row-major copy of the neurons (M, A) in the model's type, or NULL:
+                        # exact distances then read each neuron contiguously
+    int64_t cnt[10]     # this thread's counts for screening_stats and lanes_stats (added to
+                        # the module's when the workspace is freed: no shared counter per row)
+
+
+cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
+    cdef Work *w = <Work *> malloc(sizeof(Work))
+    cdef Py_ssize_t j
+    if w == NULL:
+        return NULL
+    w.dp = <float *> malloc(M * sizeof(float))
+    w.ex = <double *> malloc(M * sizeof(double))
+    w.stamp = <int64_t *> malloc(M * sizeof(int64_t))
+    w.ent = <Entry *> malloc(M * sizeof(Entry))
+    w.amb = <Entry *> malloc(M * sizeof(Entry))
+    w.winnr = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.votes = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.skip = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.below = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
+            or w.ent == NULL or w.amb == NULL or w.winnr == NULL
+            or w.votes == NULL or w.in_y == NULL or w.rank == NULL
+            or w.skip == NULL or w.below == NULL):
+        _work_free(w)
+        return NULL
+    w.cur = 0
+    w.wr = NULL
+    for j in range(10):
+        w.cnt[j] = 0
+    for j in range(M):
+        w.stamp[j] = -1
+    return w
+
+
+cdef void _work_free(Work *w) noexcept nogil:
+    global _n_doubt_bmu, _n_doubt_knn, _n_wide, _n_doubt_tie, _n_doubt_bayes
+    global _n_lanes_rows, _n_lanes_fallback, _n_lanes_exact, _n_lanes_scan, _n_lanes_small
+    if w == NULL:
+        return
+    _n_doubt_bmu += w.cnt[0]
+    _n_doubt_knn += w.cnt[1]
+    _n_wide += w.cnt[2]
+    _n_doubt_tie += w.cnt[3]
+    _n_doubt_bayes += w.cnt[4]
+    _n_lanes_rows += w.cnt[5]
+    _n_lanes_fallback += w.cnt[6]
+    _n_lanes_exact += w.cnt[7]
+    _n_lanes_scan += w.cnt[8]
+    _n_lanes_small += w.cnt[9]
+    free(w.dp)
+    free(w.ex)
+    free(w.stamp)
+    free(w.ent)
+    free(w.amb)
+    free(w.winnr)
+    free(w.votes)
+    free(w.skip)
+    free(w.below)
+    free(w.in_y)
+    free(w.rank)
+    free(w)
+
+
+cdef inline double _exact(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                          Py_ssize_t j, Work *w) noexcept nogil:
+    """Exact squared distance from the current instance to neuron j, computed once (from the
+    row-major copy when there is one: the same sums in the same order)."""
+    if w.stamp[j] != w.cur:
+        if w.wr != NULL:
+            w.ex[j] = _sqdist_row(x, <const floating *> w.wr + j * A, A)
+        else:
+            w.ex[j] = _sqdist_col(x, Wt, A, M, j)
+        w.stamp[j] = w.cur
+    return w.ex[j]
+
+
+cdef void _log_cond(const int64_t *T, Py_ssize_t L, double *logC, Py_ssize_t c) noexcept nogil:
+    """OUT column c of logC: logC[k, c] = log P[k, c] = log(T[k, c] / T[c, c]), -inf when 0."""
+    cdef Py_ssize_t k
+    cdef int64_t tcc = T[c * L + c]
+    for k in range(L):
+        if tcc > 0 and T[k * L + c] > 0:
+            logC[k * L + c] = log(<double> T[k * L + c] / <double> tcc)
+        else:
+            logC[k * L + c] = -INFINITY
+
+
+cdef inline Py_ssize_t _winner(const floating *x, const float *d, double gap, const floating *Wt,
+                               Py_ssize_t A, Py_ssize_t M, const int64_t *offsets, Py_ssize_t c,
+                               Work *w) noexcept nogil:
+    """The best-matching unit of label c's map (which must exist), found once per instance."""
+    if w.winnr[c] == -2:
+        if w.wr != NULL:
+            w.winnr[c] = _refine_argmin(x, d, gap, <const floating *> w.wr, A, 1, A, offsets[c],
+                                        offsets[c + 1], w.ex, w.stamp, w.cur)
+        else:
+            w.winnr[c] = _refine_argmin(x, d, gap, Wt, A, M, 1, offsets[c], offsets[c + 1], w.ex,
+                                        w.stamp, w.cur)
+    return w.winnr[c]
+
+
+cdef inline bint _nearer(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                         Py_ssize_t a, float da, Py_ssize_t b, float db, double gap,
+                         Work *w) noexcept nogil:
+    """Whether neuron a is before neuron b in the exact (distance, index) order, given their
+    screening values da and db: decided by those unless within the gap of each other."""
+    cdef Entry e1, e2
+    if <double> da + gap < <double> db:
+        return True
+    if <double> db + gap < <double> da:
+        return False
+    w.cnt[3] += 1
+    e1.d = _exact(x, Wt, A, M, a, w)
+    e1.j = a
+    e2.d = _exact(x, Wt, A, M, b, w)
+    e2.j = b
+    return _less(e1, e2)
+
+
+cdef inline void _nearest_exact(const floating *x, const floating *Wt, Py_ssize_t A,
+                                Py_ssize_t M, Py_ssize_t n_amb, Py_ssize_t need,
+                                Work *w) noexcept nogil:
+    """Put the need nearest, exactly, of the n_amb neurons in doubt (w.amb) first (exact
+    distances only when some are left out)."""
+    cdef Py_ssize_t j
+    if need < n_amb:
+        w.cnt[1] += 1
+        for j in range(n_amb):
+            w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
+        _select_smallest(w.amb, n_amb, need)
+
+
+cdef inline void _gap_window(double t, double gap, float *f1, float *f2) noexcept nogil:
+    """OUT [f1, f2): float32 bounds that hold every value v with t - gap <= v <= t + gap (and
+    only a few more): the screening values whose order against t the gap leaves in doubt."""
+    cdef float a = <float> (t - gap), b = <float> (t + gap)
+    if <double> a > t - gap:
+        a = nextafterf(a, -INFINITY)
+    if <double> b < t + gap:
+        b = nextafterf(b, INFINITY)
+    f1[0] = a
+    f2[0] = nextafterf(b, INFINITY)
+
+
+cdef inline bint _bayes_rhs(const int64_t *T, const double *logC, Py_ssize_t L, Py_ssize_t c,
+                            const uint8_t *in_y, bint skip_zero, double *rhs) noexcept nogil:
+    """The right-hand side of the Bayes test of label c given the labels in_y already predicted
+    (OUT rhs); False when a zero P[d, c] for d in in_y rules c out (unless skip_zero)."""
+    cdef Py_ssize_t kk
+    cdef double s = 0.0
+    for kk in range(L):
+        if kk == c:
+            continue
+        if in_y[kk]:
+            if T[kk * L + c] == 0 and not skip_zero:
+                return False
+        elif T[kk * L + c] > 0:
+            s = s + logC[kk * L + c]
+    rhs[0] = s
+    return True
+
+
+cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                               Py_ssize_t bc, float dv, double gap, double rhs,
+                               const double *logA, bint squared, Work *w) noexcept nogil:
+    """The Bayes test -dist - log averOut_bc >= rhs for the best-matching unit bc, whose screening
+    value is dv. The test is monotone in the distance: the exact distance lies within gap / 2 of
+    the screening value, and it is only computed when the test differs at the two ends."""
+    cdef double lo_d = <double> dv - 0.5 * gap, hi_d = <double> dv + 0.5 * gap, dist
+    lo_d = lo_d if lo_d > 0.0 else 0.0
+    if not squared:
+        lo_d = sqrt(lo_d)
+        hi_d = sqrt(hi_d)
+    if -hi_d - logA[bc] >= rhs:
+        return True
+    if -lo_d - logA[bc] < rhs:
+        return False
+    w.cnt[4] += 1
+    dist = _exact(x, Wt, A, M, bc, w)
+    if not squared:
+        dist = sqrt(dist)
+    return -dist - logA[bc] >= rhs
+
+
+cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const floating *Wt,
+                          Py_ssize_t A, Py_ssize_t M, const int32_t *ncls, const int64_t *offsets,
+                          Py_ssize_t L, const int64_t *T, const double *logC, const double *logA,
+                          Py_ssize_t k_nn, Py_ssize_t n_rank, bint squared, bint skip_zero,
+                          Work *w) noexcept nogil:
+    """Classify x from a frozen state, given its screening distances d to every neuron and the gap
+    2 tol that bounds their disagreement with the exact distances (infinite: every decision exact).
+
+    OUT w.rank[:n_ranked], w.in_y, w.winnr. Returns the number of labels predicted; the labels are
+    w.rank[r] for r with w.in_y set.
+    """
+    cdef Py_ssize_t c, j, r, n_pool, n_ent, n_amb, n_def, need, best, kk, bc, bb2, ca, cb, cp
+    cdef Py_ssize_t old, p_
+    cdef Py_ssize_t n_pred = 0, n_ranked = 0
+    cdef double rhs, lo, hi, t
+    cdef float fa, fb, fp, fq, f1, f2, ftop, fa_w
+    cdef double q1, q2, m, inv
+    cdef Py_ssize_t cq
+    cdef bint bisect
+    cdef float *dp = w.dp
+    w.cur += 1
+
+    # 1. the best-matching unit of a map is found when it is first needed (_winner): for a tie,
+    #    for the Bayes test of a ranked label, for the update of a predicted one
+    n_pool = 0
+    for c in range(L):
+        w.skip[c] = offsets[c + 1] == offsets[c]
+        w.in_y[c] = 0
+        w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
+        n_pool += offsets[c + 1] - offsets[c]
+
+    # 2. winner-class ranking: the k_nn nearest neurons of the classes not yet ranked vote; the
+    #    majority wins; ties go to the class whose nearest voting neuron is closest, then to the
+    #    lower class index. A class's nearest voting neuron is its best-matching unit, so ties are
+    #    settled by the (distance, index) order of the best-matching units.
+    #    The k_nn nearest are found without sorting. The k_nn-th smallest screening value t of
+    #    the pool (dp: the classes already ranked at +inf) is searched for by counting the values
+    #    below a trial value (one vectorised pass each), the trial values interpolated between a
+    #    bracket [fa, fb) (#{dp < fa} < k_nn <= #{dp < fb}), with a bisection whenever an
+    #    interpolation fails to halve the values left in the bracket, until at most WIN are left;
+    #    those are gathered and selected. The neurons below t - gap are then among the k_nn
+    #    nearest exactly, those above t + gap are not, and the nearest (exactly) of those in
+    #    between complete them. Removing a class can only raise t, so each pass starts from the
+    #    previous pass's t.
+    hi = mlsom_max_f(d, M, &lo)
+    memcpy(dp, d, M * sizeof(float))
+    fa = <float> lo
+    ca = 0
+    ftop = nextafterf(<float> hi, INFINITY)
+    for p_ in range(n_rank):
+        if n_pool == 0:
+            break  # every map has been ranked
+        for c in range(L):
+            w.votes[c] = 0
+        if n_pool <= k_nn:
+            for c in range(L):
+                if not w.skip[c]:
+                    w.votes[c] = offsets[c + 1] - offsets[c]
+        else:
+            if isfinite(gap):
+                if p_ > 0:
+                    # the values of the pool below the last round's t (counted then, per map)
+                    ca = 0
+                    for c in range(L):
+                        if not w.skip[c]:
+                            ca += w.below[c]
+                fb = ftop
+                cb = n_pool
+                bisect = False
+                while cb - ca > WIN:
+                    old = cb - ca
+                    # two trial values around the expected place of the k_nn-th value (linear
+                    # interpolation within the bracket), a margin of m values either side
+                    if bisect:
+                        q1 = 1.0 / 3.0
+                        q2 = 2.0 / 3.0
+                    else:
+                        m = 0.125 * WIN + 0.03125 * old
+                        inv = 1.0 / <double> old
+                        q1 = (<double> (k_nn - ca) - 0.5 - m) * inv
+                        q2 = (<double> (k_nn - ca) - 0.5 + m) * inv
+                        if q1 < 0.5 * (<double> (k_nn - ca) - 0.5) * inv:
+                            q1 = 0.5 * (<double> (k_nn - ca) - 0.5) * inv
+                        if q2 > 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) * inv:
+                            q2 = 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) * inv
+                    fp = <float> (<double> fa + (<double> fb - <double> fa) * q1)
+                    fq = <float> (<double> fa + (<double> fb - <double> fa) * q2)
+                    if fa < fp and fp < fq and fq < fb:
+                        cp = mlsom_count_lt2_f(dp, M, fp, fq, &cq)
+                        if cp >= k_nn:
+                            fb = fp
+                            cb = cp
+                        elif cq < k_nn:
+                            fa = fq
+                            ca = cq
+                        else:
+                            fa = fp
+                            ca = cp
+                            fb = fq
+                            cb = cq
+                    else:
+                        fp = <float> (0.5 * <double> fa + 0.5 * <double> fb)
+                        if not (fp > fa and fp < fb):
+                            w.cnt[2] += 1   # no value left between fa and fb
+                            break
+                        cp = mlsom_count_lt_f(dp, M, fp)
+                        if cp < k_nn:
+                            fa = fp
+                            ca = cp
+                        else:
+                            fb = fp
+                            cb = cp
+                    bisect = 2 * (cb - ca) > old
+                n_ent = mlsom_gather_range_f(dp, M, fa, fb, w.ent)
+                need = k_nn - ca
+                _select_smallest(w.ent, n_ent, need)
+                t = w.ent[0].d
+                for j in range(1, need):
+                    t = w.ent[j].d if w.ent[j].d > t else t
+                fa_w = fa
+                fa = <float> t   # exactly: t is one of the values
+                _gap_window(t, gap, &f1, &f2)
+                # per map in the pool: the values below f1 (their votes) and below t (for the
+                # next round's start), in one pass
+                mlsom_count_maps_f(d, offsets, L, w.skip, f1, fa, w.votes, w.below)
+                n_def = 0
+                for c in range(L):
+                    n_def += w.votes[c]
+                if f1 >= fa_w and f2 <= fb:
+                    # the window holds every value in [f1, f2)
+                    n_amb = 0
+                    for j in range(n_ent):
+                        if w.ent[j].d >= f1 and w.ent[j].d < f2:
+                            w.amb[n_amb] = w.ent[j]
+                            n_amb += 1
+                else:
+                    n_amb = mlsom_gather_range_f(dp, M, f1, f2, w.amb)
+                need = k_nn - n_def
+            else:
+                # every distance decided exactly: the whole pool is in doubt
+                n_amb = mlsom_gather_range_f(dp, M, -INFINITY, INFINITY, w.amb)
+                need = k_nn
+            _nearest_exact(x, Wt, A, M, n_amb, need, w)
+            for j in range(need):
+                w.votes[ncls[w.amb[j].j]] += 1
+        best = -1
+        for c in range(L):
+            if w.votes[c] == 0:
+                continue
+            if best < 0 or w.votes[c] > w.votes[best]:
+                best = c
+            elif w.votes[c] == w.votes[best]:
+                # the nearer best-matching unit wins; screening decides unless within the gap
+                bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+                bb2 = _winner(x, d, gap, Wt, A, M, offsets, best, w)
+                if _nearer(x, Wt, A, M, bc, d[bc], bb2, d[bb2], gap, w):
+                    best = c
+        w.rank[n_ranked] = best
+        n_ranked += 1
+        w.skip[best] = 1
+        for j in range(offsets[best], offsets[best + 1]):
+            dp[j] = INFINITY
+        n_pool -= offsets[best + 1] - offsets[best]
+
+    # 3. Bayes decision in log space. The score p(c) prod_{d in Y} P[d,c] out_c is compared with
+    #    the threshold p(c) prod_{k != c, P[k,c] > 0} P[k,c] averOut_b. Their common factors cancel,
+    #    which leaves: accept c iff no P[d,c] = 0 for d in Y (unless skip_zero) and
+    #    -dist - log averOut_b >= sum_{k not in Y, k != c, P[k,c] > 0} log P[k,c].
+    for r in range(n_ranked, L):
+        w.rank[r] = -1
+    if n_ranked == 0:
+        return 0
+    w.in_y[w.rank[0]] = 1
+    n_pred = 1
+    for r in range(1, n_ranked):
+        c = w.rank[r]
+        if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
+            continue
+        bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+        if _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs, logA, squared, w):
+            w.in_y[c] = 1
+            n_pred += 1
+    return n_pred

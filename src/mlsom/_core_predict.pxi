@@ -1,0 +1,122 @@
+# Frozen scoring (predict): blocks of rows across threads, each row classified with the
+# ranking of the online phase; the 16-row path where the processor has it.
+#
+# Part of the _core extension: included by _core.pyx, which holds the cimports and the
+# kernels' declarations.
+
+def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
+            const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
+            int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
+            const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
+            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked):
+    """Frozen scoring: classify every row of X independently from the given state.
+
+    IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
+    and Wr (M, A) its neurons one per row (the exact distances read them contiguously).
+    OUT Y (n, L).
+    With the AVX-512 kernels, chunks of 64 rows are spread over n_threads OpenMP threads and
+    classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of fewer than LANES_MIN
+    rows, and every row elsewhere, go in blocks of PRB rows screened by the four-row kernel and
+    classified one by one (_classify). A row's result does not depend on the path, the chunks or
+    the threads.
+    """
+    cdef int n_threads = mlsom_cap_threads(n_threads_asked)
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
+    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks
+    cdef int failed = 0
+    cdef double gap, wwmax, tscale
+    cdef float *G
+    cdef float *X2
+    cdef double *xx
+    cdef float *g
+    cdef Work *w
+    cdef Lanes *z
+    cdef bint screening = _screening
+    # 16 rows at a time where the AVX-512 kernels are selected (the same results), in chunks of
+    # 64 rows; a last chunk of fewer than LANES_MIN rows (all of a small call) goes row by row,
+    # which is faster than screening a padded chunk of 64
+    cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _lanes_on
+    cdef Py_ssize_t n_lanes = 0, n_lchunks
+    if lanes:
+        n_lanes = n // 64 * 64
+        if n - n_lanes >= LANES_MIN:
+            n_lanes = n
+    n_lchunks = (n_lanes + 63) // 64
+    n_chunks = (n - n_lanes + PRB - 1) // PRB
+    logC_arr = np.empty((L, L), dtype=np.float64)
+    cdef double[:, ::1] logC = logC_arr
+    n_rank = _ceil_div(S, N)
+    if n_rank > L:
+        n_rank = L
+    # raw pointers inside the parallel region (no memoryview checks there in debug builds)
+    cdef const floating *px = &X[0, 0]
+    cdef const floating *pw = &Wt[0, 0]
+    cdef const floating *pwr = &Wr[0, 0]
+    cdef const double *pc = &cc[0]
+    cdef const float *pws = &Ws[0, 0]
+    cdef const float *pww = &ww[0]
+    cdef const int32_t *pncls = &ncls[0]
+    cdef const int64_t *poff = &offsets[0]
+    cdef const double *plogA = &logA[0]
+    cdef const int64_t *pT = &T[0, 0]
+    cdef const double *plogC = &logC[0, 0]
+    cdef uint8_t *pY = &Y[0, 0]
+    with nogil:
+        for c in range(L):
+            _log_cond(pT, L, &logC[0, 0], c)
+        wwmax = _maxval(pww, M)
+        tscale = _tol_scale(A)
+        if lanes:
+            with parallel(num_threads=n_threads):
+                w = _work_alloc(M, L)
+                if w != NULL:
+                    w.wr = pwr
+                z = _lanes_alloc(A, M, L)
+                for ch in prange(n_lchunks, schedule="static"):
+                    if w == NULL or z == NULL:
+                        failed += 1
+                        continue
+                    s = ch * 64
+                    e = min(n_lanes, s + 64)
+                    _lanes_chunk(px, n, s, e, pc, pws, pww, pw, A, M, pncls, poff, L, pT, plogC,
+                                 plogA, k_nn, n_rank, squared, skip_zero, tscale, wwmax, pY, z, w)
+                _work_free(w)
+                _lanes_free(z)
+    if failed:
+        raise MemoryError()
+    if n_lanes == n:
+        return
+    with nogil:
+        with parallel(num_threads=n_threads):
+            w = _work_alloc(M, L)
+            if w != NULL:
+                w.wr = pwr
+            G = <float *> malloc((PRB * M + 4) * sizeof(float))
+            X2 = <float *> malloc(PRB * A * sizeof(float))
+            xx = <double *> malloc(PRB * sizeof(double))
+            for ch in prange(n_chunks, schedule="static"):
+                if w == NULL or G == NULL or X2 == NULL or xx == NULL:
+                    failed += 1
+                    continue
+                s = n_lanes + ch * PRB
+                e = min(n, s + PRB)
+                if screening:
+                    for row in range(s, e):
+                        xx[row - s] = _centre_row(px + row * A, pc, A, X2 + (row - s) * A)
+                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + PRB * M, NULL, NULL, NULL)
+                for row in range(s, e):
+                    g = G + (row - s) * M
+                    gap = _screen_gap(tscale, xx[row - s], wwmax) if screening else INFINITY
+                    if not isfinite(gap):
+                        for j in range(M):   # every neuron a candidate: all distances exact
+                            g[j] = 0
+                    _classify(px + row * A, g, gap, pw, A, M, pncls, poff, L, pT, plogC, plogA,
+                              k_nn, n_rank, squared, skip_zero, w)
+                    for c in range(L):
+                        pY[row * L + c] = w.in_y[c]
+            _work_free(w)
+            free(G)
+            free(X2)
+            free(xx)
+    if failed:
+        raise MemoryError()
