@@ -47,7 +47,7 @@ ctypedef struct Lanes:
     int nh
     double xx[64]
     double gap[16]
-    float gapf[16]  # the gap in float32, rounded up (with a margin for the rounding of a difference)
+    float gapf[16]  # the gap in float32, rounded up (a margin for the rounding of a difference)
     float lo[16]    # smallest screening value of the row
     float fa[16]
     float fb[16]
