@@ -1,0 +1,735 @@
+/* Hand-written AVX-512F kernels: the four-row screening tile, the 64-row screening of
+ * training and of frozen scoring, the 16-row ranking (search, window, winner), the row
+ * centring, and the passes over one instance's values with mask registers.
+ *
+ * Part of _kernels.h, which includes it (and holds the common types and the dispatch): not
+ * meant to be included alone. */
+
+/* the lanes of a block of 16 that hold values, when `left` values remain (all 16 from 16 on) */
+static inline __mmask16 mlsom_mask16(Py_ssize_t left)
+{
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+
+/* Four-row screening as a matrix-product kernel: a register tile of 4 rows x 2 vectors of
+ * neurons accumulates every feature with fused multiply-adds before it is stored, so each weight
+ * is loaded once per four rows and the partial sums never leave the registers. */
+__attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile
+    MLSOM_SCREEN4_ARGS(float)
+{
+    const float *p0 = x2, *p1 = x2 + A, *p2 = x2 + 2 * A, *p3 = x2 + 3 * A;
+    const float *pr[4] = {p0, p1, p2, p3};
+    Py_ssize_t i, j0 = 0, q;
+    for (; j0 + 32 <= M; j0 += 32) {
+        /* named accumulators: the compiler keeps all eight in registers */
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+        __m512 b0 = _mm512_setzero_ps(), b1 = _mm512_setzero_ps();
+        __m512 c0 = _mm512_setzero_ps(), c1 = _mm512_setzero_ps();
+        __m512 d0 = _mm512_setzero_ps(), d1 = _mm512_setzero_ps();
+        const float *w = Ws + j0;
+        for (i = 0; i < A; i++, w += M) {
+            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+            const __m512 xa = _mm512_set1_ps(p0[i]), xb = _mm512_set1_ps(p1[i]);
+            const __m512 xc = _mm512_set1_ps(p2[i]), xd = _mm512_set1_ps(p3[i]);
+            a0 = _mm512_fmadd_ps(xa, w0, a0);
+            a1 = _mm512_fmadd_ps(xa, w1, a1);
+            b0 = _mm512_fmadd_ps(xb, w0, b0);
+            b1 = _mm512_fmadd_ps(xb, w1, b1);
+            c0 = _mm512_fmadd_ps(xc, w0, c0);
+            c1 = _mm512_fmadd_ps(xc, w1, c1);
+            d0 = _mm512_fmadd_ps(xd, w0, d0);
+            d1 = _mm512_fmadd_ps(xd, w1, d1);
+        }
+        {
+            const __m512 acc[8] = {a0, a1, b0, b1, c0, c1, d0, d1};
+            const __m512 v0 = _mm512_loadu_ps(ww + j0), v1 = _mm512_loadu_ps(ww + j0 + 16);
+            for (q = 0; q < 4; q++) {
+                const __m512 bq = _mm512_set1_ps(base[q]);
+                const __m512 o0 = _mm512_add_ps(_mm512_add_ps(bq, v0), acc[2 * q]);
+                const __m512 o1 = _mm512_add_ps(_mm512_add_ps(bq, v1), acc[2 * q + 1]);
+                _mm512_storeu_ps(out + q * M + j0, o0);
+                _mm512_storeu_ps(out + q * M + j0 + 16, o1);
+            }
+        }
+    }
+    for (; j0 < M; j0 += 16) {
+        const __mmask16 m = mlsom_mask16(M - j0);
+        __m512 acc[4];
+        const float *w = Ws + j0;
+        for (q = 0; q < 4; q++) acc[q] = _mm512_setzero_ps();
+        for (i = 0; i < A; i++, w += M) {
+            const __m512 w0 = _mm512_maskz_loadu_ps(m, w);
+            for (q = 0; q < 4; q++) acc[q] = _mm512_fmadd_ps(_mm512_set1_ps(pr[q][i]), w0, acc[q]);
+        }
+        {
+            const __m512 v0 = _mm512_maskz_loadu_ps(m, ww + j0);
+            for (q = 0; q < 4; q++) {
+                const __m512 o = _mm512_add_ps(_mm512_add_ps(_mm512_set1_ps(base[q]), v0), acc[q]);
+                _mm512_mask_storeu_ps(out + q * M + j0, m, o);
+            }
+        }
+    }
+}
+
+/* Screening of 64 rows in the transposed orientation: the lanes are 16 rows, a register tile of
+ * 4 row vectors x 4 neurons accumulates every feature (4 loads of rows and 4 broadcast weights
+ * per 16 fused multiply-adds), so no lane idles whatever the number of neurons. The rows come
+ * blocked, xb[q][i][r] = -2 x'_{16q + r, i} (q < 4, i < A, r < 16), and the values go out
+ * transposed, gt[j * 64 + row]. Each value is (base + ww[j]) + sum_i in feature order, the same
+ * operations in the same order as mlsom_screen4_f_avx512_tile, so the values are bit-identical to it.
+ * Every row's smallest value (m1), its first index (idx) and the smallest of the others (m2,
+ * equal to m1 when the minimum is not unique) are tracked lane-wise, neuron by neuron.
+ * The tile, for neurons j0 .. j0 + NJ - 1: DST(j, q) is where neuron j's values for rows
+ * 16 q .. 16 q + 15 go, MORE(q, o) anything else done with them. */
+#define MLSOM_T64_GROUP(NJ, DST, MORE)                                                   \
+    do {                                                                                 \
+        __m512 acc[4][NJ];                                                               \
+        const float *w = Ws + j0;                                                        \
+        const float *xr = xb;                                                            \
+        int q_, k_;                                                                      \
+        for (q_ = 0; q_ < 4; q_++)                                                       \
+            for (k_ = 0; k_ < NJ; k_++) acc[q_][k_] = _mm512_setzero_ps();               \
+        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
+            const __m512 x0 = _mm512_loadu_ps(xr), x1 = _mm512_loadu_ps(xr + 16 * A);    \
+            const __m512 x2_ = _mm512_loadu_ps(xr + 32 * A),                             \
+                         x3 = _mm512_loadu_ps(xr + 48 * A);                              \
+            for (k_ = 0; k_ < NJ; k_++) {                                                \
+                const __m512 wk = _mm512_set1_ps(w[k_]);                                 \
+                acc[0][k_] = _mm512_fmadd_ps(x0, wk, acc[0][k_]);                        \
+                acc[1][k_] = _mm512_fmadd_ps(x1, wk, acc[1][k_]);                        \
+                acc[2][k_] = _mm512_fmadd_ps(x2_, wk, acc[2][k_]);                       \
+                acc[3][k_] = _mm512_fmadd_ps(x3, wk, acc[3][k_]);                        \
+            }                                                                            \
+        }                                                                                \
+        for (k_ = 0; k_ < NJ; k_++) {                                                    \
+            const __m512 wv = _mm512_set1_ps(ww[j0 + k_]);                               \
+            const __m512i jv = _mm512_set1_epi32((int)(j0 + k_));                        \
+            for (q_ = 0; q_ < 4; q_++) {                                                 \
+                const __m512 o = _mm512_add_ps(_mm512_add_ps(bv[q_], wv), acc[q_][k_]);  \
+                const __mmask16 lt_ = _mm512_cmp_ps_mask(o, t1[q_], _CMP_LT_OQ);         \
+                _mm512_storeu_ps(DST(j0 + k_, q_), o);                                   \
+                MORE(q_, o);                                                             \
+                t2[q_] = _mm512_min_ps(t2[q_], _mm512_max_ps(o, t1[q_]));                \
+                t1[q_] = _mm512_mask_mov_ps(t1[q_], lt_, o);                             \
+                ti[q_] = _mm512_mask_mov_epi32(ti[q_], lt_, jv);                         \
+            }                                                                            \
+        }                                                                            \
+    } while (0)
+/* where the 64-row kernel puts the value of neuron j for row block q, and what else it does */
+#define MLSOM_T64_ROWS(j, q) (gt + (j) * 64 + 16 * (q))
+#define MLSOM_T64_NOTHING(q, o) ((void)0)
+
+__attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
+    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT gt,
+    int32_t *idx, float *m1, float *m2)
+{
+    __m512 t1[4], t2[4], bv[4];
+    __m512i ti[4];
+    Py_ssize_t i, j0 = 0;
+    int q;
+    for (q = 0; q < 4; q++) {
+        t1[q] = _mm512_set1_ps(INFINITY);
+        t2[q] = _mm512_set1_ps(INFINITY);
+        ti[q] = _mm512_setzero_si512();
+        bv[q] = _mm512_loadu_ps(base + 16 * q);
+    }
+    for (; j0 + 4 <= M; j0 += 4) MLSOM_T64_GROUP(4, MLSOM_T64_ROWS, MLSOM_T64_NOTHING);
+    for (; j0 < M; j0 += 1) MLSOM_T64_GROUP(1, MLSOM_T64_ROWS, MLSOM_T64_NOTHING);
+    for (q = 0; q < 4; q++) {
+        _mm512_storeu_ps(m1 + 16 * q, t1[q]);
+        _mm512_storeu_ps(m2 + 16 * q, t2[q]);
+        _mm512_storeu_si512((void *)(idx + 16 * q), ti[q]);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Frozen scoring 16 rows at a time (AVX-512 path only). A group's screening values are stored
+ * neuron-major, g[16 j + l] for row l of the group, so that one vector holds one neuron's values
+ * for the 16 rows ("lanes"), and every step of the winner-class ranking (counting below a trial
+ * value, the window around the k-th smallest value, the votes) is one vector operation per
+ * neuron for the 16 rows, with no branch that depends on a row's values. The maps still in a
+ * row's pool are given as lane masks, pool[c] (bit l: map c is in the pool of row l).
+ */
+
+/* Screening of 64 rows (the rows blocked as for mlsom_screen64min_f, the same operations in the
+ * same order, so the same values) into four groups of 16, gt[(16 M) q + 16 j + l] for row
+ * 16 q + l, and per map c and row: the smallest value (m1[64 c + row]), its first index (i1)
+ * and the smallest of the others (m2, equal to m1 when the minimum is not unique), and the
+ * largest value of the row (hi[row]). The tile of mlsom_screen64min_f, other places and one
+ * more maximum. */
+#define MLSOM_T64_GROUPS(j, q) (gt + 16 * M * (q) + 16 * (j))
+#define MLSOM_T64_MAX(q, o) (mx[q] = _mm512_max_ps(mx[q], o))
+
+__attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
+    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, const int64_t *off,
+    Py_ssize_t L, float *MLSOM_RESTRICT gt, float *m1, int32_t *i1, float *m2, float *hi)
+{
+    __m512 t1[4], t2[4], bv[4], mx[4];
+    __m512i ti[4];
+    Py_ssize_t i, j0, c;
+    int q;
+    for (q = 0; q < 4; q++) {
+        bv[q] = _mm512_loadu_ps(base + 16 * q);
+        mx[q] = _mm512_set1_ps(-INFINITY);
+    }
+    for (c = 0; c < L; c++) {
+        for (q = 0; q < 4; q++) {
+            t1[q] = _mm512_set1_ps(INFINITY);
+            t2[q] = _mm512_set1_ps(INFINITY);
+            ti[q] = _mm512_set1_epi32((int)off[c]);
+        }
+        for (j0 = off[c]; j0 + 4 <= off[c + 1]; j0 += 4)
+            MLSOM_T64_GROUP(4, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
+        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T64_GROUP(1, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
+        for (q = 0; q < 4; q++) {
+            _mm512_storeu_ps(m1 + 64 * c + 16 * q, t1[q]);
+            _mm512_storeu_ps(m2 + 64 * c + 16 * q, t2[q]);
+            _mm512_storeu_si512((void *)(i1 + 64 * c + 16 * q), ti[q]);
+        }
+    }
+    for (q = 0; q < 4; q++) _mm512_storeu_ps(hi + 16 * q, mx[q]);
+}
+#undef MLSOM_T64_GROUP
+#undef MLSOM_T64_ROWS
+#undef MLSOM_T64_NOTHING
+#undef MLSOM_T64_GROUPS
+#undef MLSOM_T64_MAX
+
+/* a 16 x 16 transpose in registers: r[i] holds row i on entry, column i on return */
+__attribute__((target("avx512f"))) static inline void mlsom_tr16(__m512 *r)
+{
+    __m512 t[16];
+    int i;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) {
+        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    /* now 128-bit block b of r[4 g + m] holds column 4 b + m of rows 4 g .. 4 g + 3 */
+    for (i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0x88);
+        t[4 + i] = _mm512_shuffle_f32x4(r[i], r[4 + i], 0xdd);
+        t[8 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0x88);
+        t[12 + i] = _mm512_shuffle_f32x4(r[8 + i], r[12 + i], 0xdd);
+    }
+    for (i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+        r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
+        r[4 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0x88);
+        r[12 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0xdd);
+    }
+}
+
+/* 16 values x[0:16] (those of mask m) minus c[0:16] in float64, rounded to float32 */
+__attribute__((target("avx512f"))) static inline __m512 mlsom_centred16_d(const double *x,
+                                                                         const double *c,
+                                                                         __mmask16 m)
+{
+    const __mmask8 m0 = (__mmask8)(m & 0xFF), m1 = (__mmask8)(m >> 8);
+    const __m256 lo = _mm512_cvtpd_ps(
+        _mm512_sub_pd(_mm512_maskz_loadu_pd(m0, x), _mm512_maskz_loadu_pd(m0, c)));
+    const __m256 hi = _mm512_cvtpd_ps(
+        _mm512_sub_pd(_mm512_maskz_loadu_pd(m1, x + 8), _mm512_maskz_loadu_pd(m1, c + 8)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                               _mm256_castps_pd(hi), 1));
+}
+
+__attribute__((target("avx512f"))) static inline __m512 mlsom_centred16_f(const float *x,
+                                                                         const double *c,
+                                                                         __mmask16 m)
+{
+    const __mmask8 m0 = (__mmask8)(m & 0xFF), m1 = (__mmask8)(m >> 8);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_sub_pd(
+        _mm512_cvtps_pd(_mm512_castps512_ps256(v)), _mm512_maskz_loadu_pd(m0, c)));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_sub_pd(
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))),
+        _mm512_maskz_loadu_pd(m1, c + 8)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                               _mm256_castps_pd(hi), 1));
+}
+
+/* The rows x[A r : A r + A] (r < nr <= 16; zeros for the others) centred on c and rounded to
+ * float32, x', as _centre_row computes them: OUT xb[16 i + r] = -2 x'_{r,i} (the blocked layout
+ * of the 64-row screening) and xx[r] = |x'_r|^2 with _centre_row's float32 sums in its order
+ * (feature i of the first 8 floor(A / 8) into partial sum i mod 8, the others into the first,
+ * the eight partial sums added in turn). The rows are read in order (one stream for the
+ * prefetcher) into buf (16 A16 floats, A16 = A rounded up to 16), then transposed 16 x 16 in
+ * registers. */
+#define MLSOM_CENTRE16_BODY(LOAD)                                                        \
+    {                                                                                    \
+        const Py_ssize_t a8 = A - A % 8, a16 = (A + 15) / 16 * 16;                       \
+        __m512 part[8], r[16], sum;                                                      \
+        float sv[16];                                                                    \
+        Py_ssize_t i0, i, q;                                                             \
+        for (q = 0; q < nr; q++)                                                         \
+            for (i0 = 0; i0 < A; i0 += 16)                                               \
+                _mm512_storeu_ps(buf + q * a16 + i0,                                     \
+                                 LOAD(x + q * A + i0, c + i0, mlsom_mask16(A - i0)));    \
+        for (q = 0; q < 8; q++) part[q] = _mm512_setzero_ps();                           \
+        for (i0 = 0; i0 < A; i0 += 16) {                                                 \
+            for (q = 0; q < 16; q++)                                                     \
+                r[q] = q < nr ? _mm512_loadu_ps(buf + q * a16 + i0) : _mm512_setzero_ps(); \
+            mlsom_tr16(r);                                                               \
+            for (i = 0; i < 16 && i0 + i < A; i++) {                                     \
+                const __m512 sq = _mm512_mul_ps(r[i], r[i]);                             \
+                if (i0 + i < a8)                                                         \
+                    part[i % 8] = _mm512_add_ps(part[i % 8], sq);                        \
+                else                                                                     \
+                    part[0] = _mm512_add_ps(part[0], sq);                                \
+                _mm512_storeu_ps(xb + 16 * (i0 + i), _mm512_mul_ps(_mm512_set1_ps(-2.0f), r[i])); \
+            }                                                                            \
+        }                                                                                \
+        sum = part[0];                                                                   \
+        for (q = 1; q < 8; q++) sum = _mm512_add_ps(sum, part[q]);                       \
+        _mm512_storeu_ps(sv, sum);                                                       \
+        for (q = 0; q < 16; q++) xx[q] = (double)sv[q];                                  \
+    }
+
+__attribute__((target("avx512f"))) static void mlsom_centre16_d_avx512(
+    const double *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, float *xb,
+    double *xx)
+    MLSOM_CENTRE16_BODY(mlsom_centred16_d)
+
+__attribute__((target("avx512f"))) static void mlsom_centre16_f_avx512(
+    const float *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, float *xb,
+    double *xx)
+    MLSOM_CENTRE16_BODY(mlsom_centred16_f)
+#undef MLSOM_CENTRE16_BODY
+
+/* The window of the k-th smallest value: the search stops when at most this many values of a
+ * row's pool lie in its bracket [fa, fb). */
+#define MLSOM_LANES_WIN 8
+
+/* For the rows act of a group: narrows each row's bracket [fa, fb), #{pool < fa} = ca < k <=
+ * cb = #{pool < fb}, until cb - ca <= MLSOM_LANES_WIN, by counting the pool's values below two
+ * trial values per row and pass (interpolated within the bracket, or at its thirds when the
+ * last pass did not halve it; its middle when the trial values would not be strictly inside).
+ * Returns the rows that did not get there in max_pass passes or whose bracket could not be
+ * split (no float strictly inside).
+ * The trial values of the group's earlier passes are kept with their counts per map (a history
+ * of at most h_max: ht[16 h + l], hc[16 (L h + c) + l], hv[h] the rows they were counted for,
+ * *nh entries): a later round, whose pool lost maps, first tightens each bracket with the counts
+ * they give for its pool, at no cost of a pass. */
+__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
+    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
+    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_,
+    float *ht, int32_t *hc, uint16_t *hv, int *nh, int h_max)
+{
+    __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
+    __m512i ca = _mm512_loadu_si512((const void *)ca_), cb = _mm512_loadu_si512((const void *)cb_);
+    const __m512i kv = _mm512_set1_epi32(k), wv = _mm512_set1_epi32(MLSOM_LANES_WIN);
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512 half = _mm512_set1_ps(0.5f), fone = _mm512_set1_ps(1.0f);
+    __mmask16 bis = 0, fail = 0, act = (__mmask16)act_in;
+    int pass, h;
+    for (h = 0; h < *nh; h++) {
+        /* the count below an earlier trial value t for the current pool */
+        const __mmask16 ok = act & hv[h];
+        const __m512 t = _mm512_loadu_ps(ht + 16 * h);
+        __m512i cnt = _mm512_setzero_si512();
+        __mmask16 lo, hi;
+        Py_ssize_t c;
+        if (!ok) continue;
+        for (c = 0; c < L; c++)
+            cnt = _mm512_mask_add_epi32(cnt, pool[c], cnt,
+                                        _mm512_loadu_si512((const void *)(hc + 16 * (L * h + c))));
+        lo = _mm512_mask_cmplt_epi32_mask(ok & _mm512_cmp_ps_mask(t, fa, _CMP_GT_OQ), cnt, kv);
+        hi = _mm512_mask_cmpge_epi32_mask(ok & _mm512_cmp_ps_mask(t, fb, _CMP_LT_OQ), cnt, kv);
+        fa = _mm512_mask_mov_ps(fa, lo, t);
+        ca = _mm512_mask_mov_epi32(ca, lo, cnt);
+        fb = _mm512_mask_mov_ps(fb, hi, t);
+        cb = _mm512_mask_mov_epi32(cb, hi, cnt);
+    }
+    act = _mm512_mask_cmpgt_epi32_mask(act, _mm512_sub_epi32(cb, ca), wv);
+    for (pass = 0; act && pass < max_pass; pass++) {
+        const __m512i oldi = _mm512_sub_epi32(cb, ca);
+        const __m512 old = _mm512_cvtepi32_ps(oldi);
+        const __m512 inv = _mm512_div_ps(fone, old);
+        const __m512 kc = _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(kv, ca)), half);
+        const __m512 kb = _mm512_add_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(cb, kv)), half);
+        const __m512 m = _mm512_add_ps(_mm512_mul_ps(old, _mm512_set1_ps(0.125f)),
+                                       _mm512_set1_ps(0.25f * MLSOM_LANES_WIN));
+        __m512 q1 = _mm512_mul_ps(_mm512_sub_ps(kc, m), inv);
+        __m512 q2 = _mm512_mul_ps(_mm512_add_ps(kc, m), inv);
+        __m512 p, q, wd, mid;
+        __mmask16 ok, mid_ok;
+        __m512i cp0 = _mm512_setzero_si512(), cq0 = cp0;
+        Py_ssize_t c, j;
+        q1 = _mm512_max_ps(q1, _mm512_mul_ps(_mm512_mul_ps(half, kc), inv));
+        q2 = _mm512_min_ps(q2, _mm512_sub_ps(fone, _mm512_mul_ps(_mm512_mul_ps(half, kb), inv)));
+        q1 = _mm512_mask_mov_ps(q1, bis, _mm512_set1_ps(1.0f / 3.0f));
+        q2 = _mm512_mask_mov_ps(q2, bis, _mm512_set1_ps(2.0f / 3.0f));
+        wd = _mm512_sub_ps(fb, fa);
+        p = _mm512_add_ps(fa, _mm512_mul_ps(wd, q1));
+        q = _mm512_add_ps(fa, _mm512_mul_ps(wd, q2));
+        ok = _mm512_cmp_ps_mask(fa, p, _CMP_LT_OQ) & _mm512_cmp_ps_mask(p, q, _CMP_LT_OQ) &
+             _mm512_cmp_ps_mask(q, fb, _CMP_LT_OQ);
+        mid = _mm512_add_ps(_mm512_mul_ps(half, fa), _mm512_mul_ps(half, fb));
+        mid_ok = _mm512_cmp_ps_mask(fa, mid, _CMP_LT_OQ) & _mm512_cmp_ps_mask(mid, fb, _CMP_LT_OQ);
+        p = _mm512_mask_mov_ps(p, (__mmask16)~ok, mid);
+        q = _mm512_mask_mov_ps(q, (__mmask16)~ok, mid);
+        fail |= act & (__mmask16)~(ok | mid_ok);
+        act &= ok | mid_ok;
+        const int keep = *nh + 2 <= h_max;
+        h = *nh;
+        for (c = 0; c < L; c++) {
+            /* a map's counts for all 16 rows (no mask per value), kept for the rows whose pool
+             * holds it */
+            const __mmask16 pm = pool[c] & act;
+            const Py_ssize_t e = off[c + 1];
+            __m512i tp0 = _mm512_setzero_si512(), tq0 = tp0, tp1 = tp0, tq1 = tp0;
+            __m512i tp2 = tp0, tq2 = tp0, tp3 = tp0, tq3 = tp0;
+            if (!pm) {
+                if (keep) {
+                    _mm512_storeu_si512((void *)(hc + 16 * (L * h + c)), tp0);
+                    _mm512_storeu_si512((void *)(hc + 16 * (L * (h + 1) + c)), tp0);
+                }
+                continue;
+            }
+            for (j = off[c]; j + 3 < e; j += 4) {
+                const __m512 v0 = _mm512_loadu_ps(g + 16 * j), v1 = _mm512_loadu_ps(g + 16 * j + 16);
+                const __m512 v2 = _mm512_loadu_ps(g + 16 * j + 32);
+                const __m512 v3 = _mm512_loadu_ps(g + 16 * j + 48);
+                tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
+                tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
+                tp1 = _mm512_mask_add_epi32(tp1, _mm512_cmp_ps_mask(v1, p, _CMP_LT_OQ), tp1, one);
+                tq1 = _mm512_mask_add_epi32(tq1, _mm512_cmp_ps_mask(v1, q, _CMP_LT_OQ), tq1, one);
+                tp2 = _mm512_mask_add_epi32(tp2, _mm512_cmp_ps_mask(v2, p, _CMP_LT_OQ), tp2, one);
+                tq2 = _mm512_mask_add_epi32(tq2, _mm512_cmp_ps_mask(v2, q, _CMP_LT_OQ), tq2, one);
+                tp3 = _mm512_mask_add_epi32(tp3, _mm512_cmp_ps_mask(v3, p, _CMP_LT_OQ), tp3, one);
+                tq3 = _mm512_mask_add_epi32(tq3, _mm512_cmp_ps_mask(v3, q, _CMP_LT_OQ), tq3, one);
+            }
+            for (; j < e; j++) {
+                const __m512 v0 = _mm512_loadu_ps(g + 16 * j);
+                tp0 = _mm512_mask_add_epi32(tp0, _mm512_cmp_ps_mask(v0, p, _CMP_LT_OQ), tp0, one);
+                tq0 = _mm512_mask_add_epi32(tq0, _mm512_cmp_ps_mask(v0, q, _CMP_LT_OQ), tq0, one);
+            }
+            tp0 = _mm512_add_epi32(_mm512_add_epi32(tp0, tp2), _mm512_add_epi32(tp1, tp3));
+            tq0 = _mm512_add_epi32(_mm512_add_epi32(tq0, tq2), _mm512_add_epi32(tq1, tq3));
+            cp0 = _mm512_mask_add_epi32(cp0, pm, cp0, tp0);
+            cq0 = _mm512_mask_add_epi32(cq0, pm, cq0, tq0);
+            if (keep) {
+                _mm512_storeu_si512((void *)(hc + 16 * (L * h + c)), tp0);
+                _mm512_storeu_si512((void *)(hc + 16 * (L * (h + 1) + c)), tq0);
+            }
+        }
+        if (keep) {
+            _mm512_storeu_ps(ht + 16 * h, p);
+            _mm512_storeu_ps(ht + 16 * (h + 1), q);
+            hv[h] = hv[h + 1] = act;
+            *nh = h + 2;
+        }
+        {
+            const __m512i cp = cp0, cq = cq0;
+            const __mmask16 ge_p = _mm512_mask_cmpge_epi32_mask(act, cp, kv);
+            const __mmask16 lt_q = _mm512_mask_cmplt_epi32_mask(act & (__mmask16)~ge_p, cq, kv);
+            const __mmask16 in = act & (__mmask16)~(ge_p | lt_q);
+            __m512i nw;
+            fb = _mm512_mask_mov_ps(fb, ge_p, p);
+            cb = _mm512_mask_mov_epi32(cb, ge_p, cp);
+            fa = _mm512_mask_mov_ps(fa, lt_q, q);
+            ca = _mm512_mask_mov_epi32(ca, lt_q, cq);
+            fa = _mm512_mask_mov_ps(fa, in, p);
+            ca = _mm512_mask_mov_epi32(ca, in, cp);
+            fb = _mm512_mask_mov_ps(fb, in, q);
+            cb = _mm512_mask_mov_epi32(cb, in, cq);
+            nw = _mm512_sub_epi32(cb, ca);
+            bis = _mm512_mask_cmpgt_epi32_mask(act, _mm512_add_epi32(nw, nw), oldi);
+            act = _mm512_mask_cmpgt_epi32_mask(act, nw, wv);
+        }
+    }
+    _mm512_storeu_ps(fa_, fa);
+    _mm512_storeu_ps(fb_, fb);
+    _mm512_storeu_si512((void *)ca_, ca);
+    _mm512_storeu_si512((void *)cb_, cb);
+    return (uint16_t)(fail | act);
+}
+
+/* For the rows act of a group, whose brackets hold at most MLSOM_LANES_WIN values of the pool
+ * (ca < k <= cb): the k-th and (k+1)-th smallest values of the pool (vk, vk1; vk1 = +inf when
+ * the pool has k values) and per map the count below vk1 (votes[16 c + l], 0 for maps out of
+ * the pool). The values in the brackets are put in order by an insertion network of
+ * MLSOM_LANES_WIN registers, fed only the neurons with a row in its bracket. OUT fm (M + 16):
+ * per neuron j the rows with its value in their bracket; fj (M + 16): the neurons with any, in
+ * order; returns how many. */
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_lanes_window_f_avx512(
+    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
+    int32_t k, uint16_t act, const float *fa_, const int32_t *ca_, const float *fb_,
+    const int32_t *cb_, float *vk_, float *vk1_, int32_t *votes, uint16_t *fm, int32_t *fj)
+{
+    const __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
+    const __m512i ca = _mm512_loadu_si512((const void *)ca_);
+    const __m512i cb = _mm512_loadu_si512((const void *)cb_);
+    const __m512i one = _mm512_set1_epi32(1);
+    const Py_ssize_t M = off[L];
+    __m512 mn = _mm512_set1_ps(INFINITY);
+    __m512 r[MLSOM_LANES_WIN];
+    Py_ssize_t c, j, f, nf = 0;
+    int i;
+    /* the masks of the bracket, the count below it per map, the smallest value above it (per
+     * map for all 16 rows, kept for the rows whose pool holds the map) */
+    for (c = 0; c < L; c++) {
+        const __mmask16 pm = pool[c] & act;
+        const Py_ssize_t e = off[c + 1];
+        __m512i lo0 = _mm512_setzero_si512(), lo1 = lo0;
+        __m512 mn0 = _mm512_set1_ps(INFINITY), mn1 = mn0;
+        if (!pm) {
+            for (j = off[c]; j < e; j++) fm[j] = 0;
+            _mm512_storeu_si512((void *)(votes + 16 * c), lo0);
+            continue;
+        }
+        for (j = off[c]; j + 1 < e; j += 2) {
+            const __m512 v0 = _mm512_loadu_ps(g + 16 * j), v1 = _mm512_loadu_ps(g + 16 * j + 16);
+            const __mmask16 lt0 = _mm512_cmp_ps_mask(v0, fa, _CMP_LT_OQ);
+            const __mmask16 lt1 = _mm512_cmp_ps_mask(v1, fa, _CMP_LT_OQ);
+            lo0 = _mm512_mask_add_epi32(lo0, lt0, lo0, one);
+            lo1 = _mm512_mask_add_epi32(lo1, lt1, lo1, one);
+            mn0 = _mm512_mask_min_ps(mn0, _mm512_cmp_ps_mask(v0, fb, _CMP_GE_OQ), v0, mn0);
+            mn1 = _mm512_mask_min_ps(mn1, _mm512_cmp_ps_mask(v1, fb, _CMP_GE_OQ), v1, mn1);
+            fm[j] = (uint16_t)(_mm512_mask_cmp_ps_mask(pm, v0, fb, _CMP_LT_OQ) & ~lt0);
+            fm[j + 1] = (uint16_t)(_mm512_mask_cmp_ps_mask(pm, v1, fb, _CMP_LT_OQ) & ~lt1);
+        }
+        if (j < e) {
+            const __m512 v0 = _mm512_loadu_ps(g + 16 * j);
+            const __mmask16 lt0 = _mm512_cmp_ps_mask(v0, fa, _CMP_LT_OQ);
+            lo0 = _mm512_mask_add_epi32(lo0, lt0, lo0, one);
+            mn0 = _mm512_mask_min_ps(mn0, _mm512_cmp_ps_mask(v0, fb, _CMP_GE_OQ), v0, mn0);
+            fm[j] = (uint16_t)(_mm512_mask_cmp_ps_mask(pm, v0, fb, _CMP_LT_OQ) & ~lt0);
+        }
+        _mm512_storeu_si512((void *)(votes + 16 * c),
+                            _mm512_maskz_mov_epi32(pm, _mm512_add_epi32(lo0, lo1)));
+        mn = _mm512_mask_min_ps(mn, pm, _mm512_min_ps(mn0, mn1), mn);
+    }
+    /* the neurons with a row in its bracket, 16 masks at a time (compressed, no branch) */
+    for (j = 0; j < M; j += 16) {
+        const __mmask16 lm = mlsom_mask16(M - j);
+        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(fm + j)));
+        const __mmask16 nz = _mm512_mask_test_epi32_mask(lm, w, w);
+        const __m512i jv = _mm512_add_epi32(_mm512_set1_epi32((int)j),
+                                            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                                             5, 4, 3, 2, 1, 0));
+        _mm512_storeu_si512((void *)(fj + nf), _mm512_maskz_compress_epi32(nz, jv));
+        nf += __builtin_popcount((unsigned int)nz);
+    }
+    /* their values in order, row by row: r[i] ends as the (i + 1)-th smallest in the bracket */
+    for (i = 0; i < MLSOM_LANES_WIN; i++) r[i] = _mm512_set1_ps(INFINITY);
+    for (f = 0; f < nf; f++) {
+        __m512 v = _mm512_loadu_ps(g + 16 * (Py_ssize_t)fj[f]);
+        const __mmask16 mk = fm[fj[f]];
+        for (i = 0; i < MLSOM_LANES_WIN; i++) {
+            const __m512 t = r[i];
+            r[i] = _mm512_mask_min_ps(t, mk, t, v);
+            v = _mm512_max_ps(t, v);
+        }
+    }
+    {
+        /* vk is the (k - ca)-th value of the bracket; vk1 the next one, or the smallest value
+         * above the bracket when cb = k */
+        const __m512i rank = _mm512_sub_epi32(_mm512_set1_epi32(k), ca);
+        const __mmask16 inside = _mm512_cmpgt_epi32_mask(_mm512_sub_epi32(cb, ca), rank);
+        __m512 vk = _mm512_set1_ps(INFINITY), vk1 = mn;
+        for (i = 0; i < MLSOM_LANES_WIN; i++) {
+            vk = _mm512_mask_mov_ps(vk, _mm512_cmpeq_epi32_mask(rank, _mm512_set1_epi32(i + 1)),
+                                    r[i]);
+            if (i > 0)
+                vk1 = _mm512_mask_mov_ps(
+                    vk1, inside & _mm512_cmpeq_epi32_mask(rank, _mm512_set1_epi32(i)), r[i]);
+        }
+        _mm512_storeu_ps(vk_, vk);
+        _mm512_storeu_ps(vk1_, vk1);
+        /* the votes: below the bracket, and the bracket's values below vk1 */
+        f = 0;
+        for (c = 0; c < L; c++) {
+            __m512i cnt = _mm512_loadu_si512((const void *)(votes + 16 * c));
+            for (; f < nf && fj[f] < off[c + 1]; f++) {
+                const __m512 v = _mm512_loadu_ps(g + 16 * (Py_ssize_t)fj[f]);
+                cnt = _mm512_mask_add_epi32(
+                    cnt, _mm512_mask_cmp_ps_mask(fm[fj[f]], v, vk1, _CMP_LT_OQ), cnt, one);
+            }
+            _mm512_storeu_si512((void *)(votes + 16 * c), cnt);
+        }
+    }
+    return nf;
+}
+
+/* The winner of a round for the rows act of a group: the map of the pool with the most votes;
+ * a tie goes to the map whose smallest screening value (m1[64 c + l]) is smaller by more than
+ * gapf[l] (a float bound at least the screening gap). Returns the rows with a tie that the
+ * bound leaves in doubt (their winner is to be decided from exact distances). */
+__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512(
+    const int32_t *votes, Py_ssize_t L, const uint16_t *pool, const float *m1,
+    const float *gapf_, uint16_t act, int32_t *winner)
+{
+    const __m512 gapf = _mm512_loadu_ps(gapf_);
+    __m512i bv = _mm512_setzero_si512(), bw = _mm512_set1_epi32(-1);
+    __m512 bm = _mm512_set1_ps(INFINITY);
+    __mmask16 doubt = 0;
+    Py_ssize_t c;
+    for (c = 0; c < L; c++) {
+        const __m512i vc = _mm512_loadu_si512((const void *)(votes + 16 * c));
+        const __m512 mc = _mm512_loadu_ps(m1 + 64 * c);
+        const __mmask16 valid = _mm512_mask_cmpgt_epi32_mask(pool[c] & act, vc,
+                                                             _mm512_setzero_si512());
+        const __mmask16 more = _mm512_mask_cmpgt_epi32_mask(valid, vc, bv);
+        const __mmask16 tie = _mm512_mask_cmpeq_epi32_mask(valid, vc, bv);
+        const __mmask16 nearer =
+            _mm512_mask_cmp_ps_mask(tie, _mm512_sub_ps(bm, mc), gapf, _CMP_GT_OQ);
+        const __mmask16 farther =
+            _mm512_mask_cmp_ps_mask(tie, _mm512_sub_ps(mc, bm), gapf, _CMP_GT_OQ);
+        const __mmask16 take = more | nearer;
+        /* a map with more votes than every earlier one settles the doubts among those */
+        doubt = (doubt & (__mmask16)~more) | (tie & (__mmask16)~(nearer | farther));
+        bv = _mm512_mask_mov_epi32(bv, take, vc);
+        bw = _mm512_mask_mov_epi32(bw, take, _mm512_set1_epi32((int)c));
+        bm = _mm512_mask_mov_ps(bm, take, mc);
+    }
+    _mm512_storeu_si512((void *)winner, bw);
+    return (uint16_t)doubt;
+}
+
+/* count_maps with one pair of vector compares per 16 neurons (the last of a map masked) */
+__attribute__((target("avx512f,popcnt"))) static void
+mlsom_count_maps_f_avx512_mask MLSOM_COUNT_MAPS_ARGS(float)
+{
+    const __m512 va = _mm512_set1_ps(t1), vb = _mm512_set1_ps(t2);
+    Py_ssize_t c, j0;
+    for (c = 0; c < L; c++) {
+        Py_ssize_t a = 0, b = 0;
+        if (!skip[c]) {
+            for (j0 = off[c]; j0 < off[c + 1]; j0 += 16) {
+                const __mmask16 m = mlsom_mask16(off[c + 1] - j0);
+                const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+                a += __builtin_popcount(
+                    (unsigned int)_mm512_mask_cmp_ps_mask(m, v, va, _CMP_LT_OQ));
+                b += __builtin_popcount(
+                    (unsigned int)_mm512_mask_cmp_ps_mask(m, v, vb, _CMP_LT_OQ));
+            }
+        }
+        c1[c] = a;
+        c2[c] = b;
+    }
+}
+
+/* gather_range with the window's test as one vector compare per 16 neurons: first the masks of
+ * the blocks (no branch, no dependence between blocks), then their set bits (the few values in
+ * the window), four blocks to a 64-bit word (x86 is little-endian: block q's mask lands in bits
+ * 16 (q % 4) onwards). Up to 1024 values (64 blocks) at a time. */
+__attribute__((target("avx512f"))) static Py_ssize_t
+mlsom_gather_range_f_avx512_mask MLSOM_GATHER_RANGE_ARGS(float)
+{
+    const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+    uint16_t h[64];
+    Py_ssize_t s0, j0, q, nb, n_ent = 0;
+    for (s0 = 0; s0 < n; s0 += 1024) {
+        const Py_ssize_t e0 = n - s0 < 1024 ? n : s0 + 1024;
+        for (j0 = s0, q = 0; j0 < e0; j0 += 16, q++) {
+            const __mmask16 m = mlsom_mask16(e0 - j0);
+            const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+            h[q] = (uint16_t)_mm512_mask_cmp_ps_mask(
+                _mm512_mask_cmp_ps_mask(m, v, va, _CMP_GE_OQ), v, vb, _CMP_LT_OQ);
+        }
+        nb = q;
+        for (; q % 4; q++) h[q] = 0;
+        for (q = 0; q < nb; q += 4) {
+            uint64_t hits;
+            memcpy(&hits, h + q, sizeof hits);
+            while (hits) {
+                const Py_ssize_t j = s0 + 16 * q + (Py_ssize_t)__builtin_ctzll(hits);
+                hits &= hits - 1u;
+                ent[n_ent].j = j;
+                ent[n_ent].d = (double)d[j];
+                n_ent++;
+            }
+        }
+    }
+    return n_ent;
+}
+
+/* count_lt2 and count_lt with one vector compare per 16 values and threshold, the last block
+ * masked (the compiler's version of the generic body finishes with a scalar loop); the counts
+ * are kept lane by lane (a masked add per compare, no mask-to-scalar moves) and summed once */
+__attribute__((target("avx512f"))) static Py_ssize_t
+mlsom_count_lt2_f_avx512_mask MLSOM_COUNT_LT2_ARGS(float)
+{
+    const __m512 v1 = _mm512_set1_ps(t1), v2 = _mm512_set1_ps(t2);
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i a = _mm512_setzero_si512(), e = _mm512_setzero_si512();
+    Py_ssize_t j0;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const __mmask16 m = mlsom_mask16(n - j0);
+        const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+        a = _mm512_mask_add_epi32(a, _mm512_mask_cmp_ps_mask(m, v, v1, _CMP_LT_OQ), a, one);
+        e = _mm512_mask_add_epi32(e, _mm512_mask_cmp_ps_mask(m, v, v2, _CMP_LT_OQ), e, one);
+    }
+    *c2 = _mm512_reduce_add_epi32(e);
+    return _mm512_reduce_add_epi32(a);
+}
+
+/* count_lt: the two-threshold count with one threshold (the second compare is nearly free; the
+ * search calls it only when it bisects) */
+__attribute__((target("avx512f"))) static Py_ssize_t
+mlsom_count_lt_f_avx512_mask MLSOM_COUNT_LT_ARGS(float)
+{
+    Py_ssize_t unused;
+    return mlsom_count_lt2_f_avx512_mask(d, n, t, t, &unused);
+}
+
+/* max_f in one vector pass, the last block masked (the generic body stays scalar here: its
+ * ternaries are not turned into vector max / min) */
+__attribute__((target("avx512f"))) static double mlsom_max_f_avx512_mask MLSOM_MAX_ARGS(float)
+{
+    __m512 mx = _mm512_set1_ps(d[0]), mn = mx;
+    Py_ssize_t j0;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const __mmask16 m = mlsom_mask16(n - j0);
+        const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+        mx = _mm512_mask_max_ps(mx, m, v, mx);
+        mn = _mm512_mask_min_ps(mn, m, v, mn);
+    }
+    *lo = (double)_mm512_reduce_min_ps(mn);
+    return (double)_mm512_reduce_max_ps(mx);
+}
+
+/* argmin_f in two vector passes: the minimum, then the count within the gap and the first
+ * index of the minimum from compare masks (no scalar scan) */
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_argmin_f_avx512_mask
+    MLSOM_ARGMIN_ARGS(float)
+{
+    Py_ssize_t j0, first = -1, cnt = 0;
+    __m512 mvec = _mm512_set1_ps(INFINITY);
+    float mv, limt;
+    double lim;
+    for (j0 = 0; j0 < n; j0 += 16) {
+        const __mmask16 m = mlsom_mask16(n - j0);
+        mvec = _mm512_min_ps(_mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), m, d + j0), mvec);
+    }
+    mv = _mm512_reduce_min_ps(mvec);
+    lim = gap > 0.0 ? (double)mv + gap : (double)mv;
+    limt = (float)lim;
+    if ((double)limt < lim) limt = nextafterf(limt, INFINITY);
+    {
+        const __m512 vl = _mm512_set1_ps(limt), vm = _mm512_set1_ps(mv);
+        for (j0 = 0; j0 < n; j0 += 16) {
+            const __mmask16 m = mlsom_mask16(n - j0);
+            const __m512 v = _mm512_maskz_loadu_ps(m, d + j0);
+            cnt += __builtin_popcount((unsigned int)_mm512_mask_cmp_ps_mask(m, v, vl, _CMP_LE_OQ));
+            if (first < 0) {
+                const unsigned int eq = (unsigned int)_mm512_mask_cmp_ps_mask(m, v, vm, _CMP_LE_OQ);
+                if (eq) first = j0 + (Py_ssize_t)__builtin_ctz(eq);
+            }
+        }
+    }
+    if (first < 0) first = 0;
+    *n_cand = gap > 0.0 ? cnt : 1;
+    return first;
+}
