@@ -45,7 +45,9 @@ SLOW = [
 posix_only = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
 
 
-def _interrupt_after_first_run(out, extra=()):
+def _interrupt_when(ready, what, out, extra=(), poll_s=0.02):
+    """Run the SLOW experiment, send SIGINT to its process group once ready(pid) holds, and
+    return (returncode, stdout, stderr)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "mlsom._cli", *SLOW, "--out", str(out), *extra],
         stdout=subprocess.PIPE,
@@ -58,10 +60,10 @@ def _interrupt_after_first_run(out, extra=()):
     )
     try:
         deadline = time.monotonic() + 120
-        while not glob.glob(str(out / "runs" / "*.json")):
+        while not ready(proc.pid):
             assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no run finished in time"
-            time.sleep(0.02)
+            assert time.monotonic() < deadline, f"{what} in time"
+            time.sleep(poll_s)
         os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
@@ -69,6 +71,13 @@ def _interrupt_after_first_run(out, extra=()):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     return proc.returncode, stdout, stderr
+
+
+def _interrupt_after_first_run(out, extra=()):
+    def first_run_stored(pid):
+        return bool(glob.glob(str(out / "runs" / "*.json")))
+
+    return _interrupt_when(first_run_stored, "no run finished", out, extra)
 
 
 def _check_interrupted(returncode, stdout, stderr, out):
@@ -133,27 +142,10 @@ def test_ctrl_c_while_the_worker_processes_start_leaves_no_traceback(tmp_path):
     # Ctrl-C as soon as a worker process exists: it is then still starting Python and importing
     # (an interruption there printed a traceback before the worker could ignore SIGINT)
     out = tmp_path / "exp"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mlsom._cli", *SLOW, "--out", str(out), "--n-jobs", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    returncode, stdout, stderr = _interrupt_when(
+        _worker_children, "no worker process started", out, ["--n-jobs", "2"], poll_s=0.001
     )
-    try:
-        deadline = time.monotonic() + 120
-        while not _worker_children(proc.pid):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no worker process started in time"
-            time.sleep(0.001)
-        os.killpg(proc.pid, signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 130
+    assert returncode == 130
     assert stdout == ""
     # every run was still running: none is kept
     assert stderr.splitlines() == [
