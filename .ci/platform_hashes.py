@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 import platform_fixtures  # noqa: E402
 
 import mlsom  # noqa: E402
-from mlsom import _core  # noqa: E402
+from mlsom import _core, _testing  # noqa: E402
 
 PARTS = platform_fixtures.PARTS
 
@@ -95,19 +95,15 @@ def main(argv=None):
     what = [f"{len(digests)} cases x {len(PARTS)} digests at the {used} path"]
 
     if args.levels == "all":
-        top = _core.set_simd_level(-1)  # the level chosen at import, computed above
-        try:
-            for level in range(top):
-                _core.set_simd_level(level)
+        for level in _testing.simd_levels()[:-1]:  # the best, chosen at import, ran above
+            with _testing.switches(simd=level):
                 name = _core.simd_info()[0]
                 other, other_detail = platform_fixtures.run_all()
-                differ = differences(other, other_detail, {"digests": digests, "detail": detail})
-                if differ:
-                    failures.append(f"the {name} path differs from the {used} path: {differ}")
-                else:
-                    what.append(f"identical at the {name} path")
-        finally:
-            _core.set_simd_level(-1)
+            differ = differences(other, other_detail, {"digests": digests, "detail": detail})
+            if differ:
+                failures.append(f"the {name} path differs from the {used} path: {differ}")
+            else:
+                what.append(f"identical at the {name} path")
 
     if args.out:
         Path(args.out).write_text(

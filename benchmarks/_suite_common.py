@@ -103,12 +103,12 @@ def bench_env(threads, simd="best"):
 
 def select_simd(simd):
     """Put mlsom on the SIMD path asked for; return its name (error if the CPU lacks it)."""
-    from mlsom import _core
+    from mlsom import _core, _testing
 
     level = SIMD_PATHS[simd][0]
-    got = _core.set_simd_level(level)
-    if level >= 0 and got != level:
+    if level >= 0 and level not in _testing.simd_levels():
         raise SystemExit(f"--simd {simd}: this processor's best path is {_core.simd_info()[1]}")
+    _testing.select(simd=level)  # for the rest of this process
     return _core.simd_info()[0]
 
 

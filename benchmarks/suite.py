@@ -51,7 +51,7 @@ recorded there and checked against the thread count (OpenMP reads OMP_NUM_THREAD
 runtime loads, so a thread count is fixed per process). The machine is shared and noisy: compare
 ratios, and rerun a suspicious one.
 
-``--simd`` runs mlsom on one SIMD path (``mlsom._core.set_simd_level``; refused when the processor
+``--simd`` runs mlsom on one SIMD path (``mlsom._testing.select``; refused when the processor
 lacks it) and its BLAS floors on the OpenBLAS kernel of the same instruction set
 (``OPENBLAS_CORETYPE``: SkylakeX for AVX-512, Haswell for AVX2, Nehalem for the SSE2 baseline),
 so that each path's ratios compare like with like. The default, ``best``, leaves both at the best

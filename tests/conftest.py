@@ -33,45 +33,23 @@ if settings is not None:
 
 # ----------------------------------------------------------------------------- SIMD paths run
 # Every test runs on the best path the processor has; the kernel tests also switch to each lower
-# one (mlsom._core.set_simd_level). The summary says which paths the session ran, and says so in
-# one line when the processor has no AVX-512, whose kernels then went untested.
+# one (mlsom._testing.switches(simd=...), which records them). The summary says which paths the
+# session ran, and says so in one line when the processor has no AVX-512, whose kernels then
+# went untested.
 
 _SIMD_NAMES = {0: "baseline", 1: "avx2", 2: "avx512f"}
-_simd_levels_run = set()
-
-
-def _record_simd_levels():
-    from mlsom import _core
-
-    original = _core.set_simd_level
-    if getattr(original, "_records", False):
-        return
-    best = original(-1)
-    _simd_levels_run.add(best)
-
-    def set_simd_level(level):
-        used = original(level)
-        _simd_levels_run.add(used)
-        return used
-
-    set_simd_level._records = True
-    set_simd_level.__doc__ = original.__doc__
-    _core.set_simd_level = set_simd_level
-
-
-def pytest_sessionstart(session):
-    _record_simd_levels()
 
 
 def pytest_terminal_summary(terminalreporter):
-    from mlsom import _core
+    from mlsom import _core, _testing
 
     best = _core.simd_info()[1]
-    ran = ", ".join(_SIMD_NAMES[level] for level in sorted(_simd_levels_run)) or "none"
+    levels = _testing.levels_run()
+    ran = ", ".join(_SIMD_NAMES[level] for level in levels) or "none"
     terminalreporter.write_line(
         f"SIMD paths exercised: {ran} (the best this processor has: {best})"
     )
-    if "avx512" not in best and 2 not in _simd_levels_run:
+    if "avx512" not in best and 2 not in levels:
         terminalreporter.write_line(
             "NOTE: this processor has no AVX-512: the AVX-512 kernels and the 16-row predict path "
             "were NOT tested in this run"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mlsom
-from mlsom import ConvergenceWarning, NotFittedError, SOMStreamClassifier, _core
+from mlsom import ConvergenceWarning, NotFittedError, SOMStreamClassifier, _core, _testing
 
 
 def make_stream(n=600, A=6, L=4, seed=0):
@@ -420,15 +420,11 @@ def test_predict_stream_and_predict_from_threads_stay_consistent(data, all_paral
 
 def test_simd_paths_give_identical_results(data):
     X, Y = data
-    used, best = _core.simd_info()
     outputs = []
-    try:
-        for level in (0, 1, 2):
-            got = _core.set_simd_level(level)
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
             m = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:200], Y[:200])
-            outputs.append((got, m.predict_stream(X[200:]), m.weights_))
-    finally:
-        _core.set_simd_level(-1)
+            outputs.append((level, m.predict_stream(X[200:]), m.weights_))
     base = outputs[0]
     for _, out, weights in outputs[1:]:
         np.testing.assert_array_equal(out, base[1])

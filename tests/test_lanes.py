@@ -14,18 +14,17 @@ import pytest
 from test_screening import KINDS, _stream
 
 import mlsom
-from mlsom import _core
+from mlsom import _core, _testing
 
 needs_lanes = pytest.mark.skipif(
-    not _core.lanes_available(), reason="the 16-row kernels need the AVX-512 path"
+    not _testing.lanes_available(), reason="the 16-row kernels need the AVX-512 path"
 )
 
 
 @pytest.fixture
 def lanes_off():
-    old = _core.set_lanes(False)
-    yield
-    _core.set_lanes(old)
+    with _testing.switches(lanes=False):
+        yield
 
 
 def _fit(X, Y, grid, seed, **kw):
@@ -37,19 +36,12 @@ def _fit(X, Y, grid, seed, **kw):
 
 def _three_ways(model, X):
     """predict on the 16-row path, on the row-by-row path and with every distance exact."""
-    old = _core.set_lanes(True)
-    try:
+    with _testing.switches(lanes=True):
         lanes = model.predict(X)
-        _core.set_lanes(False)
+    with _testing.switches(lanes=False):
         rows = model.predict(X)
-        _core.set_lanes(True)
-        old_s = _core.set_screening(False)
-        try:
-            exact = model.predict(X)
-        finally:
-            _core.set_screening(old_s)
-    finally:
-        _core.set_lanes(old)
+    with _testing.switches(lanes=True, screening=False):
+        exact = model.predict(X)
     return lanes, rows, exact
 
 
@@ -102,7 +94,7 @@ def test_lanes_paths_are_exercised():
     the row-by-row path (huge values), rounds settled from exact distances from the window's
     values and from a pass over the row, rounds in which the whole pool votes (tiny maps);
     otherwise the identity tests would prove nothing about them."""
-    _core.lanes_stats(reset=True)
+    _testing.counters(reset=True)
     for kind, grid, L, dtype in [
         ("integers", 4, 3, np.float32),
         ("duplicates", 4, 3, np.float64),
@@ -115,9 +107,9 @@ def test_lanes_paths_are_exercised():
             Y[:] = 1
         model = _fit(X[:400].astype(dtype), Y[:400], grid, 0)
         model.predict(X[400:].astype(dtype))
-    names = ("rows", "fallback", "exact", "scan", "small")
-    counts = dict(zip(names, _core.lanes_stats(reset=True), strict=True))
-    assert all(v > 0 for v in counts.values()), counts
+    c = _testing.counters(reset=True)
+    counts = [c.lanes_rows, c.lanes_fallback, c.lanes_exact, c.lanes_scan, c.lanes_small]
+    assert all(v > 0 for v in counts), c
 
 
 @needs_lanes
@@ -138,10 +130,10 @@ def test_small_calls_go_row_by_row():
         (200, 192),
         (230, 230),
     ]:
-        _core.lanes_stats(reset=True)
+        _testing.counters(reset=True)
         np.testing.assert_array_equal(model.predict(X[200 : 200 + n]), whole[:n])
-        rows, fallback = _core.lanes_stats(reset=True)[:2]
-        assert (rows, fallback) == (on_lanes, 0), n
+        c = _testing.counters(reset=True)
+        assert (c.lanes_rows, c.lanes_fallback) == (on_lanes, 0), n
 
 
 @needs_lanes
@@ -280,13 +272,10 @@ def test_lanes_rank_kernels_agree_with_numpy(values, k):
 def test_lanes_availability_is_reported():
     """Where the AVX-512 kernels are not selected, predict classifies row by row; the path is
     reported unavailable and its test hooks refuse to run."""
-    _core.set_simd_level(0)
-    try:
-        assert not _core.lanes_available()
+    with _testing.switches(simd="baseline"):
+        assert not _testing.lanes_available()
         with pytest.raises(ValueError, match="AVX-512"):
             _core.lanes_screen_values(
                 np.zeros((1, 2)), np.zeros((2, 1)), np.array([0, 1]), np.zeros(2)
             )
-    finally:
-        _core.set_simd_level(-1)
-    assert _core.lanes_available() == (_core.simd_info()[0] == "avx512f")
+    assert _testing.lanes_available() == (_core.simd_info()[0] == "avx512f")

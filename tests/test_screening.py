@@ -14,14 +14,13 @@ import numpy as np
 import pytest
 
 import mlsom
-from mlsom import _core
+from mlsom import _core, _testing
 
 
 @pytest.fixture
 def no_screening():
-    old = _core.set_screening(False)
-    yield
-    _core.set_screening(old)
+    with _testing.switches(screening=False):
+        yield
 
 
 def _stream(kind, n, A, L, seed):
@@ -84,11 +83,8 @@ def test_screening_changes_nothing(kind, dtype, gaussian):
         pytest.skip("float32 has no such values")
     for seed in range(3):
         m1, f1, s1 = _run(kind, dtype, seed, gaussian=gaussian)
-        old = _core.set_screening(False)
-        try:
+        with _testing.switches(screening=False):
             m2, f2, s2 = _run(kind, dtype, seed, gaussian=gaussian)
-        finally:
-            _core.set_screening(old)
         assert m1.n_iter_ == m2.n_iter_
         np.testing.assert_array_equal(f1, f2)
         np.testing.assert_array_equal(s1, s2)
@@ -111,10 +107,9 @@ def test_the_doubtful_paths_are_exercised(kind, dtype, expected):
     """The data of the identity test reach every path that settles a doubt with exact distances
     (best-matching units, the k nearest, a k-nearest boundary among many equal screening values,
     tied votes, the Bayes test); otherwise that test would prove nothing about them."""
-    _core.screening_stats(reset=True)
+    _testing.counters(reset=True)
     _run(kind, dtype, 0)
-    names = ("bmu", "knn", "wide", "tie", "bayes")
-    counts = dict(zip(names, _core.screening_stats(), strict=True))
+    counts = _testing.counters()._asdict()
     assert all(counts[k] > 0 for k in expected), counts
 
 
@@ -141,13 +136,10 @@ def test_simd_paths_identical_with_screening(dtype):
     X, Y = _stream("normal", 2000, 13, 3, 5)
     X = X.astype(dtype)
     out = []
-    try:
-        for level in range(_core.set_simd_level(-1) + 1):
-            _core.set_simd_level(level)
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
             m = mlsom.SOMStreamClassifier(grid_size=5, random_state=2).fit(X[:800], Y[:800])
             out.append((m.predict(X[800:]), m.predict_stream(X[800:]), _state(m)))
-    finally:
-        _core.set_simd_level(-1)
     for f, s, st in out[1:]:
         np.testing.assert_array_equal(f, out[0][0])
         np.testing.assert_array_equal(s, out[0][1])
@@ -176,12 +168,9 @@ def test_training_screening_kernels_agree(n, M, dtype):
     if M > 20:
         W[M - 1] = W[9]  # another, between two lanes of 8 and in the part taken one by one
     Wt = np.ascontiguousarray(W.T, dtype=dtype)
-    try:
-        for level in range(_core.set_simd_level(-1) + 1):
-            _core.set_simd_level(level)
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
             _check_training_screening(X, W, Wt)
-    finally:
-        _core.set_simd_level(-1)
 
 
 def _min2_reference(g):
@@ -210,15 +199,12 @@ def test_smallest_two_scan_on_every_path(n):
         odd[rng.random(n) < 0.2] = np.inf
         odd[rng.random(n) < 0.1] = -np.inf
         cases.append(odd)
-    try:
-        for level in range(_core.set_simd_level(-1) + 1):
-            _core.set_simd_level(level)
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
             for g in cases:
                 idx, m1, m2 = _core.min2_values(g)
                 ridx, rm1, rm2 = _min2_reference(g)
                 assert (idx, m1, m2) == (ridx, rm1, rm2), (level, g)
-    finally:
-        _core.set_simd_level(-1)
 
 
 def _check_training_screening(X, W, Wt):
@@ -321,11 +307,8 @@ def test_cached_copies_follow_the_stream(dtype):
     model.predict(X[800:1600])  # makes the copies
     model.predict_stream(X[800:1600])  # moves neurons
     got = model.predict(X[1600:])
-    old = _core.set_screening(False)
-    try:
+    with _testing.switches(screening=False):
         exact = model.predict(X[1600:])
-    finally:
-        _core.set_screening(old)
     np.testing.assert_array_equal(got, exact)
     rebuilt = pickle.loads(pickle.dumps(model))
     assert not {"screen", "rows"} & set(rebuilt._state)
@@ -353,9 +336,8 @@ def test_search_kernels_agree_with_numpy_on_every_path(n):
     if finite.size > 2:
         q = np.quantile(finite, [0.1, 0.13, 0.5])
         cases += [(float(q[0]), float(q[1])), (float(q[1]), float(q[2]))]
-    try:
-        for level in range(_core.set_simd_level(-1) + 1):
-            _core.set_simd_level(level)
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
             for a, b in cases:
                 a, b = np.float32(a), np.float32(b)
                 c1, c2, c3, idx, hi, lo_ = _core.search_values(d, a, b)
@@ -363,8 +345,6 @@ def test_search_kernels_agree_with_numpy_on_every_path(n):
                 assert c2 == int((d < b).sum()), (level, a, b)
                 np.testing.assert_array_equal(idx, np.flatnonzero((d >= a) & (d < b)))
                 assert hi == d.max() and lo_ == d.min(), level
-    finally:
-        _core.set_simd_level(-1)
 
 
 def test_count_maps_kernel_agrees_with_numpy_on_every_path():
@@ -378,9 +358,8 @@ def test_count_maps_kernel_agrees_with_numpy_on_every_path():
     d = rng.normal(size=int(offsets[-1])).astype(np.float32)
     d[::6] = np.inf
     d[1::7] = np.float32(-0.3)  # values equal to a threshold are not below it
-    try:
-        for level in range(_core.set_simd_level(-1) + 1):
-            _core.set_simd_level(level)
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
             for t1, t2 in ((-0.3, 0.4), (0.2, 0.9)):  # 0.0 below both, or not
                 for skip in (np.zeros(len(sizes)), np.arange(len(sizes)) % 3 == 1):
                     skip = skip.astype(np.uint8)
@@ -392,5 +371,3 @@ def test_count_maps_kernel_agrees_with_numpy_on_every_path():
                         want1 = 0 if skip[c] else int((part < np.float32(t1)).sum())
                         want2 = 0 if skip[c] else int((part < np.float32(t2)).sum())
                         assert (c1[c], c2[c]) == (want1, want2), (level, t1, c, skip[c])
-    finally:
-        _core.set_simd_level(-1)

@@ -131,6 +131,7 @@ cdef extern from "_kernels.h" nogil:
 # The phases live in the included files below, in this order (each uses only what comes
 # before it); docs/architecture.md maps each step of the method to its function.
 include "_core_config.pxi"
+include "_core_switches.pxi"
 include "_core_distances.pxi"
 include "_core_train.pxi"
 include "_core_classify.pxi"

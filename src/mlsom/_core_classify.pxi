@@ -85,8 +85,8 @@ ctypedef struct Work:
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
     const void *wr      # a row-major copy of the neurons (M, A) in the model's type, or NULL:
                         # exact distances then read each neuron contiguously
-    int64_t cnt[10]     # this thread's counts for screening_stats and lanes_stats (added to
-                        # the module's when the workspace is freed: no shared counter per row)
+    int64_t cnt[N_COUNTERS]  # this thread's counts (_core_switches.pxi), added to _counts
+                             # when the workspace is freed: no shared counter per row
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -113,7 +113,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
         return NULL
     w.cur = 0
     w.wr = NULL
-    for j in range(10):
+    for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
         w.stamp[j] = -1
@@ -121,20 +121,11 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
 
 
 cdef void _work_free(Work *w) noexcept nogil:
-    global _n_doubt_bmu, _n_doubt_knn, _n_wide, _n_doubt_tie, _n_doubt_bayes
-    global _n_lanes_rows, _n_lanes_fallback, _n_lanes_exact, _n_lanes_scan, _n_lanes_small
+    cdef int j
     if w == NULL:
         return
-    _n_doubt_bmu += w.cnt[0]
-    _n_doubt_knn += w.cnt[1]
-    _n_wide += w.cnt[2]
-    _n_doubt_tie += w.cnt[3]
-    _n_doubt_bayes += w.cnt[4]
-    _n_lanes_rows += w.cnt[5]
-    _n_lanes_fallback += w.cnt[6]
-    _n_lanes_exact += w.cnt[7]
-    _n_lanes_scan += w.cnt[8]
-    _n_lanes_small += w.cnt[9]
+    for j in range(N_COUNTERS):
+        _counts[j] += w.cnt[j]
     free(w.dp)
     free(w.ex)
     free(w.stamp)
@@ -197,7 +188,7 @@ cdef inline bint _nearer(const floating *x, const floating *Wt, Py_ssize_t A, Py
         return True
     if <double> db + gap < <double> da:
         return False
-    w.cnt[3] += 1
+    w.cnt[CNT_TIE] += 1
     e1.d = _exact(x, Wt, A, M, a, w)
     e1.j = a
     e2.d = _exact(x, Wt, A, M, b, w)
@@ -212,7 +203,7 @@ cdef inline void _nearest_exact(const floating *x, const floating *Wt, Py_ssize_
     distances only when some are left out)."""
     cdef Py_ssize_t j
     if need < n_amb:
-        w.cnt[1] += 1
+        w.cnt[CNT_KNN] += 1
         for j in range(n_amb):
             w.amb[j].d = _exact(x, Wt, A, M, w.amb[j].j, w)
         _select_smallest(w.amb, n_amb, need)
@@ -263,7 +254,7 @@ cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t
         return True
     if -lo_d - logA[bc] < rhs:
         return False
-    w.cnt[4] += 1
+    w.cnt[CNT_BAYES] += 1
     dist = _exact(x, Wt, A, M, bc, w)
     if not squared:
         dist = sqrt(dist)
@@ -373,7 +364,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                     else:
                         fp = <float> (0.5 * <double> fa + 0.5 * <double> fb)
                         if not (fp > fa and fp < fb):
-                            w.cnt[2] += 1   # no value left between fa and fb
+                            w.cnt[CNT_WIDE] += 1   # no value left between fa and fb
                             break
                         cp = mlsom_count_lt_f(dp, M, fp)
                         if cp < k_nn:

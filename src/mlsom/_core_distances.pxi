@@ -123,8 +123,7 @@ cdef Py_ssize_t _refine_argmin(const floating *x, const float *d, double gap,
     cdef double lim = <double> d[b] + gap, e, be = INFINITY
     if n_cand <= 1:
         return b
-    global _n_doubt_bmu
-    _n_doubt_bmu += 1
+    _counts[CNT_BMU] += 1
     best = -1
     for j in range(lo, hi):
         if <double> d[j] <= lim:

@@ -126,7 +126,7 @@ cdef Py_ssize_t _lane_bmu(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef float limt
     if m2 - m1 > gapf:
         return i1
-    w.cnt[0] += 1
+    w.cnt[CNT_BMU] += 1
     limt = _float_up(<double> m1 + gap)
     for j in range(offsets[c], offsets[c + 1]):
         if g[16 * j + l] <= limt:
@@ -152,7 +152,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
     cdef uint16_t bit = <uint16_t> (1 << l)
     cdef double t = <double> vk
     cdef float f1, f2, v
-    w.cnt[7] += 1
+    w.cnt[CNT_LANES_EXACT] += 1
     _gap_window(t, gap, &f1, &f2)
     if f1 >= fa and f2 <= fb:
         # [f1, f2) in the bracket: the values there are window values; those below vk1 leave
@@ -170,7 +170,7 @@ cdef void _lane_knn_exact(const floating *x, const floating *Wt, Py_ssize_t A, P
         for c in range(L):
             need -= votes[16 * c + l]
     else:
-        w.cnt[8] += 1
+        w.cnt[CNT_LANES_SCAN] += 1
         for c in range(L):
             votes[16 * c + l] = 0
             if not (pool[c] & bit):
@@ -300,7 +300,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             bit = <uint16_t> (1 << l)
             if small & bit:
                 # the whole pool votes
-                w.cnt[9] += 1
+                w.cnt[CNT_LANES_SMALL] += 1
                 for c in range(L):
                     z.votes[16 * c + l] = <int32_t> (
                         offsets[c + 1] - offsets[c] if z.pool[c] & bit else 0)
@@ -342,7 +342,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
         row = row0 + l
         x = px + row * A
         if fallback & bit:
-            w.cnt[6] += 1
+            w.cnt[CNT_LANES_FALLBACK] += 1
             for j in range(M):
                 z.d[j] = g[16 * j + l]
             gp = z.gap[l]
@@ -355,7 +355,7 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
             for c in range(L):
                 Y[row * L + c] = w.in_y[c]
             continue
-        w.cnt[5] += 1
+        w.cnt[CNT_LANES_ROWS] += 1
         w.cur += 1
         for c in range(L):
             w.in_y[c] = 0

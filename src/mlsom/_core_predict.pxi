@@ -31,11 +31,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     cdef float *g
     cdef Work *w
     cdef Lanes *z
-    cdef bint screening = _screening
+    cdef bint screening = _sw.screening
     # 16 rows at a time where the AVX-512 kernels are selected (the same results), in chunks of
     # 64 rows; a last chunk of fewer than LANES_MIN rows (all of a small call) goes row by row,
     # which is faster than screening a padded chunk of 64
-    cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _lanes_on
+    cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _sw.lanes
     cdef Py_ssize_t n_lanes = 0, n_lchunks
     if lanes:
         n_lanes = n // 64 * 64

@@ -41,7 +41,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef const float *xp
     cdef Py_ssize_t npend
     cdef Py_ssize_t s0, e0, r2, j
-    cdef bint screening = _screening
+    cdef bint screening = _sw.screening
     cdef int64_t *t = &T[0, 0]
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr

@@ -60,8 +60,7 @@ cdef Py_ssize_t _nearest_within(const floating *x, const float *g, Py_ssize_t gs
     known."""
     cdef Py_ssize_t j, best = -1
     cdef double e, be = INFINITY
-    global _n_doubt_bmu
-    _n_doubt_bmu += 1
+    _counts[CNT_BMU] += 1
     for j in range(M):
         if g[j * gs] <= limt:
             e = _sqdist_row(x, Wr + j * A, A)
@@ -139,7 +138,7 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
     cdef float *m2
     cdef int32_t *idx
     cdef float limt
-    cdef bint screening = _screening
+    cdef bint screening = _sw.screening
     with np.errstate(over="ignore", invalid="ignore"):
         Ws_arr, ww_arr = _shadow(Wt, c)
     cdef const float[:, ::1] Ws = Ws_arr

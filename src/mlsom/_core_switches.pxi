@@ -1,0 +1,70 @@
+# The compiled core's test-only switches and counters: the one place they live.
+#
+# The phases read the switches through `_sw` (once per call) and count through `_counts`;
+# Python reaches both only through `_switches` and `_counters` below, which mlsom._testing
+# wraps (docs/architecture.md). The Python layer never calls them (tests/test_testing_interface.py
+# checks that). No switch changes a result: tests flip them and compare outputs bit for bit.
+#
+# Part of the _core extension: included by _core.pyx.
+
+cdef enum:
+    # decisions the screening bound left in doubt, so exact distances settled them
+    CNT_BMU = 0         # a best-matching unit
+    CNT_KNN             # the k nearest neurons
+    CNT_WIDE            # k-th smallest search out of distinct values (more than WIN equal ones)
+    CNT_TIE             # tied votes
+    CNT_BAYES           # the Bayes test
+    # what predict's 16-row AVX-512 path did
+    CNT_LANES_ROWS      # rows it classified
+    CNT_LANES_FALLBACK  # rows it left to the row-by-row path (_classify)
+    CNT_LANES_EXACT     # rounds whose k nearest it settled from exact distances
+    CNT_LANES_SCAN      # ... of which with a pass over the row's values
+    CNT_LANES_SMALL     # rounds in which the whole pool voted
+    N_COUNTERS
+
+
+cdef struct Switches:
+    bint screening      # screening values first (default), or every distance exact
+    bint lanes          # predict's 16-row path where the AVX-512 kernels are selected (default)
+
+
+cdef Switches _sw
+_sw.screening = True
+_sw.lanes = True
+# Counts since the last reset; a thread adds its own counts (Work.cnt) when it finishes, or
+# counts here directly. Not exact under threads.
+cdef int64_t _counts[N_COUNTERS]
+
+
+def _switches(int screening=-1, int lanes=-1, int simd=-2):
+    """For tests and benchmarks (use mlsom._testing): set the switches given and return the
+    previous (screening, lanes, SIMD level).
+
+    screening, lanes: 1 on, 0 off, -1 unchanged; simd: 0 baseline, 1 AVX2, 2 AVX-512F, -1 the
+    best this processor has, -2 unchanged (a level above the processor's is lowered to it).
+    """
+    old = (bool(_sw.screening), bool(_sw.lanes), mlsom_simd_level)
+    if screening not in (-1, 0, 1) or lanes not in (-1, 0, 1) or simd < -2 or simd > 2:
+        raise ValueError(f"bad switch: screening={screening}, lanes={lanes}, simd={simd}")
+    if screening >= 0:
+        _sw.screening = screening
+    if lanes >= 0:
+        _sw.lanes = lanes
+    if simd >= -1:
+        mlsom_set_simd_level(simd)
+    return old
+
+
+def _counters(bint reset=False):
+    """For tests (use mlsom._testing.counters): the counts since the last reset, in the order of
+    the CNT_ constants."""
+    out = tuple(_counts[j] for j in range(N_COUNTERS))
+    if reset:
+        for j in range(N_COUNTERS):
+            _counts[j] = 0
+    return out
+
+
+def _lanes_kernels():
+    """For tests: whether the selected SIMD path has predict's 16-row kernels (AVX-512)."""
+    return mlsom_screen64maps_f != NULL

@@ -1,0 +1,114 @@
+"""The compiled core's test-only switches and counters, behind one small interface.
+
+For mlsom's tests and benchmarks, not for users: the package itself never imports this module,
+and none of the switches changes a result (the tests flip them and compare outputs bit for bit).
+
+* ``switches(screening=None, lanes=None, simd=None)``: a context manager that sets the switches
+  given and restores every switch on exit:
+
+  - ``screening``: ``False`` computes every distance exactly instead of screening first;
+  - ``lanes``: ``False`` makes ``predict`` classify row by row instead of 16 rows at a time on
+    the AVX-512 path;
+  - ``simd``: the kernel path, ``"baseline"``, ``"avx2"``, ``"avx512f"`` (or 0, 1, 2), or
+    ``"best"``; a path the processor lacks raises ``ValueError``.
+
+* ``select(...)``: the same switches, set until changed again (a benchmark's whole run).
+* ``simd_levels()``: the paths this processor has, lowest first (loop over them with
+  ``switches(simd=level)``); ``levels_run()``: the paths selected since import.
+* ``counters(reset=False)``: the decisions that needed exact distances and what the 16-row path
+  did since the last reset, as a :class:`Counters` (not exact under threads).
+* ``lanes_available()``: whether the selected path has the 16-row kernels.
+
+Everything lives in the compiled core's ``_core_switches.pxi``; this module is its only caller.
+"""
+
+from contextlib import contextmanager
+from typing import NamedTuple
+
+from . import _core
+
+__all__ = [
+    "Counters",
+    "counters",
+    "lanes_available",
+    "levels_run",
+    "select",
+    "simd_levels",
+    "switches",
+]
+
+SIMD_NAMES = ("baseline", "avx2", "avx512f")
+
+_levels_run = {_core._switches()[2]}  # the path chosen at import
+
+
+class Counters(NamedTuple):
+    """Counts since the last reset (the order of the CNT_ constants in _core_switches.pxi)."""
+
+    bmu: int  # best-matching units the screening bound left in doubt
+    knn: int  # k-nearest searches left in doubt
+    wide: int  # k-th smallest searches out of distinct values
+    tie: int  # tied votes
+    bayes: int  # Bayes tests
+    lanes_rows: int  # rows the 16-row path classified
+    lanes_fallback: int  # rows it left to the row-by-row path
+    lanes_exact: int  # rounds it settled from exact distances
+    lanes_scan: int  # ... of which with a pass over the row's values
+    lanes_small: int  # rounds in which the whole pool voted
+
+
+def _level(simd):
+    best = simd_levels()[-1]
+    if simd in ("best", -1):
+        return best
+    level = SIMD_NAMES.index(simd) if simd in SIMD_NAMES else simd
+    if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= best:
+        raise ValueError(
+            f"simd={simd!r}: this processor's paths are {[SIMD_NAMES[i] for i in simd_levels()]}"
+        )
+    return level
+
+
+def simd_levels():
+    """The SIMD levels this processor has, lowest first (0 baseline, 1 AVX2, 2 AVX-512F)."""
+    best = SIMD_NAMES.index(_core.simd_info()[1].split()[0])
+    return list(range(best + 1))
+
+
+def levels_run():
+    """The SIMD levels selected since import (the import's choice included)."""
+    return sorted(_levels_run)
+
+
+def select(*, screening=None, lanes=None, simd=None):
+    """Set the switches given until changed again (a benchmark's whole run); return the
+    previous ``(screening, lanes, simd level)`` for :func:`select` to restore."""
+    level = -2 if simd is None else _level(simd)
+    old = _core._switches(
+        -1 if screening is None else int(bool(screening)),
+        -1 if lanes is None else int(bool(lanes)),
+        level,
+    )
+    if level >= 0:
+        _levels_run.add(level)
+    return old
+
+
+@contextmanager
+def switches(*, screening=None, lanes=None, simd=None):
+    """Set the switches given for the ``with`` block; every switch is restored on exit."""
+    old = select(screening=screening, lanes=lanes, simd=simd)
+    try:
+        yield
+    finally:
+        _core._switches(int(old[0]), int(old[1]), old[2])
+
+
+def counters(reset=False):
+    """The counts since the last reset (a :class:`Counters`); ``reset`` zeroes them after."""
+    return Counters(*_core._counters(reset))
+
+
+def lanes_available():
+    """Whether the selected SIMD path has predict's 16-row kernels (AVX-512)."""
+    return _core._lanes_kernels()
