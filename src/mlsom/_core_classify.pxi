@@ -76,7 +76,8 @@ ctypedef struct Work:
     int64_t *stamp      # (M) ... valid where stamp[j] == cur
     int64_t cur
     Entry *ent          # (M) scratch for the neurons in the window of the k-th smallest value
-    Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt
+    Entry *amb          # (M) scratch for the neurons the screening bound leaves in doubt ...
+    Py_ssize_t n_amb    # ... how many (one round of the ranking)
     Py_ssize_t *winnr   # (L) best-matching unit of each map (global index); -1: no map, -2: not yet
     Py_ssize_t *votes   # (L)
     uint8_t *skip       # (L) classes out of the pool: ranked, or without a map
@@ -261,6 +262,163 @@ cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t
     return -dist - logA[bc] >= rhs
 
 
+cdef inline void _narrow_to_window(const float *dp, Py_ssize_t M, Py_ssize_t k_nn, float *fa,
+                                   Py_ssize_t *ca, float *fb, Py_ssize_t *cb,
+                                   Work *w) noexcept nogil:
+    """Step 2, the k-th smallest screening value: narrow the bracket [fa, fb) of dp's values
+    (#{dp < fa} = ca < k_nn <= cb = #{dp < fb}) until at most WIN values are left in it, or none
+    can be split (IN/OUT fa, ca, fb, cb).
+
+    Each pass counts the values below two trial values, interpolated linearly around the
+    expected place of the k_nn-th value, with a bisection whenever an interpolation failed to
+    halve the values left."""
+    cdef Py_ssize_t old, cp, cq
+    cdef double q1, q2, m, inv
+    cdef float fp, fq
+    cdef bint bisect = False
+    while cb[0] - ca[0] > WIN:
+        old = cb[0] - ca[0]
+        # two trial values around the expected place of the k_nn-th value (linear
+        # interpolation within the bracket), a margin of m values either side
+        if bisect:
+            q1 = 1.0 / 3.0
+            q2 = 2.0 / 3.0
+        else:
+            m = 0.125 * WIN + 0.03125 * old
+            inv = 1.0 / <double> old
+            q1 = (<double> (k_nn - ca[0]) - 0.5 - m) * inv
+            q2 = (<double> (k_nn - ca[0]) - 0.5 + m) * inv
+            if q1 < 0.5 * (<double> (k_nn - ca[0]) - 0.5) * inv:
+                q1 = 0.5 * (<double> (k_nn - ca[0]) - 0.5) * inv
+            if q2 > 1.0 - 0.5 * (<double> (cb[0] - k_nn) + 0.5) * inv:
+                q2 = 1.0 - 0.5 * (<double> (cb[0] - k_nn) + 0.5) * inv
+        fp = <float> (<double> fa[0] + (<double> fb[0] - <double> fa[0]) * q1)
+        fq = <float> (<double> fa[0] + (<double> fb[0] - <double> fa[0]) * q2)
+        if fa[0] < fp and fp < fq and fq < fb[0]:
+            cp = mlsom_count_lt2_f(dp, M, fp, fq, &cq)
+            if cp >= k_nn:
+                fb[0] = fp
+                cb[0] = cp
+            elif cq < k_nn:
+                fa[0] = fq
+                ca[0] = cq
+            else:
+                fa[0] = fp
+                ca[0] = cp
+                fb[0] = fq
+                cb[0] = cq
+        else:
+            fp = <float> (0.5 * <double> fa[0] + 0.5 * <double> fb[0])
+            if not (fp > fa[0] and fp < fb[0]):
+                w.cnt[CNT_WIDE] += 1   # no value left between fa and fb
+                return
+            cp = mlsom_count_lt_f(dp, M, fp)
+            if cp < k_nn:
+                fa[0] = fp
+                ca[0] = cp
+            else:
+                fb[0] = fp
+                cb[0] = cp
+        bisect = 2 * (cb[0] - ca[0]) > old
+
+
+cdef inline Py_ssize_t _screened_votes(const float *d, double gap, Py_ssize_t M,
+                                       const int64_t *offsets, Py_ssize_t L, Py_ssize_t k_nn,
+                                       Py_ssize_t n_pool, bint first, float *fa, float ftop,
+                                       Work *w) noexcept nogil:
+    """Step 2, one round, screened: the votes (w.votes) of the pool's neurons certainly among
+    its k_nn nearest, and the neurons in doubt (w.amb); returns how many of those still vote.
+
+    The k_nn-th smallest screening value t of the pool (w.dp: the classes already ranked at
+    +inf) is found without sorting (_narrow_to_window, then a selection among the at most WIN
+    values left). The neurons below t - gap are then among the k_nn nearest exactly, those above
+    t + gap are not; those in between are in doubt. Removing a class can only raise t, so a
+    round starts from the previous round's t (IN/OUT fa; first: the first round)."""
+    cdef Py_ssize_t c, j, ca = 0, cb = n_pool, n_ent, n_def, n_amb, need
+    cdef float fb = ftop, f1, f2, fa_w
+    cdef double t
+    if not first:
+        # the values of the pool below the last round's t (counted then, per map)
+        for c in range(L):
+            if not w.skip[c]:
+                ca += w.below[c]
+    _narrow_to_window(w.dp, M, k_nn, fa, &ca, &fb, &cb, w)
+    n_ent = mlsom_gather_range_f(w.dp, M, fa[0], fb, w.ent)
+    need = k_nn - ca
+    _select_smallest(w.ent, n_ent, need)
+    t = w.ent[0].d
+    for j in range(1, need):
+        t = w.ent[j].d if w.ent[j].d > t else t
+    fa_w = fa[0]
+    fa[0] = <float> t   # exactly: t is one of the values
+    _gap_window(t, gap, &f1, &f2)
+    # per map in the pool: the values below f1 (their votes) and below t (for the next round's
+    # start), in one pass
+    mlsom_count_maps_f(d, offsets, L, w.skip, f1, fa[0], w.votes, w.below)
+    n_def = 0
+    for c in range(L):
+        n_def += w.votes[c]
+    if f1 >= fa_w and f2 <= fb:
+        # the window holds every value in [f1, f2)
+        n_amb = 0
+        for j in range(n_ent):
+            if w.ent[j].d >= f1 and w.ent[j].d < f2:
+                w.amb[n_amb] = w.ent[j]
+                n_amb += 1
+    else:
+        n_amb = mlsom_gather_range_f(w.dp, M, f1, f2, w.amb)
+    w.n_amb = n_amb
+    return k_nn - n_def
+
+
+cdef inline Py_ssize_t _round_winner(const floating *x, const float *d, double gap,
+                                     const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                                     const int64_t *offsets, Py_ssize_t L,
+                                     Work *w) noexcept nogil:
+    """Step 2, one round's winner: the class with the most votes (w.votes); ties go to the class
+    whose best-matching unit is nearer (its nearest voting neuron), then to the lower index."""
+    cdef Py_ssize_t c, best = -1, bc, bb2
+    for c in range(L):
+        if w.votes[c] == 0:
+            continue
+        if best < 0 or w.votes[c] > w.votes[best]:
+            best = c
+        elif w.votes[c] == w.votes[best]:
+            # the nearer best-matching unit wins; screening decides unless within the gap
+            bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+            bb2 = _winner(x, d, gap, Wt, A, M, offsets, best, w)
+            if _nearer(x, Wt, A, M, bc, d[bc], bb2, d[bb2], gap, w):
+                best = c
+    return best
+
+
+cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double gap,
+                                       const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                                       const int64_t *offsets, Py_ssize_t L, const int64_t *T,
+                                       const double *logC, const double *logA,
+                                       Py_ssize_t n_ranked, bint squared, bint skip_zero,
+                                       Work *w) noexcept nogil:
+    """Step 3, the Bayes decision in log space over the ranked classes w.rank[:n_ranked] (the
+    first is always predicted): OUT w.in_y; returns the number of labels predicted.
+
+    The score p(c) prod_{d in Y} P[d,c] out_c is compared with the threshold
+    p(c) prod_{k != c, P[k,c] > 0} P[k,c] averOut_b. Their common factors cancel, which leaves:
+    accept c iff no P[d,c] = 0 for d in Y (unless skip_zero) and
+    -dist - log averOut_b >= sum_{k not in Y, k != c, P[k,c] > 0} log P[k,c]."""
+    cdef Py_ssize_t r, c, bc, n_pred = 1
+    cdef double rhs
+    w.in_y[w.rank[0]] = 1
+    for r in range(1, n_ranked):
+        c = w.rank[r]
+        if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
+            continue
+        bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+        if _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs, logA, squared, w):
+            w.in_y[c] = 1
+            n_pred += 1
+    return n_pred
+
+
 cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const floating *Wt,
                           Py_ssize_t A, Py_ssize_t M, const int32_t *ncls, const int64_t *offsets,
                           Py_ssize_t L, const int64_t *T, const double *logC, const double *logA,
@@ -272,43 +430,25 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     OUT w.rank[:n_ranked], w.in_y, w.winnr. Returns the number of labels predicted; the labels are
     w.rank[r] for r with w.in_y set.
     """
-    cdef Py_ssize_t c, j, r, n_pool, n_ent, n_amb, n_def, need, best, kk, bc, bb2, ca, cb, cp
-    cdef Py_ssize_t old, p_
-    cdef Py_ssize_t n_pred = 0, n_ranked = 0
-    cdef double rhs, lo, hi, t
-    cdef float fa, fb, fp, fq, f1, f2, ftop, fa_w
-    cdef double q1, q2, m, inv
-    cdef Py_ssize_t cq
-    cdef bint bisect
-    cdef float *dp = w.dp
+    cdef Py_ssize_t c, j, p_, n_pool = 0, n_ranked = 0, need, best
+    cdef double lo, hi
+    cdef float fa, ftop
     w.cur += 1
 
     # 1. the best-matching unit of a map is found when it is first needed (_winner): for a tie,
     #    for the Bayes test of a ranked label, for the update of a predicted one
-    n_pool = 0
     for c in range(L):
         w.skip[c] = offsets[c + 1] == offsets[c]
         w.in_y[c] = 0
         w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
         n_pool += offsets[c + 1] - offsets[c]
 
-    # 2. winner-class ranking: the k_nn nearest neurons of the classes not yet ranked vote; the
-    #    majority wins; ties go to the class whose nearest voting neuron is closest, then to the
-    #    lower class index. A class's nearest voting neuron is its best-matching unit, so ties are
-    #    settled by the (distance, index) order of the best-matching units.
-    #    The k_nn nearest are found without sorting. The k_nn-th smallest screening value t of
-    #    the pool (dp: the classes already ranked at +inf) is searched for by counting the values
-    #    below a trial value (one vectorised pass each), the trial values interpolated between a
-    #    bracket [fa, fb) (#{dp < fa} < k_nn <= #{dp < fb}), with a bisection whenever an
-    #    interpolation fails to halve the values left in the bracket, until at most WIN are left;
-    #    those are gathered and selected. The neurons below t - gap are then among the k_nn
-    #    nearest exactly, those above t + gap are not, and the nearest (exactly) of those in
-    #    between complete them. Removing a class can only raise t, so each pass starts from the
-    #    previous pass's t.
+    # 2. winner-class ranking, n_rank rounds: the k_nn nearest neurons of the classes not yet
+    #    ranked vote; the majority wins (_round_winner). The k_nn nearest are those the screening
+    #    values decide (_screened_votes), completed by the exactly nearest of those in doubt.
     hi = mlsom_max_f(d, M, &lo)
-    memcpy(dp, d, M * sizeof(float))
+    memcpy(w.dp, d, M * sizeof(float))
     fa = <float> lo
-    ca = 0
     ftop = nextafterf(<float> hi, INFINITY)
     for p_ in range(n_rank):
         if n_pool == 0:
@@ -321,126 +461,27 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
                     w.votes[c] = offsets[c + 1] - offsets[c]
         else:
             if isfinite(gap):
-                if p_ > 0:
-                    # the values of the pool below the last round's t (counted then, per map)
-                    ca = 0
-                    for c in range(L):
-                        if not w.skip[c]:
-                            ca += w.below[c]
-                fb = ftop
-                cb = n_pool
-                bisect = False
-                while cb - ca > WIN:
-                    old = cb - ca
-                    # two trial values around the expected place of the k_nn-th value (linear
-                    # interpolation within the bracket), a margin of m values either side
-                    if bisect:
-                        q1 = 1.0 / 3.0
-                        q2 = 2.0 / 3.0
-                    else:
-                        m = 0.125 * WIN + 0.03125 * old
-                        inv = 1.0 / <double> old
-                        q1 = (<double> (k_nn - ca) - 0.5 - m) * inv
-                        q2 = (<double> (k_nn - ca) - 0.5 + m) * inv
-                        if q1 < 0.5 * (<double> (k_nn - ca) - 0.5) * inv:
-                            q1 = 0.5 * (<double> (k_nn - ca) - 0.5) * inv
-                        if q2 > 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) * inv:
-                            q2 = 1.0 - 0.5 * (<double> (cb - k_nn) + 0.5) * inv
-                    fp = <float> (<double> fa + (<double> fb - <double> fa) * q1)
-                    fq = <float> (<double> fa + (<double> fb - <double> fa) * q2)
-                    if fa < fp and fp < fq and fq < fb:
-                        cp = mlsom_count_lt2_f(dp, M, fp, fq, &cq)
-                        if cp >= k_nn:
-                            fb = fp
-                            cb = cp
-                        elif cq < k_nn:
-                            fa = fq
-                            ca = cq
-                        else:
-                            fa = fp
-                            ca = cp
-                            fb = fq
-                            cb = cq
-                    else:
-                        fp = <float> (0.5 * <double> fa + 0.5 * <double> fb)
-                        if not (fp > fa and fp < fb):
-                            w.cnt[CNT_WIDE] += 1   # no value left between fa and fb
-                            break
-                        cp = mlsom_count_lt_f(dp, M, fp)
-                        if cp < k_nn:
-                            fa = fp
-                            ca = cp
-                        else:
-                            fb = fp
-                            cb = cp
-                    bisect = 2 * (cb - ca) > old
-                n_ent = mlsom_gather_range_f(dp, M, fa, fb, w.ent)
-                need = k_nn - ca
-                _select_smallest(w.ent, n_ent, need)
-                t = w.ent[0].d
-                for j in range(1, need):
-                    t = w.ent[j].d if w.ent[j].d > t else t
-                fa_w = fa
-                fa = <float> t   # exactly: t is one of the values
-                _gap_window(t, gap, &f1, &f2)
-                # per map in the pool: the values below f1 (their votes) and below t (for the
-                # next round's start), in one pass
-                mlsom_count_maps_f(d, offsets, L, w.skip, f1, fa, w.votes, w.below)
-                n_def = 0
-                for c in range(L):
-                    n_def += w.votes[c]
-                if f1 >= fa_w and f2 <= fb:
-                    # the window holds every value in [f1, f2)
-                    n_amb = 0
-                    for j in range(n_ent):
-                        if w.ent[j].d >= f1 and w.ent[j].d < f2:
-                            w.amb[n_amb] = w.ent[j]
-                            n_amb += 1
-                else:
-                    n_amb = mlsom_gather_range_f(dp, M, f1, f2, w.amb)
-                need = k_nn - n_def
+                need = _screened_votes(d, gap, M, offsets, L, k_nn, n_pool, p_ == 0, &fa, ftop,
+                                       w)
             else:
                 # every distance decided exactly: the whole pool is in doubt
-                n_amb = mlsom_gather_range_f(dp, M, -INFINITY, INFINITY, w.amb)
+                w.n_amb = mlsom_gather_range_f(w.dp, M, -INFINITY, INFINITY, w.amb)
                 need = k_nn
-            _nearest_exact(x, Wt, A, M, n_amb, need, w)
+            _nearest_exact(x, Wt, A, M, w.n_amb, need, w)
             for j in range(need):
                 w.votes[ncls[w.amb[j].j]] += 1
-        best = -1
-        for c in range(L):
-            if w.votes[c] == 0:
-                continue
-            if best < 0 or w.votes[c] > w.votes[best]:
-                best = c
-            elif w.votes[c] == w.votes[best]:
-                # the nearer best-matching unit wins; screening decides unless within the gap
-                bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
-                bb2 = _winner(x, d, gap, Wt, A, M, offsets, best, w)
-                if _nearer(x, Wt, A, M, bc, d[bc], bb2, d[bb2], gap, w):
-                    best = c
+        best = _round_winner(x, d, gap, Wt, A, M, offsets, L, w)
         w.rank[n_ranked] = best
         n_ranked += 1
         w.skip[best] = 1
         for j in range(offsets[best], offsets[best + 1]):
-            dp[j] = INFINITY
+            w.dp[j] = INFINITY
         n_pool -= offsets[best + 1] - offsets[best]
-
-    # 3. Bayes decision in log space. The score p(c) prod_{d in Y} P[d,c] out_c is compared with
-    #    the threshold p(c) prod_{k != c, P[k,c] > 0} P[k,c] averOut_b. Their common factors cancel,
-    #    which leaves: accept c iff no P[d,c] = 0 for d in Y (unless skip_zero) and
-    #    -dist - log averOut_b >= sum_{k not in Y, k != c, P[k,c] > 0} log P[k,c].
-    for r in range(n_ranked, L):
-        w.rank[r] = -1
+    for j in range(n_ranked, L):
+        w.rank[j] = -1
     if n_ranked == 0:
         return 0
-    w.in_y[w.rank[0]] = 1
-    n_pred = 1
-    for r in range(1, n_ranked):
-        c = w.rank[r]
-        if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
-            continue
-        bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
-        if _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs, logA, squared, w):
-            w.in_y[c] = 1
-            n_pred += 1
-    return n_pred
+
+    # 3. the Bayes decision over the ranked classes
+    return _bayes_decision(x, d, gap, Wt, A, M, offsets, L, T, logC, logA, n_ranked, squared,
+                           skip_zero, w)

@@ -213,26 +213,17 @@ cdef Py_ssize_t _lane_tie(const floating *x, const floating *Wt, Py_ssize_t A, P
     return best
 
 
-cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_ssize_t q,
-                       const floating *Wt, Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
-                       const int64_t *offsets, Py_ssize_t L, const int64_t *T,
-                       const double *logC, const double *logA, Py_ssize_t k_nn,
-                       Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
-                       double wwmax, uint8_t *Y, Lanes *z, Work *w) noexcept nogil:
-    """Classify rows row0 .. row0 + nrow - 1 (nrow <= 16), group q of the chunk screened in z;
-    OUT Y (their rows)."""
-    cdef const float *g = z.gt + 16 * M * q
-    cdef const float *m1 = z.m1 + 16 * q
-    cdef const int32_t *i1 = z.i1 + 16 * q
-    cdef const float *m2 = z.m2 + 16 * q
-    cdef uint16_t live = <uint16_t> ((1 << nrow) - 1)
-    cdef uint16_t lanes, fallback = 0, act, small, failed, doubt, redo, bit
-    cdef Py_ssize_t l, c, p_, j, r, bc, row, nf = 0
-    cdef double gp, gm, rhs
+cdef uint16_t _lanes_start(Py_ssize_t nrow, Py_ssize_t q, Py_ssize_t M,
+                           const int64_t *offsets, Py_ssize_t L, double tscale, double wwmax,
+                           const float *m1, Lanes *z) noexcept nogil:
+    """Step 1 of the 16-row path for the rows of group q: each row's gap (z.gap, and rounded up
+    to float32 with a margin, z.gapf) and the start of its ranking (the bracket z.fa, z.ca, z.fb,
+    z.cb, the pool z.pool of every map); returns the rows left to the row-by-row path (a gap or
+    a value out of range)."""
+    cdef uint16_t fallback = 0
+    cdef Py_ssize_t l, c
+    cdef double gp, gm
     cdef float gf, h, lo
-    cdef int32_t k32 = <int32_t> k_nn
-    cdef const floating *x
-    # per row: the gap, the start of the search
     for l in range(nrow):
         gp = _screen_gap(tscale, z.xx[16 * q + l], wwmax)
         h = z.hi[16 * q + l]
@@ -257,10 +248,148 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
         z.npool[l] = <int32_t> M
         z.cb[l] = <int32_t> M
         z.nrk[l] = 0
-    lanes = live & ~fallback
     z.nh = 0
     for c in range(L):
-        z.pool[c] = lanes if offsets[c + 1] > offsets[c] else 0
+        z.pool[c] = (<uint16_t> ((1 << nrow) - 1) & ~fallback) if offsets[c + 1] > offsets[c] else 0
+    return fallback
+
+
+cdef uint16_t _lanes_votes(const floating *px, Py_ssize_t row0, Py_ssize_t nrow,
+                           const floating *Wt, Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
+                           const int64_t *offsets, Py_ssize_t L, Py_ssize_t k_nn, const float *g,
+                           uint16_t act, uint16_t small, uint16_t *lanes, uint16_t *fallback,
+                           Lanes *z, Work *w) noexcept nogil:
+    """Step 2, one round's votes (z.votes) for the rows of act (more than k_nn neurons in their
+    pool: the k_nn nearest vote, found by the search and window kernels, the boundary settled
+    exactly where the gap leaves it in doubt) and of small (the whole pool votes). Rows whose
+    search fails move to the row-by-row path (IN/OUT lanes, fallback). Returns the rows whose
+    round was settled exactly (their next search starts afresh)."""
+    cdef uint16_t failed, redo = 0, bit
+    cdef Py_ssize_t l, c, nf = 0
+    cdef int32_t k32 = <int32_t> k_nn
+    if act:
+        failed = mlsom_lanes_search_f(g, offsets, L, z.pool, k32, act, LANES_PASSES, z.fa,
+                                      z.ca, z.fb, z.cb, z.ht, z.hc, z.hv, &z.nh, LANES_HIST)
+        if failed:
+            act &= ~failed
+            lanes[0] &= ~failed
+            fallback[0] |= failed
+            for c in range(L):
+                z.pool[c] &= ~failed
+        if act:
+            nf = mlsom_lanes_window_f(g, offsets, L, z.pool, k32, act, z.fa, z.ca, z.fb,
+                                      z.cb, z.vk, z.vk1, z.votes, z.fm, z.fj)
+        for l in range(nrow):
+            bit = <uint16_t> (1 << l)
+            if (act & bit) and not (<double> z.vk1[l] - <double> z.vk[l]
+                                    > z.gap[l] * (1.0 + 1e-12)):
+                # the order at the boundary is in doubt: settle this row's round exactly
+                w.cur += 1
+                _lane_knn_exact(px + (row0 + l) * A, Wt, A, M, g, l, offsets, L, ncls,
+                                z.pool, k_nn, z.vk[l], z.vk1[l], z.fa[l], z.fb[l], z.fm,
+                                z.fj, nf, z.gap[l], z.votes, w)
+                redo |= bit
+    for l in range(nrow):
+        bit = <uint16_t> (1 << l)
+        if small & bit:
+            # the whole pool votes
+            w.cnt[CNT_LANES_SMALL] += 1
+            for c in range(L):
+                z.votes[16 * c + l] = <int32_t> (
+                    offsets[c + 1] - offsets[c] if z.pool[c] & bit else 0)
+    return redo
+
+
+cdef void _lanes_rank(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, const floating *Wt,
+                      Py_ssize_t A, Py_ssize_t M, const int64_t *offsets, Py_ssize_t L,
+                      Py_ssize_t k_nn, const float *g, const float *m1, const int32_t *i1,
+                      const float *m2, uint16_t voted, uint16_t fresh, uint16_t *lanes,
+                      uint16_t *fallback, Lanes *z, Work *w) noexcept nogil:
+    """Step 2, one round's winners for the rows of voted: the most votes, ties settled by the
+    nearer best-matching unit (exactly where in doubt); each winner is ranked and leaves its
+    row's pool, and the row's next search starts from this round's k-th value (afresh for the
+    rows of fresh). A row without votes moves to the row-by-row path."""
+    cdef uint16_t doubt, bit
+    cdef Py_ssize_t l, c, j
+    doubt = mlsom_lanes_winner(z.votes, L, z.pool, m1, z.gapf, voted, z.win)
+    for l in range(nrow):
+        bit = <uint16_t> (1 << l)
+        if not (voted & bit):
+            continue
+        if doubt & bit:
+            w.cur += 1
+            z.win[l] = <int32_t> _lane_tie(px + (row0 + l) * A, Wt, A, M, g, l, offsets, L,
+                                           z.pool, z.votes, m1, i1, m2, z.gap[l],
+                                           z.gapf[l], w)
+        c = z.win[l]
+        if c < 0:
+            # no votes (cannot happen once the round's k nearest are settled): the row goes
+            # to the row-by-row path
+            lanes[0] &= ~bit
+            fallback[0] |= bit
+            for j in range(L):
+                z.pool[j] &= ~bit
+            continue
+        z.rank[l * L + z.nrk[l]] = c
+        z.nrk[l] += 1
+        z.pool[c] &= ~bit
+        z.npool[l] -= <int32_t> (offsets[c + 1] - offsets[c])
+        if fresh & bit:
+            z.fa[l] = z.lo[l]
+            z.ca[l] = 0
+        else:
+            # the pool's values below vk1 are the k nearest; the winner's leave
+            z.fa[l] = z.vk1[l]
+            z.ca[l] = <int32_t> k_nn - z.votes[16 * c + l]
+        z.fb[l] = z.ftop[l]
+        z.cb[l] = z.npool[l]
+
+
+cdef void _lanes_bayes(const floating *x, Py_ssize_t l, const floating *Wt, Py_ssize_t A,
+                       Py_ssize_t M, const int64_t *offsets, Py_ssize_t L, const int64_t *T,
+                       const double *logC, const double *logA, bint squared, bint skip_zero,
+                       const float *g, const float *m1, const int32_t *i1, const float *m2,
+                       Lanes *z, Work *w) noexcept nogil:
+    """Step 3 for row l of the group: the Bayes decision over its ranked classes (OUT w.in_y),
+    as _bayes_decision, its best-matching units found from the 16-row screening values."""
+    cdef Py_ssize_t r, c, bc
+    cdef double rhs
+    w.cnt[CNT_LANES_ROWS] += 1
+    w.cur += 1
+    for c in range(L):
+        w.in_y[c] = 0
+    if z.nrk[l] > 0:
+        w.in_y[z.rank[l * L]] = 1
+    for r in range(1, z.nrk[l]):
+        c = z.rank[l * L + r]
+        if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
+            continue
+        bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
+                       m2[64 * c + l], z.gap[l], z.gapf[l], w)
+        if _bayes_accept(x, Wt, A, M, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
+            w.in_y[c] = 1
+
+
+cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_ssize_t q,
+                       const floating *Wt, Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
+                       const int64_t *offsets, Py_ssize_t L, const int64_t *T,
+                       const double *logC, const double *logA, Py_ssize_t k_nn,
+                       Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
+                       double wwmax, uint8_t *Y, Lanes *z, Work *w) noexcept nogil:
+    """Classify rows row0 .. row0 + nrow - 1 (nrow <= 16), group q of the chunk screened in z;
+    OUT Y (their rows). The steps of _classify, for the 16 rows together."""
+    cdef const float *g = z.gt + 16 * M * q
+    cdef const float *m1 = z.m1 + 16 * q
+    cdef const int32_t *i1 = z.i1 + 16 * q
+    cdef const float *m2 = z.m2 + 16 * q
+    cdef uint16_t lanes, fallback, act, small, redo, bit
+    cdef Py_ssize_t l, c, p_, j, row
+    cdef double gp
+    cdef const floating *x
+    # 1. each row's gap and the start of its ranking
+    fallback = _lanes_start(nrow, q, M, offsets, L, tscale, wwmax, m1, z)
+    lanes = <uint16_t> ((1 << nrow) - 1) & ~fallback
+    # 2. winner-class ranking, a round for every row at once
     for p_ in range(n_rank):
         act = 0
         small = 0
@@ -273,70 +402,12 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
                     small |= bit
         if act == 0 and small == 0:
             break
-        redo = 0
-        if act:
-            failed = mlsom_lanes_search_f(g, offsets, L, z.pool, k32, act, LANES_PASSES, z.fa,
-                                          z.ca, z.fb, z.cb, z.ht, z.hc, z.hv, &z.nh, LANES_HIST)
-            if failed:
-                act &= ~failed
-                lanes &= ~failed
-                fallback |= failed
-                for c in range(L):
-                    z.pool[c] &= ~failed
-            if act:
-                nf = mlsom_lanes_window_f(g, offsets, L, z.pool, k32, act, z.fa, z.ca, z.fb,
-                                          z.cb, z.vk, z.vk1, z.votes, z.fm, z.fj)
-            for l in range(nrow):
-                bit = <uint16_t> (1 << l)
-                if (act & bit) and not (<double> z.vk1[l] - <double> z.vk[l]
-                                        > z.gap[l] * (1.0 + 1e-12)):
-                    # the order at the boundary is in doubt: settle this row's round exactly
-                    w.cur += 1
-                    _lane_knn_exact(px + (row0 + l) * A, Wt, A, M, g, l, offsets, L, ncls,
-                                    z.pool, k_nn, z.vk[l], z.vk1[l], z.fa[l], z.fb[l], z.fm,
-                                    z.fj, nf, z.gap[l], z.votes, w)
-                    redo |= bit
-        for l in range(nrow):
-            bit = <uint16_t> (1 << l)
-            if small & bit:
-                # the whole pool votes
-                w.cnt[CNT_LANES_SMALL] += 1
-                for c in range(L):
-                    z.votes[16 * c + l] = <int32_t> (
-                        offsets[c + 1] - offsets[c] if z.pool[c] & bit else 0)
-        doubt = mlsom_lanes_winner(z.votes, L, z.pool, m1, z.gapf, act | small, z.win)
-        for l in range(nrow):
-            bit = <uint16_t> (1 << l)
-            if not ((act | small) & bit):
-                continue
-            if doubt & bit:
-                w.cur += 1
-                z.win[l] = <int32_t> _lane_tie(px + (row0 + l) * A, Wt, A, M, g, l, offsets, L,
-                                               z.pool, z.votes, m1, i1, m2, z.gap[l],
-                                               z.gapf[l], w)
-            c = z.win[l]
-            if c < 0:
-                # no votes (cannot happen once the round's k nearest are settled): the row goes
-                # to the row-by-row path
-                lanes &= ~bit
-                fallback |= bit
-                for j in range(L):
-                    z.pool[j] &= ~bit
-                continue
-            z.rank[l * L + z.nrk[l]] = c
-            z.nrk[l] += 1
-            z.pool[c] &= ~bit
-            z.npool[l] -= <int32_t> (offsets[c + 1] - offsets[c])
-            if (redo | small) & bit:
-                z.fa[l] = z.lo[l]
-                z.ca[l] = 0
-            else:
-                # the pool's values below vk1 are the k nearest; the winner's leave
-                z.fa[l] = z.vk1[l]
-                z.ca[l] = k32 - z.votes[16 * c + l]
-            z.fb[l] = z.ftop[l]
-            z.cb[l] = z.npool[l]
-    # the Bayes decision, row by row
+        redo = _lanes_votes(px, row0, nrow, Wt, A, M, ncls, offsets, L, k_nn, g, act, small,
+                            &lanes, &fallback, z, w)
+        act &= lanes
+        _lanes_rank(px, row0, nrow, Wt, A, M, offsets, L, k_nn, g, m1, i1, m2, act | small,
+                    redo | small, &lanes, &fallback, z, w)
+    # 3. the Bayes decision, row by row; the rows left over go through _classify
     for l in range(nrow):
         bit = <uint16_t> (1 << l)
         row = row0 + l
@@ -352,23 +423,9 @@ cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_
                     z.d[j] = 0
             _classify(x, z.d, gp, Wt, A, M, ncls, offsets, L, T, logC, logA, k_nn, n_rank,
                       squared, skip_zero, w)
-            for c in range(L):
-                Y[row * L + c] = w.in_y[c]
-            continue
-        w.cnt[CNT_LANES_ROWS] += 1
-        w.cur += 1
-        for c in range(L):
-            w.in_y[c] = 0
-        if z.nrk[l] > 0:
-            w.in_y[z.rank[l * L]] = 1
-        for r in range(1, z.nrk[l]):
-            c = z.rank[l * L + r]
-            if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
-                continue
-            bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
-                           m2[64 * c + l], z.gap[l], z.gapf[l], w)
-            if _bayes_accept(x, Wt, A, M, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
-                w.in_y[c] = 1
+        else:
+            _lanes_bayes(x, l, Wt, A, M, offsets, L, T, logC, logA, squared, skip_zero, g, m1,
+                         i1, m2, z, w)
         for c in range(L):
             Y[row * L + c] = w.in_y[c]
 

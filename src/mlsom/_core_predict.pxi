@@ -4,6 +4,34 @@
 # Part of the _core extension: included by _core.pyx, which holds the cimports and the
 # kernels' declarations.
 
+cdef void _predict_rows(const floating *px, Py_ssize_t s, Py_ssize_t e, const double *pc,
+                        const float *pws, const float *pww, const floating *Wt, Py_ssize_t A,
+                        Py_ssize_t M, const int32_t *ncls, const int64_t *offsets, Py_ssize_t L,
+                        const int64_t *T, const double *logC, const double *logA,
+                        Py_ssize_t k_nn, Py_ssize_t n_rank, bint squared, bint skip_zero,
+                        bint screening, double tscale, double wwmax, uint8_t *Y, float *G,
+                        float *X2, double *xx, Work *w) noexcept nogil:
+    """Classify rows s:e (at most PRB) one by one: screen them with the four-row kernel, then
+    _classify each; OUT their rows of Y. G, X2, xx: this thread's scratch."""
+    cdef Py_ssize_t row, c, j
+    cdef double gap
+    cdef float *g
+    if screening:
+        for row in range(s, e):
+            xx[row - s] = _centre_row(px + row * A, pc, A, X2 + (row - s) * A)
+        _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + PRB * M, NULL, NULL, NULL)
+    for row in range(s, e):
+        g = G + (row - s) * M
+        gap = _screen_gap(tscale, xx[row - s], wwmax) if screening else INFINITY
+        if not isfinite(gap):
+            for j in range(M):   # every neuron a candidate: all distances exact
+                g[j] = 0
+        _classify(px + row * A, g, gap, Wt, A, M, ncls, offsets, L, T, logC, logA, k_nn,
+                  n_rank, squared, skip_zero, w)
+        for c in range(L):
+            Y[row * L + c] = w.in_y[c]
+
+
 def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
@@ -22,13 +50,12 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     """
     cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t ch, s, e, row, c, j, n_rank, n_chunks
+    cdef Py_ssize_t ch, s, e, c, n_rank, n_chunks
     cdef int failed = 0
-    cdef double gap, wwmax, tscale
+    cdef double wwmax, tscale
     cdef float *G
     cdef float *X2
     cdef double *xx
-    cdef float *g
     cdef Work *w
     cdef Lanes *z
     cdef bint screening = _sw.screening
@@ -99,21 +126,9 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
                     failed += 1
                     continue
                 s = n_lanes + ch * PRB
-                e = min(n, s + PRB)
-                if screening:
-                    for row in range(s, e):
-                        xx[row - s] = _centre_row(px + row * A, pc, A, X2 + (row - s) * A)
-                    _screen_rows(X2, xx, e - s, pws, pww, A, M, G, G + PRB * M, NULL, NULL, NULL)
-                for row in range(s, e):
-                    g = G + (row - s) * M
-                    gap = _screen_gap(tscale, xx[row - s], wwmax) if screening else INFINITY
-                    if not isfinite(gap):
-                        for j in range(M):   # every neuron a candidate: all distances exact
-                            g[j] = 0
-                    _classify(px + row * A, g, gap, pw, A, M, pncls, poff, L, pT, plogC, plogA,
-                              k_nn, n_rank, squared, skip_zero, w)
-                    for c in range(L):
-                        pY[row * L + c] = w.in_y[c]
+                _predict_rows(px, s, min(n, s + PRB), pc, pws, pww, pw, A, M, pncls, poff, L,
+                              pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, screening,
+                              tscale, wwmax, pY, G, X2, xx, w)
             _work_free(w)
             free(G)
             free(X2)

@@ -117,6 +117,56 @@ def screening_copy(Wt):
     return Ws, ww, c
 
 
+cdef inline void _assign_chunk(const floating *px, const float *px2, const double *pxx,
+                               Py_ssize_t s, Py_ssize_t e, const float *pws, const float *pww,
+                               const floating *pwr, Py_ssize_t A, Py_ssize_t M, bint screening,
+                               mlsom_screen64min_f_fn k64, double wwmax, double tscale, float *G,
+                               int64_t *pbmu, double *pd2, bint want_d2) noexcept nogil:
+    """The assignment of rows s:e (at most RB): screen them (the 64-row kernel k64, or the
+    four-row tile), then settle each row's best-matching unit, with exact distances for the
+    neurons within the bound of its smallest screening value (OUT pbmu, and pd2 with want_d2).
+    G: this thread's scratch, RB * M screening values then 4 + 4 RB floats, then M zeros (the
+    screening values when every distance is exact)."""
+    cdef float *m1 = G + RB * M + 4
+    cdef float *m2 = m1 + RB
+    cdef int32_t *idx = <int32_t *> (m2 + RB)
+    cdef float *bf = m2 + 2 * RB
+    cdef float *z = bf + RB
+    cdef float *g
+    cdef Py_ssize_t row, b, gs
+    cdef double gap
+    cdef float limt
+    if screening and k64 != NULL:
+        # the blocked rows are padded to whole blocks of RB (RB == 64)
+        for row in range(RB):
+            bf[row] = <float> pxx[s + row]
+        k64(px2 + s * A, pws, A, M, bf, pww, G, idx, m1, m2)
+    elif screening:
+        _screen_rows(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M, idx, m1, m2)
+    for row in range(s, e):
+        if k64 != NULL:
+            g = G + (row - s)
+            gs = RB
+        else:
+            g = G + (row - s) * M
+            gs = 1
+        gap = _screen_gap(tscale, pxx[row], wwmax) if screening else INFINITY
+        if isfinite(gap):
+            # the nearest is settled when no other value is within the gap (the bound rounded
+            # up to float32, as _refine_argmin does)
+            limt = _float_up(<double> m1[row - s] + gap)
+            if m2[row - s] > limt:
+                b = idx[row - s]
+            else:
+                b = _nearest_within(px + row * A, g, gs, limt, pwr, A, M)
+        else:
+            # every neuron a candidate: all distances exact
+            b = _refine_argmin(px + row * A, z, gap, pwr, A, 1, A, 0, M, NULL, NULL, 0)
+        pbmu[row] = b
+        if want_d2:
+            pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
+
+
 cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1] xxs,
              const double[::1] c, const floating[:, ::1] Wt, int64_t[::1] bmu,
              double[::1] bmu_d2, bint want_d2, int n_threads,
@@ -126,18 +176,10 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
     (centre c) and |x'|^2, from _centred32x2; with k64 (not NULL) X2 is in its blocked layout
     and k64 screens 64 rows at a time. One parallel region; blocks of RB rows per thread."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
-    cdef Py_ssize_t ch, s, e, row, j, b, n_chunks = (n + RB - 1) // RB
-    cdef Py_ssize_t gs
-    cdef float *z
-    cdef float *bf
-    cdef double wwmax, gap, tscale
+    cdef Py_ssize_t ch, j, n_chunks = (n + RB - 1) // RB
+    cdef double wwmax, tscale
     cdef int failed = 0
     cdef float *G
-    cdef float *g
-    cdef float *m1
-    cdef float *m2
-    cdef int32_t *idx
-    cdef float limt
     cdef bint screening = _sw.screening
     with np.errstate(over="ignore", invalid="ignore"):
         Ws_arr, ww_arr = _shadow(Wt, c)
@@ -161,52 +203,14 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
             G = <float *> malloc((RB * M + 4 + 4 * RB + M) * sizeof(float))
             if G != NULL:
-                m1 = G + RB * M + 4
-                m2 = m1 + RB
-                idx = <int32_t *> (m2 + RB)
-                bf = m2 + 2 * RB
-                z = bf + RB   # M zeros: the screening values when every distance is exact
                 for j in range(M):
-                    z[j] = 0
+                    G[RB * M + 4 + 4 * RB + j] = 0
             for ch in prange(n_chunks, schedule="static"):
                 if G == NULL:
                     failed += 1
                     continue
-                s = ch * RB
-                e = min(n, s + RB)
-                if screening and k64 != NULL:
-                    # the blocked rows are padded to whole blocks of RB (RB == 64)
-                    for row in range(RB):
-                        bf[row] = <float> pxx[s + row]
-                    k64(px2 + s * A, pws, A, M, bf, pww, G, idx, m1, m2)
-                elif screening:
-                    _screen_rows(px2 + s * A, pxx + s, e - s, pws, pww, A, M, G, G + RB * M,
-                                 idx, m1, m2)
-                for row in range(s, e):
-                    if k64 != NULL:
-                        g = G + (row - s)
-                        gs = RB
-                    else:
-                        g = G + (row - s) * M
-                        gs = 1
-                    gap = _screen_gap(tscale, pxx[row], wwmax) if screening else INFINITY
-                    if isfinite(gap):
-                        # the nearest is settled when no other value is within the gap (the
-                        # bound rounded up to float32, as _refine_argmin does)
-                        limt = _float_up(<double> m1[row - s] + gap)
-                        if m2[row - s] > limt:
-                            b = idx[row - s]
-                        else:
-                            b = _nearest_within(px + row * A, g, gs, limt, pwr, A, M)
-                        pbmu[row] = b
-                        if want_d2:
-                            pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
-                        continue
-                    # every neuron a candidate: all distances exact
-                    b = _refine_argmin(px + row * A, z, gap, pwr, A, 1, A, 0, M, NULL, NULL, 0)
-                    pbmu[row] = b
-                    if want_d2:
-                        pd2[row] = _sqdist_row(px + row * A, pwr + b * A, A)
+                _assign_chunk(px, px2, pxx, ch * RB, min(n, ch * RB + RB), pws, pww, pwr, A, M,
+                              screening, k64, wwmax, tscale, G, pbmu, pd2, want_d2)
             free(G)
     if failed:
         raise MemoryError()
@@ -273,6 +277,87 @@ cdef inline void _two_prod(double a, double b, double *p, double *e) noexcept no
     p[0] = p_
 
 
+cdef inline double _radius(Py_ssize_t e, double r0, Py_ssize_t n_epochs) noexcept nogil:
+    """The schedule: radius r_e = r0 (n_epochs - e) / n_epochs, 0 from epoch n_epochs on."""
+    if e < n_epochs:
+        return r0 * <double> (n_epochs - e) / <double> n_epochs
+    return 0.0
+
+
+cdef void _bmu_sums(const floating *X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,
+                    Py_ssize_t M, int64_t *cnt, double *shi, double *slo, Py_ssize_t fblock,
+                    Py_ssize_t n_blocks, int n_threads) noexcept nogil:
+    """The update sums, first half: OUT cnt (M) the rows per best-matching unit and shi + slo
+    (M, A) their sums, each in row order in double-double arithmetic (in parallel over blocks
+    of fblock features; about 8 floating-point operations per element)."""
+    cdef Py_ssize_t i, v, blk
+    for v in range(M):
+        cnt[v] = 0
+    for i in range(n):
+        cnt[bmu[i]] += 1
+    for blk in prange(n_blocks, schedule="static", num_threads=_threads(8.0 * n * A, n_threads)):
+        if floating is double:
+            mlsom_group_sums_d(X, n, A, bmu, M, shi, slo, blk * fblock,
+                               min(A, (blk + 1) * fblock))
+        else:
+            mlsom_group_sums_f(X, n, A, bmu, M, shi, slo, blk * fblock,
+                               min(A, (blk + 1) * fblock))
+
+
+cdef void _neighbourhoods(const double[:, ::1] G, Py_ssize_t M, double r, bint winner_only,
+                          bint gaussian, const int64_t *cnt, Py_ssize_t *nb_start,
+                          Py_ssize_t *nb_v, double *nb_h) noexcept nogil:
+    """The neighbourhood of the epoch: OUT each unit u's list of (BMU v, h(u, v)) with h > 0 and
+    rows at v, v increasing (nb_v, nb_h from nb_start[u] to nb_start[u + 1]). h is 1 on the unit
+    itself when winner_only, exp(-g^2 / 2 r^2) when gaussian, else 1 within the radius."""
+    cdef Py_ssize_t u, v, t = 0
+    cdef double h
+    for u in range(M):
+        nb_start[u] = t
+        for v in range(M):
+            if cnt[v] == 0:
+                continue
+            if winner_only:
+                h = 1.0 if u == v else 0.0
+            elif gaussian:
+                h = exp(-(G[u, v] * G[u, v]) / (2.0 * r * r))
+            elif G[u, v] <= r:
+                h = 1.0
+            else:
+                h = 0.0
+            if h > 0.0:
+                nb_v[t] = v
+                nb_h[t] = h
+                t += 1
+    nb_start[M] = t
+
+
+cdef void _unit_means(floating *Wt, Py_ssize_t A, Py_ssize_t M, const double *shi,
+                      const double *slo, const int64_t *cnt, const Py_ssize_t *nbs,
+                      const Py_ssize_t *nbv, const double *nbh, bint gaussian, double *uhi,
+                      double *ulo, double *den, int n_threads) noexcept nogil:
+    """The update sums, second half, and the update: unit u becomes
+    sum_v h(u, v) S_v / sum_v h(u, v) n_v, both sums in double-double arithmetic, rounded once
+    (a unit with no rows in its neighbourhood keeps its weight). IN/OUT Wt (A, M)."""
+    cdef Py_ssize_t u, a, t
+    cdef double dh, dl, p, pe, se
+    for u in prange(M, schedule="static",
+                    num_threads=_threads(8.0 * (nbs[M] + M) * A, n_threads)):
+        mlsom_combine(shi, slo, A, nbv + nbs[u], nbh + nbs[u], nbs[u + 1] - nbs[u],
+                      not gaussian, uhi + u * A, ulo + u * A)
+        dh = 0.0
+        dl = 0.0
+        for t in range(nbs[u], nbs[u + 1]):
+            _two_prod(nbh[t], <double> cnt[nbv[t]], &p, &pe)
+            _two_sum(dh, p, &dh, &se)
+            dl = dl + (se + pe)
+        den[u] = dh + dl
+    for u in range(M):
+        if den[u] > 0.0:
+            for a in range(A):
+                Wt[a * M + u] = <floating> ((uhi[u * A + a] + ulo[u * A + a]) / den[u])
+
+
 def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, double r0,
               Py_ssize_t n_epochs, Py_ssize_t max_epochs, bint gaussian,
               int64_t[::1] bmu, double[::1] bmu_d2, long long n_threads_asked):
@@ -299,10 +384,10 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     """
     cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
-    cdef Py_ssize_t e, i, u, v, a, t, blk, n_epochs_run = 0
+    cdef Py_ssize_t e, i, n_epochs_run = 0
     cdef Py_ssize_t n_blocks = n_threads if n_threads > 1 else 1
     cdef Py_ssize_t fblock = ((A + n_blocks - 1) // n_blocks + 7) // 8 * 8
-    cdef double r, h, dh, dl, p, pe, se
+    cdef double r
     cdef bint winner_only, converged = False
     cdef int64_t changed
     if n == 0:
@@ -315,97 +400,28 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef const float[:, ::1] X2 = X2_arr
     cdef double[::1] c_v = c_arr
     cdef double[::1] xxs_v = xxs_arr
-    cnt_arr = np.zeros(M, dtype=np.int64)
-    shi_arr = np.zeros((M, A), dtype=np.float64)   # rows' sums per best-matching unit ...
-    slo_arr = np.zeros((M, A), dtype=np.float64)   # ... and their low parts
-    uhi_arr = np.zeros((M, A), dtype=np.float64)   # units' weighted sums ...
-    ulo_arr = np.zeros((M, A), dtype=np.float64)   # ... and their low parts
-    den_arr = np.zeros(M, dtype=np.float64)
-    bmu_new_arr = np.empty(n, dtype=np.int64)
-    nb_start_arr = np.zeros(M + 1, dtype=np.intp)
-    nb_v_arr = np.zeros(M * M, dtype=np.intp)
-    nb_h_arr = np.zeros(M * M, dtype=np.float64)
-    cdef int64_t[::1] cnt = cnt_arr
-    cdef double[:, ::1] shi = shi_arr
-    cdef double[:, ::1] slo = slo_arr
-    cdef double[:, ::1] uhi = uhi_arr
-    cdef double[:, ::1] ulo = ulo_arr
-    cdef double[::1] den = den_arr
-    cdef int64_t[::1] bmu_new = bmu_new_arr
-    cdef Py_ssize_t[::1] nb_start = nb_start_arr
-    cdef Py_ssize_t[::1] nb_v = nb_v_arr
-    cdef double[::1] nb_h = nb_h_arr
-    # raw pointers for the parallel loops (no memoryview checks there in debug builds)
-    cdef const floating *px = &X[0, 0]
-    cdef const int64_t *pbmu = &bmu[0]
-    cdef double *pshi = &shi[0, 0]
-    cdef double *pslo = &slo[0, 0]
-    cdef double *puhi = &uhi[0, 0]
-    cdef double *pulo = &ulo[0, 0]
-    cdef double *pden = &den[0]
-    cdef const int64_t *pcnt = &cnt[0]
-    cdef const Py_ssize_t *pnbs = &nb_start[0]
-    cdef const Py_ssize_t *pnbv = &nb_v[0]
-    cdef const double *pnbh = &nb_h[0]
+    cdef int64_t[::1] cnt = np.zeros(M, dtype=np.int64)
+    cdef double[:, ::1] shi = np.zeros((M, A), dtype=np.float64)  # rows' sums per BMU ...
+    cdef double[:, ::1] slo = np.zeros((M, A), dtype=np.float64)  # ... and their low parts
+    cdef double[:, ::1] uhi = np.zeros((M, A), dtype=np.float64)  # units' weighted sums ...
+    cdef double[:, ::1] ulo = np.zeros((M, A), dtype=np.float64)  # ... and their low parts
+    cdef double[::1] den = np.zeros(M, dtype=np.float64)
+    cdef int64_t[::1] bmu_new = np.empty(n, dtype=np.int64)
+    cdef Py_ssize_t[::1] nb_start = np.zeros(M + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] nb_v = np.zeros(M * M, dtype=np.intp)
+    cdef double[::1] nb_h = np.zeros(M * M, dtype=np.float64)
 
     _assign(X, X2, xxs_v, c_v, Wt, bmu, bmu_d2, False, n_threads, k64)
     for e in range(max_epochs):
-        if e < n_epochs:
-            r = r0 * <double> (n_epochs - e) / <double> n_epochs
-        else:
-            r = 0.0
+        r = _radius(e, r0, n_epochs)
         winner_only = r < 1.0
         with nogil:
-            # rows' sums per best-matching unit, each in row order (in parallel over features;
-            # about 8 floating-point operations per element in double-double arithmetic)
-            for v in range(M):
-                cnt[v] = 0
-            for i in range(n):
-                cnt[bmu[i]] += 1
-            for blk in prange(n_blocks, schedule="static",
-                              num_threads=_threads(8.0 * n * A, n_threads)):
-                if floating is double:
-                    mlsom_group_sums_d(px, n, A, pbmu, M, pshi, pslo, blk * fblock,
-                                       min(A, (blk + 1) * fblock))
-                else:
-                    mlsom_group_sums_f(px, n, A, pbmu, M, pshi, pslo, blk * fblock,
-                                       min(A, (blk + 1) * fblock))
-            # each unit's list of (BMU v, h(u, v)) with h > 0 and rows at v, v increasing
-            t = 0
-            for u in range(M):
-                nb_start[u] = t
-                for v in range(M):
-                    if cnt[v] == 0:
-                        continue
-                    if winner_only:
-                        h = 1.0 if u == v else 0.0
-                    elif gaussian:
-                        h = exp(-(G[u, v] * G[u, v]) / (2.0 * r * r))
-                    elif G[u, v] <= r:
-                        h = 1.0
-                    else:
-                        h = 0.0
-                    if h > 0.0:
-                        nb_v[t] = v
-                        nb_h[t] = h
-                        t += 1
-            nb_start[M] = t
-            # unit u: sum_v h(u, v) S_v / sum_v h(u, v) n_v (a unit with no rows keeps its weight)
-            for u in prange(M, schedule="static",
-                            num_threads=_threads(8.0 * (pnbs[M] + M) * A, n_threads)):
-                mlsom_combine(pshi, pslo, A, pnbv + pnbs[u], pnbh + pnbs[u], pnbs[u + 1] - pnbs[u],
-                              not gaussian, puhi + u * A, pulo + u * A)
-                dh = 0.0
-                dl = 0.0
-                for t in range(pnbs[u], pnbs[u + 1]):
-                    _two_prod(pnbh[t], <double> pcnt[pnbv[t]], &p, &pe)
-                    _two_sum(dh, p, &dh, &se)
-                    dl = dl + (se + pe)
-                pden[u] = dh + dl
-            for u in range(M):
-                if den[u] > 0.0:
-                    for a in range(A):
-                        Wt[a, u] = <floating> ((uhi[u, a] + ulo[u, a]) / den[u])
+            _bmu_sums(&X[0, 0], n, A, &bmu[0], M, &cnt[0], &shi[0, 0], &slo[0, 0], fblock,
+                      n_blocks, n_threads)
+            _neighbourhoods(G, M, r, winner_only, gaussian, &cnt[0], &nb_start[0], &nb_v[0],
+                            &nb_h[0])
+            _unit_means(&Wt[0, 0], A, M, &shi[0, 0], &slo[0, 0], &cnt[0], &nb_start[0],
+                        &nb_v[0], &nb_h[0], gaussian, &uhi[0, 0], &ulo[0, 0], &den[0], n_threads)
         _assign(X, X2, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads, k64)
         changed = 0
         for i in range(n):
@@ -416,14 +432,24 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         if winner_only and changed == 0:
             converged = True
             break
+    _bmu_distances(X, Wt, bmu, bmu_d2, n_threads)
+    return n_epochs_run, bool(converged)
+
+
+cdef _bmu_distances(const floating[:, ::1] X, const floating[:, ::1] Wt,
+                    const int64_t[::1] bmu, double[::1] bmu_d2, int n_threads):
+    """OUT bmu_d2: each row's exact squared distance to its best-matching unit (rows in
+    parallel, from a row-major copy of the neurons)."""
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], i
     Wr_arr = np.ascontiguousarray(np.asarray(Wt).T)   # each neuron contiguous
     cdef const floating[:, ::1] Wr = Wr_arr
+    cdef const floating *px = &X[0, 0]
     cdef const floating *pwr = &Wr[0, 0]
+    cdef const int64_t *pbmu = &bmu[0]
     cdef double *pd2 = &bmu_d2[0]
     with nogil:
         for i in prange(n, schedule="static", num_threads=_threads(3.0 * n * A, n_threads)):
             pd2[i] = _sqdist_row(px + i * A, pwr + pbmu[i] * A, A)
-    return n_epochs_run, bool(converged)
 
 
 def log_mean_exp(const double[::1] dist, const int64_t[::1] bmu, const int64_t[::1] cnt,
