@@ -32,6 +32,74 @@ cdef void _predict_rows(const floating *px, Py_ssize_t s, Py_ssize_t e, const do
             Y[row * L + c] = w.in_y[c]
 
 
+cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, const double *pc,
+                        const float *pws, const float *pww, const floating *pw,
+                        const floating *pwr, Py_ssize_t A, Py_ssize_t M, const int32_t *pncls,
+                        const int64_t *poff, Py_ssize_t L, const int64_t *pT,
+                        const double *plogC, const double *plogA, Py_ssize_t k_nn,
+                        Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
+                        double wwmax, uint8_t *pY, int n_threads) noexcept nogil:
+    """Rows 0:n_lanes on the 16-row path: chunks of 64 rows over the threads (_lanes_chunk).
+    Returns how many threads could not get their buffers (0: all done)."""
+    cdef Py_ssize_t ch, s
+    cdef int failed = 0
+    cdef Work *w
+    cdef Lanes *z
+    with parallel(num_threads=n_threads):
+        w = _work_alloc(M, L)
+        if w != NULL:
+            w.wr = pwr
+        z = _lanes_alloc(A, M, L)
+        for ch in prange((n_lanes + 63) // 64, schedule="static"):
+            if w == NULL or z == NULL:
+                failed += 1
+                continue
+            s = ch * 64
+            _lanes_chunk(px, n, s, min(n_lanes, s + 64), pc, pws, pww, pw, A, M, pncls, poff, L,
+                         pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale, wwmax, pY, z,
+                         w)
+        _work_free(w)
+        _lanes_free(z)
+    return failed
+
+
+cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const double *pc,
+                         const float *pws, const float *pww, const floating *pw,
+                         const floating *pwr, Py_ssize_t A, Py_ssize_t M, const int32_t *pncls,
+                         const int64_t *poff, Py_ssize_t L, const int64_t *pT,
+                         const double *plogC, const double *plogA, Py_ssize_t k_nn,
+                         Py_ssize_t n_rank, bint squared, bint skip_zero, bint screening,
+                         double tscale, double wwmax, uint8_t *pY, int n_threads) noexcept nogil:
+    """Rows s0:n row by row: blocks of PRB rows over the threads (_predict_rows). Returns how
+    many threads could not get their buffers (0: all done)."""
+    cdef Py_ssize_t ch, s
+    cdef int failed = 0
+    cdef Work *w
+    cdef float *G
+    cdef float *X2
+    cdef double *xx
+    with parallel(num_threads=n_threads):
+        w = _work_alloc(M, L)
+        if w != NULL:
+            w.wr = pwr
+        G = <float *> malloc((PRB * M + 4) * sizeof(float))
+        X2 = <float *> malloc(PRB * A * sizeof(float))
+        xx = <double *> malloc(PRB * sizeof(double))
+        for ch in prange((n - s0 + PRB - 1) // PRB, schedule="static"):
+            if w == NULL or G == NULL or X2 == NULL or xx == NULL:
+                failed += 1
+                continue
+            s = s0 + ch * PRB
+            _predict_rows(px, s, min(n, s + PRB), pc, pws, pww, pw, A, M, pncls, poff, L, pT,
+                          plogC, plogA, k_nn, n_rank, squared, skip_zero, screening, tscale,
+                          wwmax, pY, G, X2, xx, w)
+        _work_free(w)
+        free(G)
+        free(X2)
+        free(xx)
+    return failed
+
+
 def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
@@ -50,26 +118,19 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     """
     cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t ch, s, e, c, n_rank, n_chunks
+    cdef Py_ssize_t c, n_rank
     cdef int failed = 0
     cdef double wwmax, tscale
-    cdef float *G
-    cdef float *X2
-    cdef double *xx
-    cdef Work *w
-    cdef Lanes *z
     cdef bint screening = _sw.screening
     # 16 rows at a time where the AVX-512 kernels are selected (the same results), in chunks of
     # 64 rows; a last chunk of fewer than LANES_MIN rows (all of a small call) goes row by row,
     # which is faster than screening a padded chunk of 64
     cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _sw.lanes
-    cdef Py_ssize_t n_lanes = 0, n_lchunks
+    cdef Py_ssize_t n_lanes = 0
     if lanes:
         n_lanes = n // 64 * 64
         if n - n_lanes >= LANES_MIN:
             n_lanes = n
-    n_lchunks = (n_lanes + 63) // 64
-    n_chunks = (n - n_lanes + PRB - 1) // PRB
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
     n_rank = _ceil_div(S, N)
@@ -94,44 +155,12 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         wwmax = _maxval(pww, M)
         tscale = _tol_scale(A)
         if lanes:
-            with parallel(num_threads=n_threads):
-                w = _work_alloc(M, L)
-                if w != NULL:
-                    w.wr = pwr
-                z = _lanes_alloc(A, M, L)
-                for ch in prange(n_lchunks, schedule="static"):
-                    if w == NULL or z == NULL:
-                        failed += 1
-                        continue
-                    s = ch * 64
-                    e = min(n_lanes, s + 64)
-                    _lanes_chunk(px, n, s, e, pc, pws, pww, pw, A, M, pncls, poff, L, pT, plogC,
-                                 plogA, k_nn, n_rank, squared, skip_zero, tscale, wwmax, pY, z, w)
-                _work_free(w)
-                _lanes_free(z)
-    if failed:
-        raise MemoryError()
-    if n_lanes == n:
-        return
-    with nogil:
-        with parallel(num_threads=n_threads):
-            w = _work_alloc(M, L)
-            if w != NULL:
-                w.wr = pwr
-            G = <float *> malloc((PRB * M + 4) * sizeof(float))
-            X2 = <float *> malloc(PRB * A * sizeof(float))
-            xx = <double *> malloc(PRB * sizeof(double))
-            for ch in prange(n_chunks, schedule="static"):
-                if w == NULL or G == NULL or X2 == NULL or xx == NULL:
-                    failed += 1
-                    continue
-                s = n_lanes + ch * PRB
-                _predict_rows(px, s, min(n, s + PRB), pc, pws, pww, pw, A, M, pncls, poff, L,
-                              pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, screening,
-                              tscale, wwmax, pY, G, X2, xx, w)
-            _work_free(w)
-            free(G)
-            free(X2)
-            free(xx)
+            failed = _predict_lanes(px, n, n_lanes, pc, pws, pww, pw, pwr, A, M, pncls, poff, L,
+                                    pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale,
+                                    wwmax, pY, n_threads)
+        if n_lanes < n and not failed:
+            failed = _predict_blocks(px, n_lanes, n, pc, pws, pww, pw, pwr, A, M, pncls, poff,
+                                     L, pT, plogC, plogA, k_nn, n_rank, squared, skip_zero,
+                                     screening, tscale, wwmax, pY, n_threads)
     if failed:
         raise MemoryError()

@@ -91,6 +91,50 @@ cdef inline void _screen_block(const floating *X, Py_ssize_t nb, Py_ssize_t A, P
     _screen_rows(X2, xxb, nb, Ws, ww, A, M, G, base4, NULL, NULL, NULL)
 
 
+cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floating *wt,
+                           Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
+                           const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
+                           double *logA, int64_t *counts, Py_ssize_t k_nn, Py_ssize_t n_rank,
+                           floating eta, bint squared, bint skip_zero, float *Ws, float *ww,
+                           const double *cc, double *wwmax, const float *xp, const double *xxp,
+                           float *gnext, Py_ssize_t npend, uint8_t *y, Work *w) noexcept nogil:
+    """Algorithm 1 for one instance x, given its screening values d and their gap: classify x
+    (OUT y, its row of predictions), move the best-matching unit of every predicted map towards
+    it, update their averOut, then T and the conditional probabilities. Returns the number of
+    labels predicted.
+
+    The screening copy (Ws, ww; IN/OUT wwmax, the largest ww) follows the moved neurons; the
+    screening values gnext of the npend (at most 3) instances of the block still to come
+    (centred xp, squared norms xxp) are recomputed for each moved neuron."""
+    cdef Py_ssize_t r, c, b, r2, n_pred
+    cdef floating s
+    cdef float nrm
+    cdef float gp[3]
+    # 1. classify from the current state
+    n_pred = _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank,
+                       squared, skip_zero, w)
+    for r in range(L):
+        c = w.rank[r]
+        if c < 0:
+            break
+        if not w.in_y[c]:
+            continue
+        # 2. the best-matching unit of every predicted map moves towards x
+        b = _winner(x, d, gap, wt, A, M, offsets, c, w)
+        s = _move_neuron(x, wt, A, M, b, eta, Ws, cc, xp, npend, gp, &nrm)
+        ww[b] = nrm
+        if nrm > wwmax[0]:
+            wwmax[0] = nrm
+        for r2 in range(npend):
+            gnext[r2 * M + b] = (<float> xxp[r2] + nrm) + gp[r2]
+        # 3. its averOut
+        _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
+        y[c] = 1
+    # 4. the co-occurrence counts and conditional probabilities
+    _update_cooccurrence(t, logC, L, w.in_y)
+    return n_pred
+
+
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
            const int64_t[::1] offsets, int64_t[::1] counts, double[::1] logA, int64_t[:, ::1] T,
            int64_t[::1] NS, Py_ssize_t k_nn, double eta, bint squared, bint skip_zero,
@@ -106,17 +150,14 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     OUT Y (n, L): the 0/1 predictions.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t row, r, c, b, n_pred, n_rank, npend, s0, e0, r2, j
+    cdef Py_ssize_t row, c, n_pred, n_rank, s0, e0, j
     cdef int64_t N, S
-    cdef double dist, gap, wwmax, tscale
-    cdef floating s
-    cdef float nrm
+    cdef double gap, wwmax, tscale
     cdef floating *wt = &Wt[0, 0]
     cdef float *d
     cdef float *G = NULL
     cdef float *X2 = NULL
     cdef double xxb[4]
-    cdef float gp[3]
     cdef bint screening = _sw.screening
     cdef int64_t *t = &T[0, 0]
     logC_arr = np.empty((L, L), dtype=np.float64)
@@ -147,7 +188,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                 if screening:
                     _screen_block(&X[s0, 0], e0 - s0, A, M, &cc[0], &Ws[0, 0], &ww[0], X2, xxb, G)
                 for row in range(s0, e0):
-                    # 1. classify the instance from the current state
+                    # this instance's screening values, the gap, the labels to rank
                     d = G + (row - s0) * M
                     n_rank = _ceil_div(S, N)
                     if n_rank > L:
@@ -157,34 +198,14 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                         gap = INFINITY   # every neuron a candidate: all distances exact
                         for j in range(M):
                             d[j] = 0
-                    n_pred = _classify(&X[row, 0], d, gap, wt, A, M, &ncls[0], &offsets[0], L, t,
-                                       &logC[0, 0], &logA[0], k_nn, n_rank, squared, skip_zero,
-                                       w)
+                    n_pred = _learn_one(&X[row, 0], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
+                                        t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
+                                        <floating> eta, squared, skip_zero, &Ws[0, 0], &ww[0],
+                                        &cc[0], &wwmax, X2 + (row + 1 - s0) * A,
+                                        xxb + (row + 1 - s0), G + (row + 1 - s0) * M,
+                                        e0 - row - 1 if screening else 0, &Y[row, 0], w)
                     N += 1
                     S += n_pred
-                    # 2. the best-matching unit of every predicted map moves towards x
-                    npend = e0 - row - 1 if screening else 0
-                    for r in range(L):
-                        c = w.rank[r]
-                        if c < 0:
-                            break
-                        if not w.in_y[c]:
-                            continue
-                        b = _winner(&X[row, 0], d, gap, wt, A, M, &offsets[0], c, w)
-                        s = _move_neuron(&X[row, 0], wt, A, M, b, <floating> eta, &Ws[0, 0],
-                                         &cc[0], X2 + (row + 1 - s0) * A, npend, gp, &nrm)
-                        ww[b] = nrm
-                        if nrm > wwmax:
-                            wwmax = nrm
-                        for r2 in range(npend):
-                            G[(row + 1 + r2 - s0) * M + b] = (
-                                (<float> xxb[row + 1 + r2 - s0] + nrm) + gp[r2])
-                        # 3. its averOut
-                        dist = s if squared else sqrt(<double> s)
-                        _update_averout(&logA[0], &counts[0], b, dist)
-                        Y[row, c] = 1
-                    # 4. the co-occurrence counts and conditional probabilities
-                    _update_cooccurrence(t, &logC[0, 0], L, w.in_y)
                 s0 = e0
             NS[0] = N
             NS[1] = S
