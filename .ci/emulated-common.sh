@@ -92,11 +92,12 @@ native_python() {  # sets NATIVE_PY: a native Python with this tree's mlsom inst
 
 emulated_tests() {  # sets TESTS (pytest's arguments) and TESTS_WHAT (their description)
     if [ "${MLSOM_EMULATED_FULL:-0}" = 1 ]; then
-        # by hand: the four core test files whole (about 7 minutes under qemu-aarch64 on an idle
+        # by hand: the core test files whole (about 7 minutes under qemu-aarch64 on an idle
         # machine); the sparse-input test needs SciPy, which the emulated Python does not have
         TESTS=(tests/test_reference.py tests/test_determinism.py tests/test_screening.py
-            tests/test_api.py --deselect tests/test_api.py::test_sparse_input_is_refused_with_a_hint)
-        TESTS_WHAT="the four core test files (MLSOM_EMULATED_FULL=1)"
+            tests/test_testing_interface.py tests/test_api.py
+            --deselect tests/test_api.py::test_sparse_input_is_refused_with_a_hint)
+        TESTS_WHAT="the core test files (MLSOM_EMULATED_FULL=1)"
         return 0
     fi
     mapfile -t TESTS < <(grep -v '^[[:space:]]*#' "$ROOT/.ci/emulated-tests.txt" | grep -v '^[[:space:]]*$')

@@ -38,7 +38,7 @@ def test_switches_are_restored_even_after_an_error():
     before = _core._switches()
     with pytest.raises(RuntimeError, match="inside"):
         with _testing.switches(screening=False, lanes=False, simd="baseline"):
-            assert _core._switches() == (False, False, 0)
+            assert _core._switches()[:3] == (False, False, 0)
             assert _core.simd_info()[0].startswith("baseline")
             raise RuntimeError("inside")
     assert _core._switches() == before
@@ -91,3 +91,39 @@ def test_the_levels_run_are_recorded():
         with _testing.switches(simd=level):
             pass
     assert set(_testing.simd_levels()) <= set(_testing.levels_run())
+
+
+def test_unknown_plain_kernels_are_refused():
+    before = _core._switches()
+    with pytest.raises(ValueError, match="unknown kernels"):
+        with _testing.switches(plain=["min2", "fastest"]):
+            pass
+    assert _core._switches() == before
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_plain_kernel_bodies_give_the_same_results(dtype):
+    """The kernel benchmark replaces hand-written kernels by the plain-C body of the same path
+    (benchmarks/kernel_gains.py): on every path, with every kernel plain, training, the online
+    phase and predict give bit-identical results (so the benchmark compares equal work)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(900, 19)).astype(dtype)
+    X[::7] = X[3]  # ties
+    Y = (rng.random((900, 4)) < 0.35).astype(np.uint8)
+    Y[:, 1] = 1
+
+    def run():
+        m = mlsom.SOMStreamClassifier(grid_size=4, random_state=1).fit(X[:400], Y[:400])
+        frozen = m.predict(X[400:])
+        return frozen, m.predict_stream(X[400:]), [w.copy() for w in m.weights_]
+
+    for level in _testing.simd_levels():
+        with _testing.switches(simd=level):
+            want = run()
+            with _testing.switches(plain=_testing.KERNELS):
+                assert _core._switches()[3] == 2 ** len(_testing.KERNELS) - 1
+                got = run()
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        for a, b in zip(got[2], want[2], strict=True):
+            np.testing.assert_array_equal(a, b)

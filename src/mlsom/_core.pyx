@@ -122,6 +122,7 @@ cdef extern from "_kernels.h" nogil:
     mlsom_centre16_f_fn mlsom_centre16_f
     void mlsom_prefetch(const void *p, Py_ssize_t n) noexcept nogil
     int mlsom_simd_level
+    unsigned mlsom_plain
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
     const char *mlsom_simd_name(int level) noexcept

@@ -36,22 +36,29 @@ _sw.lanes = True
 cdef int64_t _counts[N_COUNTERS]
 
 
-def _switches(int screening=-1, int lanes=-1, int simd=-2):
+def _switches(int screening=-1, int lanes=-1, int simd=-2, long plain=-1):
     """For tests and benchmarks (use mlsom._testing): set the switches given and return the
-    previous (screening, lanes, SIMD level).
+    previous (screening, lanes, SIMD level, plain).
 
     screening, lanes: 1 on, 0 off, -1 unchanged; simd: 0 baseline, 1 AVX2, 2 AVX-512F, -1 the
-    best this processor has, -2 unchanged (a level above the processor's is lowered to it).
+    best this processor has, -2 unchanged (a level above the processor's is lowered to it);
+    plain: a mask of the MLSOM_K_ kernels of _kernels.h to replace by the plain-C body of the
+    same path (for the kernel benchmark), -1 unchanged.
     """
-    old = (bool(_sw.screening), bool(_sw.lanes), mlsom_simd_level)
-    if screening not in (-1, 0, 1) or lanes not in (-1, 0, 1) or simd < -2 or simd > 2:
-        raise ValueError(f"bad switch: screening={screening}, lanes={lanes}, simd={simd}")
+    global mlsom_plain
+    old = (bool(_sw.screening), bool(_sw.lanes), mlsom_simd_level, <long> mlsom_plain)
+    if (screening not in (-1, 0, 1) or lanes not in (-1, 0, 1) or simd < -2 or simd > 2
+            or plain < -1 or plain > 31):
+        raise ValueError(f"bad switch: screening={screening}, lanes={lanes}, simd={simd}, "
+                         f"plain={plain}")
     if screening >= 0:
         _sw.screening = screening
     if lanes >= 0:
         _sw.lanes = lanes
-    if simd >= -1:
-        mlsom_set_simd_level(simd)
+    if plain >= 0:
+        mlsom_plain = <unsigned> plain
+    if simd >= -1 or plain >= 0:
+        mlsom_set_simd_level(simd if simd >= -1 else mlsom_simd_level)
     return old
 
 

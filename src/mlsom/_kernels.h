@@ -22,10 +22,12 @@
  * and the widest path the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
  * baseline path is used; on ARM64 it is NEON-vectorised by the compiler.
  *
- * The files: this one holds the common types, includes the kernel families and does the
- * dispatch (mlsom_cpu_level, mlsom_set_simd_level); _kernels_generic.h has the plain-C bodies
- * that every path compiles; _kernels_avx512.h and _kernels_avx2.h the hand-written kernels of
- * those paths.
+ * The files: this one holds the common types, the kernels' signatures, the processor check
+ * and the dispatch, in one place (mlsom_cpu_level, mlsom_set_simd_level); it includes one file
+ * per kernel family, each with its plain-C bodies (compiled once per path by MLSOM_DEFINE_PATH)
+ * and its hand-written AVX2 and AVX-512F kernels: _kernels_screen.h (screening values, the
+ * smallest two), _kernels_sums.h (the batch update's sums), _kernels_search.h (the ranking's
+ * passes over one instance's values), _kernels_lanes.h (frozen scoring 16 rows at a time).
  */
 #ifndef MLSOM_KERNELS_H
 #define MLSOM_KERNELS_H
@@ -49,17 +51,102 @@ typedef struct {
 #define MLSOM_RESTRICT __restrict__
 #endif
 
-#include "_kernels_generic.h"
+/* ------------------------------------------------------------------- the kernels' signatures */
+#define MLSOM_SCREEN_ARGS(T)                                                             \
+    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
+     T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
+#define MLSOM_SCREEN4_ARGS(T)                                                            \
+    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,  \
+     const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
+#define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
+    (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
+     Py_ssize_t M, double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t a0,   \
+     Py_ssize_t a1)
+#define MLSOM_COMBINE_ARGS                                                               \
+    (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
+     const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights,               \
+     double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
+#define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
+                              Py_ssize_t *n_cand)
+#define MLSOM_COUNT_LT_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t)
+#define MLSOM_COUNT_LT2_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t1, T t2,    \
+                                 Py_ssize_t *c2)
+#define MLSOM_GATHER_RANGE_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T a, T b,      \
+                                    mlsom_entry *MLSOM_RESTRICT ent)
+#define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double *lo)
+#define MLSOM_COUNT_MAPS_ARGS(T) (const T *MLSOM_RESTRICT d, const int64_t *off, Py_ssize_t L, \
+                                 const uint8_t *skip, T t1, T t2, Py_ssize_t *c1,        \
+                                 Py_ssize_t *c2)
+
+typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
+typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
+typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
+typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
+typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
+typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
+typedef Py_ssize_t (*mlsom_count_lt_f_fn) MLSOM_COUNT_LT_ARGS(float);
+typedef Py_ssize_t (*mlsom_count_lt2_f_fn) MLSOM_COUNT_LT2_ARGS(float);
+typedef Py_ssize_t (*mlsom_gather_range_f_fn) MLSOM_GATHER_RANGE_ARGS(float);
+typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
+typedef void (*mlsom_count_maps_f_fn) MLSOM_COUNT_MAPS_ARGS(float);
 
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define MLSOM_X86_DISPATCH 1
-MLSOM_DEFINE_PATH(avx2, __attribute__((target("avx2"))))
-MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
-
 #include <immintrin.h>
 
-#include "_kernels_avx512.h"
-#include "_kernels_avx2.h"
+/* the lanes of a block of 16 that hold values, when `left` values remain (all 16 from 16 on) */
+static inline __mmask16 mlsom_mask16(Py_ssize_t left)
+{
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+#endif
+
+/* ------------------------------------------------------------------ the families, one file each */
+#include "_kernels_screen.h"
+#include "_kernels_sums.h"
+#include "_kernels_search.h"
+#include "_kernels_lanes.h"
+
+/* a hint that bytes [p, p + n) will be read soon (a no-op where the compiler has no such hint) */
+static void mlsom_prefetch(const void *p, Py_ssize_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    const char *a = (const char *)p;
+    Py_ssize_t o;
+    for (o = 0; o < n; o += 64) __builtin_prefetch(a + o, 0, 3);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+/* all kernels of one path, for one target attribute (empty for the baseline) */
+#define MLSOM_DEFINE_PATH(SUFFIX, ATTR)                                                  \
+    ATTR static void mlsom_screen_f_##SUFFIX MLSOM_SCREEN_ARGS(float)                    \
+        MLSOM_SCREEN_BODY(float)                                                         \
+    ATTR static void mlsom_screen4_f_##SUFFIX MLSOM_SCREEN4_ARGS(float)                  \
+        MLSOM_SCREEN4_BODY(float)                                                        \
+    ATTR static void mlsom_group_sums_d_##SUFFIX MLSOM_GROUP_SUMS_ARGS(double)          \
+        MLSOM_GROUP_SUMS_BODY(double)                                                   \
+    ATTR static void mlsom_group_sums_f_##SUFFIX MLSOM_GROUP_SUMS_ARGS(float)           \
+        MLSOM_GROUP_SUMS_BODY(float)                                                    \
+    ATTR static void mlsom_combine_##SUFFIX MLSOM_COMBINE_ARGS MLSOM_COMBINE_BODY       \
+    ATTR static Py_ssize_t mlsom_argmin_f_##SUFFIX MLSOM_ARGMIN_ARGS(float)             \
+        MLSOM_ARGMIN_BODY(float, nextafterf)                                            \
+    ATTR static Py_ssize_t mlsom_count_lt_f_##SUFFIX MLSOM_COUNT_LT_ARGS(float)          \
+        MLSOM_COUNT_LT_BODY(float)                                                       \
+    ATTR static Py_ssize_t mlsom_count_lt2_f_##SUFFIX MLSOM_COUNT_LT2_ARGS(float)        \
+        MLSOM_COUNT_LT2_BODY(float)                                                      \
+    ATTR static Py_ssize_t mlsom_gather_range_f_##SUFFIX MLSOM_GATHER_RANGE_ARGS(float)  \
+        MLSOM_GATHER_RANGE_BODY(float)                                                   \
+    ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float)  \
+    ATTR static void mlsom_count_maps_f_##SUFFIX MLSOM_COUNT_MAPS_ARGS(float)            \
+        MLSOM_COUNT_MAPS_BODY(float)
+
+MLSOM_DEFINE_PATH(base, )
+#ifdef MLSOM_X86_DISPATCH
+MLSOM_DEFINE_PATH(avx2, __attribute__((target("avx2"))))
+MLSOM_DEFINE_PATH(avx512, __attribute__((target("avx512f"))))
 #endif
 
 #ifdef MLSOM_X86_DISPATCH
@@ -181,6 +268,24 @@ static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
         mlsom_count_maps_f = mlsom_count_maps_f_##SUFFIX;                               \
     } while (0)
 
+/* For the kernel benchmark (benchmarks/kernel_gains.py, through mlsom._testing): hand-written
+ * kernels to replace by the plain-C body of the same path (its compiler-vectorised loop; the
+ * smallest-two scan has one plain body, the baseline's; the 64-row training screen gives way to
+ * the four-row one). 0 in production. */
+enum {
+    MLSOM_K_SCREEN4 = 1, MLSOM_K_MIN2 = 2, MLSOM_K_MAX = 4, MLSOM_K_GATHER = 8, MLSOM_K_SCREEN64 = 16
+};
+static unsigned mlsom_plain = 0;
+
+#define MLSOM_USE_PLAIN(SUFFIX, MASK)                                                    \
+    do {                                                                                 \
+        if ((MASK) & MLSOM_K_SCREEN4) mlsom_screen4_f = mlsom_screen4_f_##SUFFIX;        \
+        if ((MASK) & MLSOM_K_MIN2) mlsom_min2_f = mlsom_min2_f_base;                     \
+        if ((MASK) & MLSOM_K_MAX) mlsom_max_f = mlsom_max_f_##SUFFIX;                    \
+        if ((MASK) & MLSOM_K_GATHER) mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX; \
+        if ((MASK) & MLSOM_K_SCREEN64) mlsom_screen64min_f = NULL;                       \
+    } while (0)
+
 /* Select a path; a level above what the processor supports is lowered. Returns the level used. */
 static int mlsom_set_simd_level(int level)
 {
@@ -200,7 +305,6 @@ static int mlsom_set_simd_level(int level)
     if (level == 1) {
         MLSOM_USE_PATH(avx2);
         mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
-        mlsom_argmin_f = mlsom_argmin_f_avx2_mask;
         mlsom_max_f = mlsom_max_f_avx2_vec;
         mlsom_min2_f = mlsom_min2_f_avx2;
         int fma;
@@ -219,12 +323,10 @@ static int mlsom_set_simd_level(int level)
         mlsom_centre16_d = mlsom_centre16_d_avx512;
         mlsom_centre16_f = mlsom_centre16_f_avx512;
         mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
-        mlsom_count_maps_f = mlsom_count_maps_f_avx512_mask;
-        mlsom_count_lt2_f = mlsom_count_lt2_f_avx512_mask;
-        mlsom_count_lt_f = mlsom_count_lt_f_avx512_mask;
         mlsom_max_f = mlsom_max_f_avx512_mask;
-        mlsom_argmin_f = mlsom_argmin_f_avx512_mask;
     }
+    if (level == 1) MLSOM_USE_PLAIN(avx2, mlsom_plain);
+    if (level == 2) MLSOM_USE_PLAIN(avx512, mlsom_plain);
 #endif
     return level;
 }

@@ -10,9 +10,12 @@ and none of the switches changes a result (the tests flip them and compare outpu
   - ``lanes``: ``False`` makes ``predict`` classify row by row instead of 16 rows at a time on
     the AVX-512 path;
   - ``simd``: the kernel path, ``"baseline"``, ``"avx2"``, ``"avx512f"`` (or 0, 1, 2), or
-    ``"best"``; a path the processor lacks raises ``ValueError``.
+    ``"best"``; a path the processor lacks raises ``ValueError``;
+  - ``plain``: names of hand-written kernels (``KERNELS``) to replace by the plain-C body of
+    the same path, for the kernel benchmark (``benchmarks/kernel_gains.py``); ``()`` none.
 
-* ``select(...)``: the same switches, set until changed again (a benchmark's whole run).
+* ``select(...)``: the same switches, set until changed again (a benchmark's whole run);
+  ``restore(old)`` puts back what it returned.
 * ``simd_levels()``: the paths this processor has, lowest first (loop over them with
   ``switches(simd=level)``); ``levels_run()``: the paths selected since import.
 * ``counters(reset=False)``: the decisions that needed exact distances and what the 16-row path
@@ -28,16 +31,27 @@ from typing import NamedTuple
 from . import _core
 
 __all__ = [
+    "KERNELS",
     "Counters",
     "counters",
     "lanes_available",
     "levels_run",
+    "restore",
     "select",
     "simd_levels",
     "switches",
 ]
 
 SIMD_NAMES = ("baseline", "avx2", "avx512f")
+# the hand-written kernels `plain` can replace by the plain-C body of the same path, in the
+# order of the MLSOM_K_ bits of _kernels.h
+KERNELS = (
+    "screen4",  # the four-row screening tile
+    "min2",  # the training's smallest-two scan (AVX2)
+    "max",  # largest and smallest value
+    "gather",  # the values within a window
+    "screen64",  # training's 64-row screen (AVX-512)
+)
 
 _levels_run = {_core._switches()[2]}  # the path chosen at import
 
@@ -69,6 +83,16 @@ def _level(simd):
     return level
 
 
+def _plain_mask(names):
+    if isinstance(names, str):
+        names = (names,)
+    names = tuple(names)
+    unknown = [n for n in names if n not in KERNELS]
+    if unknown:
+        raise ValueError(f"plain={names!r}: unknown kernels {unknown}; they are {KERNELS}")
+    return sum(1 << KERNELS.index(n) for n in set(names))
+
+
 def simd_levels():
     """The SIMD levels this processor has, lowest first (0 baseline, 1 AVX2, 2 AVX-512F)."""
     best = SIMD_NAMES.index(_core.simd_info()[1].split()[0])
@@ -80,28 +104,34 @@ def levels_run():
     return sorted(_levels_run)
 
 
-def select(*, screening=None, lanes=None, simd=None):
+def select(*, screening=None, lanes=None, simd=None, plain=None):
     """Set the switches given until changed again (a benchmark's whole run); return the
-    previous ``(screening, lanes, simd level)`` for :func:`select` to restore."""
+    previous ``(screening, lanes, simd level, plain mask)`` for :func:`restore`."""
     level = -2 if simd is None else _level(simd)
+    mask = -1 if plain is None else _plain_mask(plain)
     old = _core._switches(
         -1 if screening is None else int(bool(screening)),
         -1 if lanes is None else int(bool(lanes)),
         level,
+        mask,
     )
-    if level >= 0:
-        _levels_run.add(level)
+    _levels_run.add(_core._switches()[2])
     return old
 
 
+def restore(old):
+    """Put back the switches :func:`select` returned."""
+    _core._switches(int(old[0]), int(old[1]), old[2], old[3])
+
+
 @contextmanager
-def switches(*, screening=None, lanes=None, simd=None):
+def switches(*, screening=None, lanes=None, simd=None, plain=None):
     """Set the switches given for the ``with`` block; every switch is restored on exit."""
-    old = select(screening=screening, lanes=lanes, simd=simd)
+    old = select(screening=screening, lanes=lanes, simd=simd, plain=plain)
     try:
         yield
     finally:
-        _core._switches(int(old[0]), int(old[1]), old[2])
+        restore(old)
 
 
 def counters(reset=False):

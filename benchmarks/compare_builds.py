@@ -1,0 +1,97 @@
+"""Two builds of mlsom on the same work, in turn: the before/after table of a change to the core.
+
+    python benchmarks/compare_builds.py --before DIR --after DIR [--simd avx512f,avx2,baseline]
+                                        [--rounds N] [--quick] [--json out.json]
+
+DIR is a directory that holds a built ``mlsom`` package (``src`` of a checkout built in place,
+or a ``site-packages``). Each round runs one worker process per build, before then after, each
+timing every case once on every SIMD path asked for; a case's time is its best over the rounds,
+so a slow spell of the shared machine falls on both builds. The work is that of
+``kernel_gains.py`` (the suite's cases, smaller): ``fit`` of one 10 x 10 map on 20,000 x 100
+(10 epochs), ``predict_stream`` over 20,000 instances, frozen ``predict`` of 100,000 rows; float64
+and float32; one thread. The table gives after / before per case: a change that should not
+change speed should stay within the run-to-run noise (a few per cent on this machine).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def worker(simd, quick):
+    sys.path.insert(0, str(HERE))
+    import kernel_gains
+
+    import mlsom
+
+    def select(path):
+        try:
+            from mlsom import _testing
+
+            _testing.select(simd=path)
+        except ImportError:  # builds before mlsom._testing
+            level = {"baseline": 0, "avx2": 1, "avx512f": 2}[path]
+            mlsom._core.set_simd_level(level)
+
+    work = kernel_gains.make_work(quick)
+    out = {}
+    for path in simd:
+        select(path)
+        for (use, dt), run in work.items():
+            run()  # warm
+            out[f"{path} {use} {dt}"] = min(run(), run())
+    print(json.dumps({"mlsom": mlsom.__file__, "times": out}))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--before")
+    ap.add_argument("--after")
+    ap.add_argument("--simd", default="avx512f,avx2,baseline")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    simd = [p for p in args.simd.split(",") if p]
+    if args.worker:
+        worker(simd, args.quick)
+        return
+    if not (args.before and args.after):
+        ap.error("--before and --after are required")
+    best = {"before": {}, "after": {}}
+    for r in range(args.rounds):
+        for name in ("before", "after"):
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(getattr(args, name)))
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                env[var] = "1"
+            cmd = [sys.executable, __file__, "--worker", "--simd", ",".join(simd)]
+            cmd += ["--quick"] if args.quick else []
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise SystemExit(f"the {name} build failed:\n{proc.stderr[-2000:]}")
+            got = json.loads(proc.stdout.strip().splitlines()[-1])
+            if r == 0:
+                print(f"{name}: {got['mlsom']}", flush=True)
+            for case, t in got["times"].items():
+                best[name][case] = min(t, best[name].get(case, float("inf")))
+    print(f"\nbest of {args.rounds} rounds x 2 runs, one thread\n")
+    print("| path | case | before | after | after / before |")
+    print("|---|---|---|---|---|")
+    rows = []
+    for case, t0 in best["before"].items():
+        t1 = best["after"][case]
+        path, use, dt = case.split()
+        rows.append({"path": path, "case": f"{use} {dt}", "before_s": t0, "after_s": t1})
+        print(f"| {path} | {use} {dt} | {t0 * 1e3:.1f} ms | {t1 * 1e3:.1f} ms | {t1 / t0:.3f} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rounds": args.rounds, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
