@@ -10,7 +10,7 @@
 #   4. _core.pyx translated to C natively (the C is the same for every platform), then setup.py
 #      run by the arm64 Python under qemu with the cross compiler: the flags, OpenMP detection and
 #      SIMD dispatch of a native aarch64 build (baseline path: x86 dispatch is compiled out);
-#   5. GCC's vectorization report on the kernels of _kernels.h for aarch64 (NEON);
+#   5. GCC's vectorization report on the kernels (_kernels*.h) for aarch64 (NEON);
 #   6. the tests of .ci/emulated-tests.txt under qemu-aarch64;
 #   7. the digests of tests/platform_fixtures.py under qemu-aarch64 against the native x86-64 ones.
 #
@@ -87,14 +87,14 @@ SO=$(ls "$TREE"/src/mlsom/_core.cpython-311-aarch64-linux-gnu.so)
 echo "  $(basename "$SO"): AArch64, $(wc -c < "$SO") bytes"
 echo "  compile: ${COMPILE#aarch64-linux-gnu-gcc }" | cut -c1-400
 
-step "NEON: GCC's vectorization of the kernels of _kernels.h (-fopt-info-vec)"
+step "NEON: GCC's vectorization of the kernels (_kernels.h and its family files, -fopt-info-vec)"
 "$NATIVE_PY" .ci/neon_vec_report.py --cc aarch64-linux-gnu-gcc \
     --flags "${COMPILE#aarch64-linux-gnu-gcc }" > "$WORK/neon.txt" \
     || { cat "$WORK/neon.txt"; fail "neon_vec_report.py"; }
 sed 's/^/  /' "$WORK/neon.txt"
 NEON_SUMMARY=$(tail -n 1 "$WORK/neon.txt")
 echo "  the whole build: $(grep -c 'loop vectorized' "$WORK/vec-build.txt" || true) loops vectorized" \
-    "($(grep '_kernels\.h' "$WORK/vec-build.txt" | grep -c 'loop vectorized' || true) in the kernels)"
+    "($(grep -E '_kernels(_[a-z]+)?\.h' "$WORK/vec-build.txt" | grep -c 'loop vectorized' || true) in the kernels)"
 
 step "the compiled core under qemu-aarch64"
 cd "$TREE"

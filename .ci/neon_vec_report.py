@@ -1,4 +1,5 @@
-"""Which loops of src/mlsom/_kernels.h GCC vectorizes for a target, loop by loop (-fopt-info-vec).
+"""Which loops of the kernels (src/mlsom/_kernels.h and the family files it includes) GCC
+vectorizes for a target, loop by loop (-fopt-info-vec).
 
     python .ci/neon_vec_report.py --cc aarch64-linux-gnu-gcc [--flags "..."] [--full]
 
@@ -189,7 +190,7 @@ def main(argv=None):
             reasons = loop["reasons"][: None if args.full else 1]
             verdict = "NOT vectorized" + (": " + "; ".join(reasons) if reasons else "")
         print(f"    {head:<64}  {verdict}")
-    print(f"{n_vec} of {n_all} loops of _kernels.h vectorized ({args.cc})")
+    print(f"{n_vec} of {n_all} loops of the kernels vectorized ({args.cc})")
     return 0
 
 
