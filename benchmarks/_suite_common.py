@@ -79,13 +79,9 @@ def stream_chunk(n, seed, L=L_LABELS, A=N_FEATURES):
     return (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(size=(n, A))
 
 
-# SIMD paths of --simd: mlsom's level and the OpenBLAS core type of the same instruction set
-SIMD_PATHS = {
-    "best": (-1, None),
-    "avx512f": (2, "SkylakeX"),
-    "avx2": (1, "Haswell"),
-    "baseline": (0, "Nehalem"),
-}
+# SIMD paths of --simd (mlsom._testing's names) and the OpenBLAS core type of the same
+# instruction set
+SIMD_PATHS = {"best": None, "avx512f": "SkylakeX", "avx2": "Haswell", "baseline": "Nehalem"}
 
 
 def bench_env(threads, simd="best"):
@@ -93,7 +89,7 @@ def bench_env(threads, simd="best"):
     set to the kernel of the instruction set of the SIMD path asked for."""
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
-    core = SIMD_PATHS[simd][1]
+    core = SIMD_PATHS[simd]
     if core is not None:
         env["OPENBLAS_CORETYPE"] = core
     for var in THREAD_VARS:
@@ -105,10 +101,11 @@ def select_simd(simd):
     """Put mlsom on the SIMD path asked for; return its name (error if the CPU lacks it)."""
     from mlsom import _core, _testing
 
-    level = SIMD_PATHS[simd][0]
-    if level >= 0 and level not in _testing.simd_levels():
-        raise SystemExit(f"--simd {simd}: this processor's best path is {_core.simd_info()[1]}")
-    _testing.select(simd=level)  # for the rest of this process
+    try:
+        _testing.select(simd=simd)  # for the rest of this process
+    except ValueError:
+        best = _core.simd_info()[1]
+        raise SystemExit(f"--simd {simd}: this processor's best path is {best}") from None
     return _core.simd_info()[0]
 
 

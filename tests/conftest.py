@@ -37,15 +37,13 @@ if settings is not None:
 # session ran, and says so in one line when the processor has no AVX-512, whose kernels then
 # went untested.
 
-_SIMD_NAMES = {0: "baseline", 1: "avx2", 2: "avx512f"}
-
 
 def pytest_terminal_summary(terminalreporter):
     from mlsom import _core, _testing
 
     best = _core.simd_info()[1]
     levels = _testing.levels_run()
-    ran = ", ".join(_SIMD_NAMES[level] for level in levels) or "none"
+    ran = ", ".join(_testing.SIMD_NAMES[level] for level in levels) or "none"
     terminalreporter.write_line(
         f"SIMD paths exercised: {ran} (the best this processor has: {best})"
     )

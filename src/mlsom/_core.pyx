@@ -123,6 +123,12 @@ cdef extern from "_kernels.h" nogil:
     void mlsom_prefetch(const void *p, Py_ssize_t n) noexcept nogil
     int mlsom_simd_level
     unsigned mlsom_plain
+    enum:
+        MLSOM_K_SCREEN4
+        MLSOM_K_MIN2
+        MLSOM_K_MAX
+        MLSOM_K_GATHER
+        MLSOM_K_SCREEN64
     int mlsom_simd_max_level() noexcept
     int mlsom_set_simd_level(int level) noexcept
     const char *mlsom_simd_name(int level) noexcept

@@ -28,6 +28,13 @@ cdef struct Switches:
     bint lanes          # predict's 16-row path where the AVX-512 kernels are selected (default)
 
 
+# the hand-written kernels that `plain` can replace by the plain-C body of their path, by name
+# (the bits are _kernels.h's MLSOM_K_ constants)
+PLAIN_KERNELS = {"screen4": MLSOM_K_SCREEN4, "min2": MLSOM_K_MIN2, "max": MLSOM_K_MAX,
+                 "gather": MLSOM_K_GATHER, "screen64": MLSOM_K_SCREEN64}
+cdef long _ALL_PLAIN = sum(PLAIN_KERNELS.values())
+
+
 cdef Switches _sw
 _sw.screening = True
 _sw.lanes = True
@@ -42,13 +49,13 @@ def _switches(int screening=-1, int lanes=-1, int simd=-2, long plain=-1):
 
     screening, lanes: 1 on, 0 off, -1 unchanged; simd: 0 baseline, 1 AVX2, 2 AVX-512F, -1 the
     best this processor has, -2 unchanged (a level above the processor's is lowered to it);
-    plain: a mask of the MLSOM_K_ kernels of _kernels.h to replace by the plain-C body of the
-    same path (for the kernel benchmark), -1 unchanged.
+    plain: a mask of PLAIN_KERNELS' bits, the kernels to replace by the plain-C body of the same
+    path (for the kernel benchmark), -1 unchanged.
     """
     global mlsom_plain
     old = (bool(_sw.screening), bool(_sw.lanes), mlsom_simd_level, <long> mlsom_plain)
     if (screening not in (-1, 0, 1) or lanes not in (-1, 0, 1) or simd < -2 or simd > 2
-            or plain < -1 or plain > 31):
+            or plain < -1 or (plain >= 0 and plain & ~_ALL_PLAIN)):
         raise ValueError(f"bad switch: screening={screening}, lanes={lanes}, simd={simd}, "
                          f"plain={plain}")
     if screening >= 0:

@@ -117,6 +117,12 @@ def screening_copy(Wt):
     return Ws, ww, c
 
 
+cdef inline Py_ssize_t _chunk_scratch(Py_ssize_t M) noexcept nogil:
+    """Floats of a thread's scratch for _assign_chunk: RB * M screening values, 4 spare, each
+    row's smallest two and first index (3 RB), the rows' float32 norms (RB), then M zeros."""
+    return RB * M + 4 + 4 * RB + M
+
+
 cdef inline void _assign_chunk(const floating *px, const float *px2, const double *pxx,
                                Py_ssize_t s, Py_ssize_t e, const float *pws, const float *pww,
                                const floating *pwr, Py_ssize_t A, Py_ssize_t M, bint screening,
@@ -125,13 +131,13 @@ cdef inline void _assign_chunk(const floating *px, const float *px2, const doubl
     """The assignment of rows s:e (at most RB): screen them (the 64-row kernel k64, or the
     four-row tile), then settle each row's best-matching unit, with exact distances for the
     neurons within the bound of its smallest screening value (OUT pbmu, and pd2 with want_d2).
-    G: this thread's scratch, RB * M screening values then 4 + 4 RB floats, then M zeros (the
-    screening values when every distance is exact)."""
+    G: this thread's scratch (_chunk_scratch), its last M floats zeros (the screening values
+    when every distance is exact)."""
     cdef float *m1 = G + RB * M + 4
     cdef float *m2 = m1 + RB
     cdef int32_t *idx = <int32_t *> (m2 + RB)
     cdef float *bf = m2 + 2 * RB
-    cdef float *z = bf + RB
+    cdef float *z = G + _chunk_scratch(M) - M
     cdef float *g
     cdef Py_ssize_t row, b, gs
     cdef double gap
@@ -201,10 +207,10 @@ cdef _assign(const floating[:, ::1] X, const float[:, ::1] X2, const double[::1]
         wwmax = _maxval(pww, M)
         tscale = _tol_scale(A)
         with parallel(num_threads=_threads(1.0 * n * M * A, n_threads)):
-            G = <float *> malloc((RB * M + 4 + 4 * RB + M) * sizeof(float))
+            G = <float *> malloc(_chunk_scratch(M) * sizeof(float))
             if G != NULL:
-                for j in range(M):
-                    G[RB * M + 4 + 4 * RB + j] = 0
+                for j in range(_chunk_scratch(M) - M, _chunk_scratch(M)):
+                    G[j] = 0
             for ch in prange(n_chunks, schedule="static"):
                 if G == NULL:
                     failed += 1

@@ -43,15 +43,11 @@ __all__ = [
 ]
 
 SIMD_NAMES = ("baseline", "avx2", "avx512f")
-# the hand-written kernels `plain` can replace by the plain-C body of the same path, in the
-# order of the MLSOM_K_ bits of _kernels.h
-KERNELS = (
-    "screen4",  # the four-row screening tile
-    "min2",  # the training's smallest-two scan (AVX2)
-    "max",  # largest and smallest value
-    "gather",  # the values within a window
-    "screen64",  # training's 64-row screen (AVX-512)
-)
+# the hand-written kernels `plain` can replace by the plain-C body of the same path:
+# "screen4" (the four-row screening tile), "min2" (training's smallest-two scan, AVX2), "max"
+# (largest and smallest value), "gather" (the values within a window), "screen64" (training's
+# 64-row screen, AVX-512)
+KERNELS = tuple(_core.PLAIN_KERNELS)
 
 _levels_run = {_core._switches()[2]}  # the path chosen at import
 
@@ -90,7 +86,7 @@ def _plain_mask(names):
     unknown = [n for n in names if n not in KERNELS]
     if unknown:
         raise ValueError(f"plain={names!r}: unknown kernels {unknown}; they are {KERNELS}")
-    return sum(1 << KERNELS.index(n) for n in set(names))
+    return sum(_core.PLAIN_KERNELS[n] for n in set(names))
 
 
 def simd_levels():
