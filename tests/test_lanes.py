@@ -1,10 +1,12 @@
-"""predict's 16-rows-at-a-time path (AVX-512): the same results as the row-by-row path.
+"""predict's 16-rows-at-a-time path (AVX2 and AVX-512): the same results as the row-by-row path.
 
-Where the AVX-512 kernels are selected, frozen ``predict`` screens 64 rows at a time and ranks
-the classes of 16 rows together (one vector lane per row). It must give exactly what the
-row-by-row path and the exact path (screening off) give, on every kind of data, and its kernels
-must compute what their NumPy definitions say. Where the kernels are not selected, these tests
-check that the path is reported unavailable and that predict still agrees with the exact path.
+Where the 16-row kernels are selected (the AVX2 path with FMA, the AVX-512F path), frozen
+``predict`` screens 64 rows at a time and ranks the classes of 16 rows together (one vector lane
+per row). It must give exactly what the row-by-row path and the exact path (screening off) give,
+on every kind of data, and its kernels must compute what their NumPy definitions say. Every test
+here runs on each path of this processor that has the kernels (the fixture ``lanes_path``);
+where none has them, the tests that need them skip, and the others check that predict still
+agrees with the exact path.
 """
 
 import warnings
@@ -16,9 +18,18 @@ from test_screening import KINDS, _stream
 import mlsom
 from mlsom import _core, _testing
 
+LANES_PATHS = [_testing.SIMD_NAMES[level] for level in _testing.lanes_levels()]
+
 needs_lanes = pytest.mark.skipif(
-    not _testing.lanes_available(), reason="the 16-row kernels need the AVX-512 path"
+    not LANES_PATHS, reason="no SIMD path of this processor has the 16-row kernels"
 )
+
+
+@pytest.fixture(autouse=True, params=LANES_PATHS or ["best"])
+def lanes_path(request):
+    """Each test on each path with the 16-row kernels (on the best path where none has them)."""
+    with _testing.switches(simd=request.param):
+        yield request.param
 
 
 @pytest.fixture
@@ -140,9 +151,10 @@ def test_small_calls_go_row_by_row():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 64, 65, 150])
 @pytest.mark.parametrize("A", [1, 7, 16, 17, 40])
-def test_lanes_screening_is_the_64_row_kernel(n, A, dtype):
-    """The 16-row path centres rows with its own vector code and screens them with per-map
-    minima: the values must be bit-identical to the training's 64-row kernel, |x'|^2 must be the
+def test_lanes_screening_is_the_64_row_kernel(n, A, dtype, lanes_path):
+    """The 16-row path centres rows with its own code and screens them with per-map minima: the
+    values must be bit-identical to the four-row tile of the same path (on its rows) and to
+    training's 64-row kernel (AVX-512), |x'|^2 must be the
     row-by-row centring's float32 sums in its order, and the per-map minima, first indices,
     second minima and row maxima those of the values (NumPy), with an empty map and a neuron
     repeated so that a minimum is shared."""
@@ -156,9 +168,13 @@ def test_lanes_screening_is_the_64_row_kernel(n, A, dtype):
     Wt = np.ascontiguousarray(W.T, dtype=dtype)
     c = X.mean(axis=0).astype(np.float64)
     G, xx, m1, i1, m2, hi = _core.lanes_screen_values(X, Wt, offsets, c)
-    # the 64-row kernel, centred on the same point (screen_values centres on the mean)
-    Gb = _core.screen_values(X, Wt, True)[0]
-    np.testing.assert_array_equal(G, Gb)
+    # the four-row tile of the same path (the rows of its full blocks of four; a last one to
+    # three rows go through the one-row kernel) and, where selected, training's 64-row kernel,
+    # centred on the same point (screen_values centres on the mean)
+    n4 = n - n % 4
+    np.testing.assert_array_equal(G[:n4], _core.screen_values(X, Wt, False)[0][:n4])
+    if lanes_path == "avx512f":
+        np.testing.assert_array_equal(G, _core.screen_values(X, Wt, True)[0])
     # |x'|^2: float32 partial sums of feature i mod 8 over the first 8 floor(A / 8) features,
     # the rest into the first, the eight added in turn
     x2 = (X.astype(np.float64) - c).astype(np.float32)
@@ -269,13 +285,26 @@ def test_lanes_rank_kernels_agree_with_numpy(values, k):
             assert np.all(m1[others, r] - m1[winner[r], r] > gapf[r])
 
 
-def test_lanes_availability_is_reported():
-    """Where the AVX-512 kernels are not selected, predict classifies row by row; the path is
-    reported unavailable and its test hooks refuse to run."""
+def test_lanes_availability_is_reported(lanes_path):
+    """Where the 16-row kernels are not selected (the baseline path), predict classifies row by
+    row; the path is reported unavailable and its test hooks refuse to run. On this processor
+    the paths with the kernels are exactly its AVX2 (with FMA) and AVX-512F ones."""
     with _testing.switches(simd="baseline"):
         assert not _testing.lanes_available()
-        with pytest.raises(ValueError, match="AVX-512"):
+        with pytest.raises(ValueError, match="AVX2 .* or AVX-512F"):
             _core.lanes_screen_values(
                 np.zeros((1, 2)), np.zeros((2, 1)), np.array([0, 1]), np.zeros(2)
             )
-    assert _testing.lanes_available() == (_core.simd_info()[0] == "avx512f")
+        with pytest.raises(ValueError, match="AVX2 .* or AVX-512F"):
+            _core.lanes_rank_values(
+                np.zeros((1, 16), np.float32),
+                np.array([0, 1]),
+                np.ones(1, np.uint16),
+                1,
+                np.zeros(16, np.float32),
+            )
+    assert set(LANES_PATHS) <= {"avx2", "avx512f"}
+    if "avx512f" in [_testing.SIMD_NAMES[lv] for lv in _testing.simd_levels()]:
+        # an AVX-512F processor has AVX2 and FMA too
+        assert LANES_PATHS == ["avx2", "avx512f"]
+    assert _testing.lanes_available() == (_core.simd_info()[0] in LANES_PATHS)

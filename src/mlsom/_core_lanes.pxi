@@ -1,10 +1,10 @@
-# Frozen scoring 16 rows at a time, one row per vector lane (the AVX-512 path).
+# Frozen scoring 16 rows at a time, one row per vector lane (the AVX2 and AVX-512 paths).
 #
 # Part of the _core extension: included by _core.pyx, which holds the cimports and the
 # kernels' declarations.
 
 # --------------------------------------------------------------------------------------------------
-# frozen scoring 16 rows at a time (the AVX-512 path)
+# frozen scoring 16 rows at a time (the AVX2 and AVX-512 paths)
 # --------------------------------------------------------------------------------------------------
 #
 # predict screens 64 rows at a time into four groups of 16 stored neuron-major (one vector holds a

@@ -110,11 +110,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
     and Wr (M, A) its neurons one per row (the exact distances read them contiguously).
     OUT Y (n, L).
-    With the AVX-512 kernels, chunks of 64 rows are spread over n_threads OpenMP threads and
-    classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of fewer than LANES_MIN
-    rows, and every row elsewhere, go in blocks of PRB rows screened by the four-row kernel and
-    classified one by one (_classify). A row's result does not depend on the path, the chunks or
-    the threads.
+    With the 16-row kernels (AVX2 or AVX-512), chunks of 64 rows are spread over n_threads
+    OpenMP threads and classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of
+    fewer than LANES_MIN rows, and every row elsewhere, go in blocks of PRB rows screened by the
+    four-row kernel and classified one by one (_classify). A row's result does not depend on the
+    path, the chunks or the threads.
     """
     cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
@@ -122,7 +122,7 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     cdef int failed = 0
     cdef double wwmax, tscale
     cdef bint screening = _sw.screening
-    # 16 rows at a time where the AVX-512 kernels are selected (the same results), in chunks of
+    # 16 rows at a time where the 16-row kernels are selected (the same results), in chunks of
     # 64 rows; a last chunk of fewer than LANES_MIN rows (all of a small call) goes row by row,
     # which is faster than screening a padded chunk of 64
     cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _sw.lanes

@@ -14,7 +14,7 @@ cdef enum:
     CNT_WIDE            # k-th smallest search out of distinct values (more than WIN equal ones)
     CNT_TIE             # tied votes
     CNT_BAYES           # the Bayes test
-    # what predict's 16-row AVX-512 path did
+    # what predict's 16-row path did
     CNT_LANES_ROWS      # rows it classified
     CNT_LANES_FALLBACK  # rows it left to the row-by-row path (_classify)
     CNT_LANES_EXACT     # rounds whose k nearest it settled from exact distances
@@ -25,7 +25,7 @@ cdef enum:
 
 cdef struct Switches:
     bint screening      # screening values first (default), or every distance exact
-    bint lanes          # predict's 16-row path where the AVX-512 kernels are selected (default)
+    bint lanes          # predict's 16-row path where its kernels are selected (default)
 
 
 # the hand-written kernels that `plain` can replace by the plain-C body of their path, by name
@@ -80,5 +80,6 @@ def _counters(bint reset=False):
 
 
 def _lanes_kernels():
-    """For tests: whether the selected SIMD path has predict's 16-row kernels (AVX-512)."""
+    """For tests: whether the selected SIMD path has predict's 16-row kernels (AVX2 with FMA,
+    AVX-512F)."""
     return mlsom_screen64maps_f != NULL

@@ -136,7 +136,7 @@ def lanes_screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt,
     of the others, hi (n) each row's largest value). ValueError where the kernels are not
     selected."""
     if mlsom_screen64maps_f == NULL:
-        raise ValueError("the 16-row kernels need the AVX-512 path")
+        raise ValueError("the 16-row kernels need the AVX2 (with FMA) or AVX-512F path")
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = offsets.shape[0] - 1
     cdef Py_ssize_t s, e, r, j, q, cc, nr
     if Wt.shape[0] != A or c.shape[0] != A or L < 1 or offsets[0] != 0 or offsets[L] != M:
@@ -198,7 +198,7 @@ def lanes_rank_values(const float[:, ::1] g, const int64_t[::1] offsets,
     Returns (failed, fa, ca, fb, cb, vk, vk1, votes (L, 16), winner, doubt) for the rows whose
     pool has more than k values (the others: failed and zeros)."""
     if mlsom_lanes_search_f == NULL:
-        raise ValueError("the 16-row kernels need the AVX-512 path")
+        raise ValueError("the 16-row kernels need the AVX2 (with FMA) or AVX-512F path")
     cdef Py_ssize_t M = g.shape[0], L = offsets.shape[0] - 1, l, c, j
     if g.shape[1] != 16 or L < 1 or pool.shape[0] != L or gapf.shape[0] != 16:
         raise ValueError("shapes do not match")

@@ -309,7 +309,15 @@ static int mlsom_set_simd_level(int level)
         mlsom_min2_f = mlsom_min2_f_avx2;
         int fma;
         mlsom_cpu_level(&fma);
-        if (fma) mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
+        if (fma) {
+            mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
+            mlsom_screen64maps_f = mlsom_screen64maps_f_avx2;
+            mlsom_lanes_search_f = mlsom_lanes_search_f_avx2;
+            mlsom_lanes_window_f = mlsom_lanes_window_f_avx2;
+            mlsom_lanes_winner = mlsom_lanes_winner_avx2;
+            mlsom_centre16_d = mlsom_centre16_d_plain;
+            mlsom_centre16_f = mlsom_centre16_f_plain;
+        }
     }
     if (level == 2) {
         MLSOM_USE_PATH(avx512);

@@ -459,4 +459,480 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512(
     _mm512_storeu_si512((void *)winner, bw);
     return (uint16_t)doubt;
 }
+/* ------------------------------------------------------------------------------------------------
+ * The same 16-row path on AVX2 (with FMA): the same layouts and the same operations in the same
+ * order, each 16-lane vector of the AVX-512 kernels held as two 8-lane halves (s = 0: rows 0-7 of
+ * the group, s = 1: rows 8-15), the lane masks as uint16 between steps and as compare vectors
+ * within one (mlsom_m8 widens 8 bits of a mask to a compare vector). The screening values are
+ * bit-identical to the AVX-512 kernels' (each the same chain of fused multiply-adds), and so are
+ * every trial value, bracket and count.
+ */
+
+/* The rows' centring for the AVX2 path, in plain C (16 A values, next to nothing beside the
+ * screening): the same values as mlsom_centre16_d/f_avx512, xb[16 i + r] = -2 x'_{r,i} and
+ * xx[r] = |x'_r|^2 in _centre_row's float32 sums and order; rows r >= nr are zeros (buf is not
+ * used). */
+#define MLSOM_CENTRE16_PLAIN(NAME, T)                                                    \
+    static void NAME(const T *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, \
+                     float *xb, double *xx)                                              \
+    {                                                                                    \
+        const Py_ssize_t a8 = A - A % 8;                                                 \
+        Py_ssize_t r, i;                                                                 \
+        (void)buf;                                                                       \
+        for (r = 0; r < 16; r++) {                                                       \
+            float part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum;                               \
+            for (i = 0; i < A; i++) {                                                    \
+                const float v = r < nr ? (float)((double)x[r * A + i] - c[i]) : 0.0f;    \
+                const float sq = v * v;                                                  \
+                if (i < a8)                                                              \
+                    part[i % 8] += sq;                                                   \
+                else                                                                     \
+                    part[0] += sq;                                                       \
+                xb[16 * i + r] = -2.0f * v;                                              \
+            }                                                                            \
+            sum = part[0];                                                               \
+            for (i = 1; i < 8; i++) sum += part[i];                                      \
+            xx[r] = (double)sum;                                                         \
+        }                                                                                \
+    }
+MLSOM_CENTRE16_PLAIN(mlsom_centre16_d_plain, double)
+MLSOM_CENTRE16_PLAIN(mlsom_centre16_f_plain, float)
+#undef MLSOM_CENTRE16_PLAIN
+
+/* the lanes of bits m & 0xFF, as an AVX2 compare result (all ones where the bit is set) */
+__attribute__((target("avx2"))) static inline __m256i mlsom_m8(unsigned m)
+{
+    const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)(m & 0xFF)), bits), bits);
+}
+
+__attribute__((target("avx2"))) static inline unsigned mlsom_bits8(__m256i v)
+{
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(v));
+}
+
+#define MLSOM_AVX2_LT(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ))
+#define MLSOM_AVX2_BLEND(a, b, m) _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m))
+#define MLSOM_AVX2_BLENDI(a, b, m) _mm256_blendv_epi8(a, b, m)
+
+/* Screening of 64 rows, as mlsom_screen64maps_f_avx512 (same inputs, outputs and values): a
+ * register tile of 32 rows (four 8-lane vectors) x 3 neurons, for the two halves of the 64 rows
+ * in turn (the neurons' weights still in the first level cache for the second), the per-map
+ * smallest two and the row maxima kept lane-wise in memory between neurons. */
+#define MLSOM_T32_GROUP(NJ)                                                              \
+    do {                                                                                 \
+        for (s = 0; s < 2; s++) {                                                        \
+            __m256 acc[4][NJ];                                                           \
+            const float *w = Ws + j0;                                                    \
+            const float *xr = xb + 32 * A * s;                                           \
+            int b_, k_;                                                                  \
+            for (b_ = 0; b_ < 4; b_++)                                                   \
+                for (k_ = 0; k_ < NJ; k_++) acc[b_][k_] = _mm256_setzero_ps();           \
+            for (i = 0; i < A; i++, w += M, xr += 16) {                                  \
+                const __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);     \
+                const __m256 x2_ = _mm256_loadu_ps(xr + 16 * A),                         \
+                             x3 = _mm256_loadu_ps(xr + 16 * A + 8);                      \
+                for (k_ = 0; k_ < NJ; k_++) {                                            \
+                    const __m256 wk = _mm256_broadcast_ss(w + k_);                       \
+                    acc[0][k_] = _mm256_fmadd_ps(x0, wk, acc[0][k_]);                    \
+                    acc[1][k_] = _mm256_fmadd_ps(x1, wk, acc[1][k_]);                    \
+                    acc[2][k_] = _mm256_fmadd_ps(x2_, wk, acc[2][k_]);                   \
+                    acc[3][k_] = _mm256_fmadd_ps(x3, wk, acc[3][k_]);                    \
+                }                                                                        \
+            }                                                                            \
+            for (k_ = 0; k_ < NJ; k_++) {                                                \
+                const Py_ssize_t j_ = j0 + k_;                                           \
+                const __m256 wv = _mm256_broadcast_ss(ww + j_);                          \
+                const __m256i jv = _mm256_set1_epi32((int)j_);                           \
+                for (b_ = 0; b_ < 4; b_++) {                                             \
+                    const int r_ = 4 * s + b_;                                           \
+                    const __m256 o =                                                     \
+                        _mm256_add_ps(_mm256_add_ps(bv[r_], wv), acc[b_][k_]);           \
+                    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);                        \
+                    _mm256_storeu_ps(gt + 16 * M * (2 * s + b_ / 2) + 16 * j_ + 8 * (b_ % 2), \
+                                     o);                                                 \
+                    mx[r_] = _mm256_max_ps(mx[r_], o);                                   \
+                    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));            \
+                    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);                           \
+                    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], jv, lt_);                         \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+    } while (0)
+
+__attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
+    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, const int64_t *off,
+    Py_ssize_t L, float *MLSOM_RESTRICT gt, float *m1, int32_t *i1, float *m2, float *hi)
+{
+    __m256 t1[8], t2[8], bv[8], mx[8];
+    __m256i ti[8];
+    Py_ssize_t i, j0, c;
+    int s, b;
+    for (b = 0; b < 8; b++) {
+        bv[b] = _mm256_loadu_ps(base + 8 * b);
+        mx[b] = _mm256_set1_ps(-INFINITY);
+    }
+    for (c = 0; c < L; c++) {
+        for (b = 0; b < 8; b++) {
+            t1[b] = _mm256_set1_ps(INFINITY);
+            t2[b] = _mm256_set1_ps(INFINITY);
+            ti[b] = _mm256_set1_epi32((int)off[c]);
+        }
+        for (j0 = off[c]; j0 + 3 <= off[c + 1]; j0 += 3) MLSOM_T32_GROUP(3);
+        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T32_GROUP(1);
+        for (b = 0; b < 8; b++) {
+            _mm256_storeu_ps(m1 + 64 * c + 8 * b, t1[b]);
+            _mm256_storeu_ps(m2 + 64 * c + 8 * b, t2[b]);
+            _mm256_storeu_si256((__m256i *)(i1 + 64 * c + 8 * b), ti[b]);
+        }
+    }
+    for (b = 0; b < 8; b++) _mm256_storeu_ps(hi + 8 * b, mx[b]);
+}
+#undef MLSOM_T32_GROUP
+
+/* As mlsom_lanes_search_f_avx512 (same arguments, the same passes, values and counts). */
+__attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2(
+    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
+    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_,
+    float *ht, int32_t *hc, uint16_t *hv, int *nh, int h_max)
+{
+    __m256 fa[2], fb[2];
+    __m256i ca[2], cb[2];
+    const __m256i kv = _mm256_set1_epi32(k), wv = _mm256_set1_epi32(MLSOM_LANES_WIN);
+    const __m256 half = _mm256_set1_ps(0.5f), fone = _mm256_set1_ps(1.0f);
+    unsigned bis = 0, fail = 0, act = act_in;
+    int pass, h, s;
+    for (s = 0; s < 2; s++) {
+        fa[s] = _mm256_loadu_ps(fa_ + 8 * s);
+        fb[s] = _mm256_loadu_ps(fb_ + 8 * s);
+        ca[s] = _mm256_loadu_si256((const __m256i *)(ca_ + 8 * s));
+        cb[s] = _mm256_loadu_si256((const __m256i *)(cb_ + 8 * s));
+    }
+    for (h = 0; h < *nh; h++) {
+        /* the count below an earlier trial value t for the current pool */
+        const unsigned ok = act & hv[h];
+        Py_ssize_t c;
+        if (!ok) continue;
+        for (s = 0; s < 2; s++) {
+            const __m256 t = _mm256_loadu_ps(ht + 16 * h + 8 * s);
+            const __m256i okv = mlsom_m8(ok >> (8 * s));
+            __m256i cnt = _mm256_setzero_si256(), lo, hi, ltk;
+            for (c = 0; c < L; c++) {
+                const __m256i hcv =
+                    _mm256_loadu_si256((const __m256i *)(hc + 16 * (L * h + c) + 8 * s));
+                cnt = _mm256_add_epi32(
+                    cnt, _mm256_and_si256(mlsom_m8((unsigned)pool[c] >> (8 * s)), hcv));
+            }
+            ltk = _mm256_cmpgt_epi32(kv, cnt);
+            lo = _mm256_and_si256(_mm256_and_si256(okv, ltk),
+                                  _mm256_castps_si256(_mm256_cmp_ps(t, fa[s], _CMP_GT_OQ)));
+            hi = _mm256_andnot_si256(ltk, _mm256_and_si256(okv, MLSOM_AVX2_LT(t, fb[s])));
+            fa[s] = MLSOM_AVX2_BLEND(fa[s], t, lo);
+            ca[s] = MLSOM_AVX2_BLENDI(ca[s], cnt, lo);
+            fb[s] = MLSOM_AVX2_BLEND(fb[s], t, hi);
+            cb[s] = MLSOM_AVX2_BLENDI(cb[s], cnt, hi);
+        }
+    }
+    {
+        unsigned a = 0;
+        for (s = 0; s < 2; s++)
+            a |= mlsom_bits8(_mm256_cmpgt_epi32(_mm256_sub_epi32(cb[s], ca[s]), wv)) << (8 * s);
+        act &= a;
+    }
+    for (pass = 0; act && pass < max_pass; pass++) {
+        __m256 p[2], q[2];
+        __m256i oldi[2], cp[2], cq[2];
+        unsigned okm = 0, midm = 0, bis_new = 0, act_new = 0;
+        Py_ssize_t c, j;
+        int keep;
+        for (s = 0; s < 2; s++) {
+            const __m256 old = _mm256_cvtepi32_ps(oldi[s] = _mm256_sub_epi32(cb[s], ca[s]));
+            const __m256 inv = _mm256_div_ps(fone, old);
+            const __m256 kc =
+                _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(kv, ca[s])), half);
+            const __m256 kb =
+                _mm256_add_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(cb[s], kv)), half);
+            const __m256 m = _mm256_add_ps(_mm256_mul_ps(old, _mm256_set1_ps(0.125f)),
+                                           _mm256_set1_ps(0.25f * MLSOM_LANES_WIN));
+            const __m256i bv = mlsom_m8(bis >> (8 * s));
+            __m256 q1 = _mm256_mul_ps(_mm256_sub_ps(kc, m), inv);
+            __m256 q2 = _mm256_mul_ps(_mm256_add_ps(kc, m), inv);
+            __m256 wd, mid, ok, mid_ok;
+            q1 = _mm256_max_ps(q1, _mm256_mul_ps(_mm256_mul_ps(half, kc), inv));
+            q2 = _mm256_min_ps(q2,
+                               _mm256_sub_ps(fone, _mm256_mul_ps(_mm256_mul_ps(half, kb), inv)));
+            q1 = MLSOM_AVX2_BLEND(q1, _mm256_set1_ps(1.0f / 3.0f), bv);
+            q2 = MLSOM_AVX2_BLEND(q2, _mm256_set1_ps(2.0f / 3.0f), bv);
+            wd = _mm256_sub_ps(fb[s], fa[s]);
+            p[s] = _mm256_add_ps(fa[s], _mm256_mul_ps(wd, q1));
+            q[s] = _mm256_add_ps(fa[s], _mm256_mul_ps(wd, q2));
+            ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(fa[s], p[s], _CMP_LT_OQ),
+                                             _mm256_cmp_ps(p[s], q[s], _CMP_LT_OQ)),
+                               _mm256_cmp_ps(q[s], fb[s], _CMP_LT_OQ));
+            mid = _mm256_add_ps(_mm256_mul_ps(half, fa[s]), _mm256_mul_ps(half, fb[s]));
+            mid_ok = _mm256_and_ps(_mm256_cmp_ps(fa[s], mid, _CMP_LT_OQ),
+                                   _mm256_cmp_ps(mid, fb[s], _CMP_LT_OQ));
+            p[s] = _mm256_blendv_ps(mid, p[s], ok);
+            q[s] = _mm256_blendv_ps(mid, q[s], ok);
+            okm |= (unsigned)_mm256_movemask_ps(ok) << (8 * s);
+            midm |= (unsigned)_mm256_movemask_ps(mid_ok) << (8 * s);
+            cp[s] = cq[s] = _mm256_setzero_si256();
+        }
+        fail |= act & ~(okm | midm);
+        act &= okm | midm;
+        keep = *nh + 2 <= h_max;
+        h = *nh;
+        for (c = 0; c < L; c++) {
+            /* a map's counts for all 16 rows, kept for the rows whose pool holds it */
+            const unsigned pm = pool[c] & act;
+            const Py_ssize_t e = off[c + 1];
+            if (!pm) {
+                if (keep)
+                    for (s = 0; s < 2; s++) {
+                        _mm256_storeu_si256((__m256i *)(hc + 16 * (L * h + c) + 8 * s),
+                                            _mm256_setzero_si256());
+                        _mm256_storeu_si256((__m256i *)(hc + 16 * (L * (h + 1) + c) + 8 * s),
+                                            _mm256_setzero_si256());
+                    }
+                continue;
+            }
+            for (s = 0; s < 2; s++) {
+                /* one half of the rows at a time: its accumulators and trial values stay in
+                 * registers */
+                const __m256 ps = p[s], qs = q[s];
+                __m256i tp0 = _mm256_setzero_si256(), tq0 = tp0, tp1 = tp0, tq1 = tp0, tp, tq, pv;
+                for (j = off[c]; j + 3 < e; j += 4) {
+                    const __m256 v0 = _mm256_loadu_ps(g + 16 * j + 8 * s);
+                    const __m256 v1 = _mm256_loadu_ps(g + 16 * j + 16 + 8 * s);
+                    const __m256 v2 = _mm256_loadu_ps(g + 16 * j + 32 + 8 * s);
+                    const __m256 v3 = _mm256_loadu_ps(g + 16 * j + 48 + 8 * s);
+                    tp0 = _mm256_sub_epi32(tp0, _mm256_add_epi32(MLSOM_AVX2_LT(v0, ps),
+                                                                 MLSOM_AVX2_LT(v1, ps)));
+                    tq0 = _mm256_sub_epi32(tq0, _mm256_add_epi32(MLSOM_AVX2_LT(v0, qs),
+                                                                 MLSOM_AVX2_LT(v1, qs)));
+                    tp1 = _mm256_sub_epi32(tp1, _mm256_add_epi32(MLSOM_AVX2_LT(v2, ps),
+                                                                 MLSOM_AVX2_LT(v3, ps)));
+                    tq1 = _mm256_sub_epi32(tq1, _mm256_add_epi32(MLSOM_AVX2_LT(v2, qs),
+                                                                 MLSOM_AVX2_LT(v3, qs)));
+                }
+                for (; j < e; j++) {
+                    const __m256 v0 = _mm256_loadu_ps(g + 16 * j + 8 * s);
+                    tp0 = _mm256_sub_epi32(tp0, MLSOM_AVX2_LT(v0, ps));
+                    tq0 = _mm256_sub_epi32(tq0, MLSOM_AVX2_LT(v0, qs));
+                }
+                tp = _mm256_add_epi32(tp0, tp1);
+                tq = _mm256_add_epi32(tq0, tq1);
+                pv = mlsom_m8(pm >> (8 * s));
+                cp[s] = _mm256_add_epi32(cp[s], _mm256_and_si256(pv, tp));
+                cq[s] = _mm256_add_epi32(cq[s], _mm256_and_si256(pv, tq));
+                if (keep) {
+                    _mm256_storeu_si256((__m256i *)(hc + 16 * (L * h + c) + 8 * s), tp);
+                    _mm256_storeu_si256((__m256i *)(hc + 16 * (L * (h + 1) + c) + 8 * s), tq);
+                }
+            }
+        }
+        if (keep) {
+            for (s = 0; s < 2; s++) {
+                _mm256_storeu_ps(ht + 16 * h + 8 * s, p[s]);
+                _mm256_storeu_ps(ht + 16 * (h + 1) + 8 * s, q[s]);
+            }
+            hv[h] = hv[h + 1] = (uint16_t)act;
+            *nh = h + 2;
+        }
+        for (s = 0; s < 2; s++) {
+            const __m256i av = mlsom_m8(act >> (8 * s));
+            const __m256i ge_p = _mm256_andnot_si256(_mm256_cmpgt_epi32(kv, cp[s]), av);
+            const __m256i lt_q =
+                _mm256_andnot_si256(ge_p, _mm256_and_si256(av, _mm256_cmpgt_epi32(kv, cq[s])));
+            const __m256i in = _mm256_andnot_si256(_mm256_or_si256(ge_p, lt_q), av);
+            __m256i nw;
+            fb[s] = MLSOM_AVX2_BLEND(fb[s], p[s], ge_p);
+            cb[s] = MLSOM_AVX2_BLENDI(cb[s], cp[s], ge_p);
+            fa[s] = MLSOM_AVX2_BLEND(fa[s], q[s], lt_q);
+            ca[s] = MLSOM_AVX2_BLENDI(ca[s], cq[s], lt_q);
+            fa[s] = MLSOM_AVX2_BLEND(fa[s], p[s], in);
+            ca[s] = MLSOM_AVX2_BLENDI(ca[s], cp[s], in);
+            fb[s] = MLSOM_AVX2_BLEND(fb[s], q[s], in);
+            cb[s] = MLSOM_AVX2_BLENDI(cb[s], cq[s], in);
+            nw = _mm256_sub_epi32(cb[s], ca[s]);
+            bis_new |= mlsom_bits8(_mm256_and_si256(
+                           av, _mm256_cmpgt_epi32(_mm256_add_epi32(nw, nw), oldi[s])))
+                       << (8 * s);
+            act_new |= mlsom_bits8(_mm256_and_si256(av, _mm256_cmpgt_epi32(nw, wv))) << (8 * s);
+        }
+        bis = bis_new;
+        act = act_new;
+    }
+    for (s = 0; s < 2; s++) {
+        _mm256_storeu_ps(fa_ + 8 * s, fa[s]);
+        _mm256_storeu_ps(fb_ + 8 * s, fb[s]);
+        _mm256_storeu_si256((__m256i *)(ca_ + 8 * s), ca[s]);
+        _mm256_storeu_si256((__m256i *)(cb_ + 8 * s), cb[s]);
+    }
+    return (uint16_t)(fail | act);
+}
+
+/* As mlsom_lanes_window_f_avx512 (same arguments and results); the neurons with a row in its
+ * bracket are listed by a branch-free scalar loop, and the insertion network runs one half of
+ * the rows at a time (eight registers). */
+__attribute__((target("avx2"))) static Py_ssize_t mlsom_lanes_window_f_avx2(
+    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
+    int32_t k, uint16_t act, const float *fa_, const int32_t *ca_, const float *fb_,
+    const int32_t *cb_, float *vk_, float *vk1_, int32_t *votes, uint16_t *fm, int32_t *fj)
+{
+    const Py_ssize_t M = off[L];
+    __m256 fa[2], fb[2], mn[2], vk1[2];
+    Py_ssize_t c, j, f, nf = 0;
+    int i, s;
+    for (s = 0; s < 2; s++) {
+        fa[s] = _mm256_loadu_ps(fa_ + 8 * s);
+        fb[s] = _mm256_loadu_ps(fb_ + 8 * s);
+        mn[s] = _mm256_set1_ps(INFINITY);
+    }
+    /* the masks of the bracket, the count below it per map, the smallest value above it */
+    for (c = 0; c < L; c++) {
+        const unsigned pm = pool[c] & act;
+        const Py_ssize_t e = off[c + 1];
+        __m256i lo[2];
+        __m256 mn0[2];
+        if (!pm) {
+            for (j = off[c]; j < e; j++) fm[j] = 0;
+            for (s = 0; s < 2; s++)
+                _mm256_storeu_si256((__m256i *)(votes + 16 * c + 8 * s), _mm256_setzero_si256());
+            continue;
+        }
+        for (s = 0; s < 2; s++) {
+            lo[s] = _mm256_setzero_si256();
+            mn0[s] = _mm256_set1_ps(INFINITY);
+        }
+        for (j = off[c]; j < e; j++) {
+            unsigned in = 0;
+            for (s = 0; s < 2; s++) {
+                /* below fb or not (a NaN is neither, and min keeps mn0 then: as
+                 * the AVX-512 kernel's compare with fb >= does) */
+                const __m256 v = _mm256_loadu_ps(g + 16 * j + 8 * s);
+                const __m256 lt = _mm256_cmp_ps(v, fa[s], _CMP_LT_OQ);
+                const __m256 ltb = _mm256_cmp_ps(v, fb[s], _CMP_LT_OQ);
+                lo[s] = _mm256_sub_epi32(lo[s], _mm256_castps_si256(lt));
+                mn0[s] = _mm256_blendv_ps(_mm256_min_ps(v, mn0[s]), mn0[s], ltb);
+                in |= (unsigned)_mm256_movemask_ps(_mm256_andnot_ps(lt, ltb)) << (8 * s);
+            }
+            fm[j] = (uint16_t)(in & pm);
+        }
+        for (s = 0; s < 2; s++) {
+            const __m256i pv = mlsom_m8(pm >> (8 * s));
+            _mm256_storeu_si256((__m256i *)(votes + 16 * c + 8 * s), _mm256_and_si256(pv, lo[s]));
+            mn[s] = MLSOM_AVX2_BLEND(mn[s], _mm256_min_ps(mn0[s], mn[s]), pv);
+        }
+    }
+    /* the neurons with a row in its bracket, in order: 16 masks at a time, two bits of a
+     * byte compare per mask */
+    for (j = 0; j + 16 <= M; j += 16) {
+        const __m256i w = _mm256_loadu_si256((const __m256i *)(fm + j));
+        unsigned nz =
+            ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi16(w, _mm256_setzero_si256()));
+        while (nz) {
+            fj[nf++] = (int32_t)(j + (__builtin_ctz(nz) >> 1));
+            nz &= nz - 1;
+            nz &= nz - 1;
+        }
+    }
+    for (; j < M; j++) {
+        fj[nf] = (int32_t)j;
+        nf += fm[j] != 0;
+    }
+    for (s = 0; s < 2; s++) {
+        /* their values in order: r[i] ends as the (i + 1)-th smallest in the bracket; vk is the
+         * (k - ca)-th value of the bracket, vk1 the next one, or the smallest value above the
+         * bracket when cb = k */
+        const __m256i ca = _mm256_loadu_si256((const __m256i *)(ca_ + 8 * s));
+        const __m256i cb = _mm256_loadu_si256((const __m256i *)(cb_ + 8 * s));
+        const __m256i rank = _mm256_sub_epi32(_mm256_set1_epi32(k), ca);
+        const __m256i inside = _mm256_cmpgt_epi32(_mm256_sub_epi32(cb, ca), rank);
+        __m256 r[MLSOM_LANES_WIN], vk = _mm256_set1_ps(INFINITY);
+        for (i = 0; i < MLSOM_LANES_WIN; i++) r[i] = _mm256_set1_ps(INFINITY);
+        for (f = 0; f < nf; f++) {
+            const unsigned m8 = ((unsigned)fm[fj[f]] >> (8 * s)) & 0xFF;
+            __m256 v;
+            __m256i mk;
+            if (!m8) continue;
+            v = _mm256_loadu_ps(g + 16 * (Py_ssize_t)fj[f] + 8 * s);
+            mk = mlsom_m8(m8);
+            for (i = 0; i < MLSOM_LANES_WIN; i++) {
+                const __m256 t = r[i];
+                r[i] = MLSOM_AVX2_BLEND(t, _mm256_min_ps(t, v), mk);
+                v = _mm256_max_ps(t, v);
+            }
+        }
+        vk1[s] = mn[s];
+        for (i = 0; i < MLSOM_LANES_WIN; i++) {
+            vk = MLSOM_AVX2_BLEND(vk, r[i], _mm256_cmpeq_epi32(rank, _mm256_set1_epi32(i + 1)));
+            if (i > 0)
+                vk1[s] = MLSOM_AVX2_BLEND(
+                    vk1[s], r[i],
+                    _mm256_and_si256(inside, _mm256_cmpeq_epi32(rank, _mm256_set1_epi32(i))));
+        }
+        _mm256_storeu_ps(vk_ + 8 * s, vk);
+        _mm256_storeu_ps(vk1_ + 8 * s, vk1[s]);
+    }
+    /* the votes: below the bracket, and the bracket's values below vk1 */
+    f = 0;
+    for (c = 0; c < L; c++) {
+        __m256i cnt[2];
+        for (s = 0; s < 2; s++)
+            cnt[s] = _mm256_loadu_si256((const __m256i *)(votes + 16 * c + 8 * s));
+        for (; f < nf && fj[f] < off[c + 1]; f++)
+            for (s = 0; s < 2; s++) {
+                const __m256 v = _mm256_loadu_ps(g + 16 * (Py_ssize_t)fj[f] + 8 * s);
+                cnt[s] = _mm256_sub_epi32(
+                    cnt[s], _mm256_and_si256(mlsom_m8((unsigned)fm[fj[f]] >> (8 * s)),
+                                             MLSOM_AVX2_LT(v, vk1[s])));
+            }
+        for (s = 0; s < 2; s++)
+            _mm256_storeu_si256((__m256i *)(votes + 16 * c + 8 * s), cnt[s]);
+    }
+    return nf;
+}
+
+/* As mlsom_lanes_winner_avx512 (same arguments and results). */
+__attribute__((target("avx2"))) static uint16_t mlsom_lanes_winner_avx2(
+    const int32_t *votes, Py_ssize_t L, const uint16_t *pool, const float *m1,
+    const float *gapf_, uint16_t act, int32_t *winner)
+{
+    unsigned doubt_all = 0;
+    Py_ssize_t c;
+    int s;
+    for (s = 0; s < 2; s++) {
+        const __m256 gapf = _mm256_loadu_ps(gapf_ + 8 * s);
+        __m256i bv = _mm256_setzero_si256(), bw = _mm256_set1_epi32(-1), doubt = bv;
+        __m256 bm = _mm256_set1_ps(INFINITY);
+        for (c = 0; c < L; c++) {
+            const __m256i vc = _mm256_loadu_si256((const __m256i *)(votes + 16 * c + 8 * s));
+            const __m256 mc = _mm256_loadu_ps(m1 + 64 * c + 8 * s);
+            const __m256i valid =
+                _mm256_and_si256(mlsom_m8(((unsigned)pool[c] & act) >> (8 * s)),
+                                 _mm256_cmpgt_epi32(vc, _mm256_setzero_si256()));
+            const __m256i more = _mm256_and_si256(valid, _mm256_cmpgt_epi32(vc, bv));
+            const __m256i tie = _mm256_and_si256(valid, _mm256_cmpeq_epi32(vc, bv));
+            const __m256i nearer = _mm256_and_si256(
+                tie, _mm256_castps_si256(_mm256_cmp_ps(_mm256_sub_ps(bm, mc), gapf, _CMP_GT_OQ)));
+            const __m256i farther = _mm256_and_si256(
+                tie, _mm256_castps_si256(_mm256_cmp_ps(_mm256_sub_ps(mc, bm), gapf, _CMP_GT_OQ)));
+            const __m256i take = _mm256_or_si256(more, nearer);
+            /* a map with more votes than every earlier one settles the doubts among those */
+            doubt = _mm256_or_si256(_mm256_andnot_si256(more, doubt),
+                                    _mm256_andnot_si256(_mm256_or_si256(nearer, farther), tie));
+            bv = MLSOM_AVX2_BLENDI(bv, vc, take);
+            bw = MLSOM_AVX2_BLENDI(bw, _mm256_set1_epi32((int)c), take);
+            bm = MLSOM_AVX2_BLEND(bm, mc, take);
+        }
+        _mm256_storeu_si256((__m256i *)(winner + 8 * s), bw);
+        doubt_all |= mlsom_bits8(doubt) << (8 * s);
+    }
+    return (uint16_t)doubt_all;
+}
+#undef MLSOM_AVX2_LT
+#undef MLSOM_AVX2_BLEND
+#undef MLSOM_AVX2_BLENDI
 #endif /* MLSOM_X86_DISPATCH */

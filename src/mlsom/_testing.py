@@ -8,7 +8,7 @@ and none of the switches changes a result (the tests flip them and compare outpu
 
   - ``screening``: ``False`` computes every distance exactly instead of screening first;
   - ``lanes``: ``False`` makes ``predict`` classify row by row instead of 16 rows at a time on
-    the AVX-512 path;
+    the paths that have the 16-row kernels (AVX2 with FMA, AVX-512F);
   - ``simd``: the kernel path, ``"baseline"``, ``"avx2"``, ``"avx512f"`` (or 0, 1, 2), or
     ``"best"``; a path the processor lacks raises ``ValueError``;
   - ``plain``: names of hand-written kernels (``KERNELS``) to replace by the plain-C body of
@@ -20,7 +20,8 @@ and none of the switches changes a result (the tests flip them and compare outpu
   ``switches(simd=level)``); ``levels_run()``: the paths selected since import.
 * ``counters(reset=False)``: the decisions that needed exact distances and what the 16-row path
   did since the last reset, as a :class:`Counters` (not exact under threads).
-* ``lanes_available()``: whether the selected path has the 16-row kernels.
+* ``lanes_available()``: whether the selected path has the 16-row kernels; ``lanes_levels()``:
+  the paths of this processor that have them.
 
 Everything lives in the compiled core's ``_core_switches.pxi``; this module is its only caller.
 """
@@ -35,6 +36,7 @@ __all__ = [
     "Counters",
     "counters",
     "lanes_available",
+    "lanes_levels",
     "levels_run",
     "restore",
     "select",
@@ -136,5 +138,19 @@ def counters(reset=False):
 
 
 def lanes_available():
-    """Whether the selected SIMD path has predict's 16-row kernels (AVX-512)."""
+    """Whether the selected SIMD path has predict's 16-row kernels (AVX2 with FMA, AVX-512F)."""
     return _core._lanes_kernels()
+
+
+def lanes_levels():
+    """The SIMD levels of this processor whose path has predict's 16-row kernels, lowest first
+    (looked up without recording them in :func:`levels_run`)."""
+    out = []
+    for level in simd_levels():
+        old = _core._switches(-1, -1, level, -1)
+        try:
+            if _core._lanes_kernels():
+                out.append(level)
+        finally:
+            restore(old)
+    return out
