@@ -290,6 +290,48 @@ def ref_stream(state, X, eta=0.05):
     return out, state
 
 
+def ref_learn(state, X, Y, eta=0.05, rate=0.5):
+    """Labelled instances in order (partial_fit): returns the new state (a copy).
+
+    For each (x, y), y in {1, 0, -1}^L: classify x; for every label c with a map and y_c known,
+    y_c = 1: the BMU of map c moves towards x by eta if c was predicted, by rate otherwise, and
+    its averOut takes x (after the move); y_c = 0 and c predicted: the BMU moves onto the last
+    labelled positive of c, if any (a copy), which is used up. Then each positive's last
+    positive is x, T counts the pairs of positives, N the instance, S its positives.
+    """
+    state = copy.deepcopy(state)
+    X = np.asarray(X, dtype=np.float64)
+    maps, L = state["maps"], state["L"]
+    last = state.setdefault("last_positive", {})
+    for x, y in zip(X, np.asarray(Y), strict=True):
+        Y_hat, bmu, gap = classify(state, x)
+        state["min_gap"] = min(state["min_gap"], gap)
+        known = []
+        for c in range(L):
+            if maps[c] is None or y[c] < 0:
+                continue
+            m = maps[c]["weights"][bmu[c]]
+            if y[c] == 1:
+                known.append(c)
+                m += (eta if c in Y_hat else rate) * (x - m)
+                b = bmu[c]
+                d2 = float(((x - m) ** 2).sum())
+                dist = d2 if state["squared"] else math.sqrt(d2)
+                n_b = maps[c]["counts"][b]
+                maps[c]["averout"][b] = (n_b * maps[c]["averout"][b] + math.exp(-dist)) / (n_b + 1)
+                maps[c]["counts"][b] += 1
+            elif c in Y_hat and c in last:
+                m[:] = last.pop(c)  # used once
+        for c in known:
+            last[c] = x.copy()
+        for j in known:
+            for k in known:
+                state["T"][j, k] += 1
+        state["N"] += 1
+        state["S"] += len(known)
+    return state
+
+
 def ref_predict(state, X):
     """Frozen prediction: each row as the next instance of the stream, no update.
 

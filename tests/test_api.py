@@ -530,7 +530,14 @@ def test_predict_one_is_one_step_of_the_stream(data):
     before = pickle.dumps(frozen)
     frozen.predict_one(X[300], adapt=False)
     assert pickle.dumps(frozen) == before
-    assert b.learn_one(X[300], {0: True}) is b and pickle.dumps(b) == pickle.dumps(a)
+    # learn_one without labels does nothing; with labels it is partial_fit of the row
+    assert b.learn_one(X[300]) is b and pickle.dumps(b) == pickle.dumps(a)
+    assert b.learn_one(X[300], {0: True}) is b
+    a.partial_fit(X[300:301], np.array([[1, -1, -1, -1]]))
+    for key, value in a._state.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(b._state[key], value, err_msg=key)
+    assert a._state.keys() == b._state.keys()
 
 
 def test_predict_one_with_dicts_and_feature_names(data):

@@ -130,6 +130,7 @@ def test_huge_n_jobs_in_a_subprocess_exits_cleanly():
 CHANGED = {
     "grid_size": 3,
     "learning_rate": 0.9,
+    "correction_rate": 0.9,
     "n_epochs": 7,
     "max_epochs": 2000,
     "min_neuron_size": 1,
@@ -193,6 +194,7 @@ def test_fit_time_parameters_act_at_the_next_fit():
     [
         ("learning_rate", 5, r"learning_rate must be <= 1"),
         ("learning_rate", float("nan"), r"learning_rate must be finite"),
+        ("correction_rate", 0, r"correction_rate must be > 0"),
         ("zero_cooccurrence", "never", r"zero_cooccurrence must be one of"),
         ("grid_size", 0, r"grid_size must be >= 1"),
         ("n_jobs", 0, r"n_jobs must be a non-zero integer"),

@@ -104,6 +104,7 @@ def test_import_without_river_says_which_extra_to_install():
 @needs_river
 @pytest.mark.parametrize("data", ["static", "drifting", "yeast"])
 def test_progressive_validation_is_fit_then_predict_stream(data):
+    """With use_labels=False (the paper's setting) River's loop is fit, then predict_stream."""
     stream = {
         "static": lambda: _stream(700),
         "drifting": lambda: _stream(700, shift_every=20),
@@ -111,7 +112,7 @@ def test_progressive_validation_is_fit_then_predict_stream(data):
     }[data]()
     features, labels = sorted(stream[0][0]), sorted(stream[0][1])
     n_warmup = 150
-    model = SOMStreamML(n_warmup=n_warmup, **PARAMS)
+    model = SOMStreamML(n_warmup=n_warmup, use_labels=False, **PARAMS)
     predictions = []
     for x, y in stream:
         predictions.append(model.predict_one(x))
@@ -126,12 +127,12 @@ def test_progressive_validation_is_fit_then_predict_stream(data):
     got = np.array([[p[k] for k in labels] for p in predictions[n_warmup:]])
     np.testing.assert_array_equal(got, expected)
     assert model.labels_ == tuple(labels) and model.features_ == tuple(features)
-    mirror = SOMStreamML(n_warmup=n_warmup, **PARAMS)
+    mirror = SOMStreamML(n_warmup=n_warmup, use_labels=False, **PARAMS)
     mirror.model_ = reference
     assert _state(model) == _state(mirror)
 
     # river's own loop gives the same model, and the metric of the same predictions
-    model = SOMStreamML(n_warmup=n_warmup, **PARAMS)
+    model = SOMStreamML(n_warmup=n_warmup, use_labels=False, **PARAMS)
     metric = metrics.multioutput.MicroAverage(metrics.F1())
     evaluate.progressive_val_score(stream, model, metric)
     assert _state(model) == _state(mirror)
@@ -175,13 +176,15 @@ def test_in_a_pipeline_behind_river_s_min_max_scaler():
     assert metric.works_with(model)
     evaluate.progressive_val_score(stream, model, metric)
     assert metric.get() > 0.5
-    assert model[-1].model_.n_seen_ == 400
+    # every instance once, and the 300 after the warm-up once more, with their labels
+    assert model[-1].model_.n_seen_ == 400 + 300
 
 
 @needs_river
 def test_predict_one_is_pure_and_learn_one_ignores_labels_after_the_warm_up():
     stream = _stream(300, 20)
-    a, b = SOMStreamML(n_warmup=100, **PARAMS), SOMStreamML(n_warmup=100, **PARAMS)
+    a = SOMStreamML(n_warmup=100, use_labels=False, **PARAMS)
+    b = SOMStreamML(n_warmup=100, use_labels=False, **PARAMS)
     for i, (x, y) in enumerate(stream):
         before = pickle.dumps(a)
         a.predict_one(x)
@@ -196,6 +199,40 @@ def test_predict_one_is_pure_and_learn_one_ignores_labels_after_the_warm_up():
             b.learn_one(x)
     assert _state(a) == _state(b)
     assert b.labels_ == tuple(sorted(LABELS))  # "late", first seen after the warm-up: ignored
+
+
+@needs_river
+@pytest.mark.parametrize("data", ["drifting", "yeast"])
+def test_learn_one_with_labels_is_the_online_step_then_partial_fit(data):
+    """use_labels=True (the default): after the warm-up, learn_one(x, y) is predict_stream(x)
+    then partial_fit(x, y), a label name absent from y unknown (-1), one first seen after the
+    warm-up ignored; learn_one(x) without y is the online step alone."""
+    stream = _stream(500, shift_every=20) if data == "drifting" else _yeast(500)
+    labels = sorted(stream[0][1])
+    n_warmup = 120
+    model = SOMStreamML(n_warmup=n_warmup, **PARAMS)
+    X, Y = _matrices(stream)
+    reference = SOMStreamClassifier(**PARAMS).fit(X[:n_warmup], Y[:n_warmup])
+    for i, (x, y) in enumerate(stream):
+        if i >= n_warmup:
+            assert model.predict_one(x) == dict(
+                zip(labels, map(bool, reference.predict(X[i : i + 1])[0]), strict=True)
+            )
+        if i >= n_warmup and i % 3 == 0:
+            model.learn_one(x)  # no labels for this one
+            reference.predict_stream(X[i : i + 1])
+            continue
+        if i >= n_warmup and i % 3 == 1:
+            y = {k: v for k, v in y.items() if k != labels[0]} | {"late": True}
+        model.learn_one(x, y)
+        if i >= n_warmup:
+            known = np.array([[int(y[k]) if k in y else -1 for k in labels]])
+            reference.predict_stream(X[i : i + 1])
+            reference.partial_fit(X[i : i + 1], known)
+    mirror = SOMStreamML(n_warmup=n_warmup, **PARAMS)
+    mirror.model_ = reference
+    assert _state(model) == _state(mirror)
+    assert model.labels_ == tuple(labels)
 
 
 @needs_river
@@ -228,7 +265,7 @@ def test_warm_up_labels():
             p = model.predict_one(x)
             assert list(p) == ["blue", "green", "never", "red"] and p["never"] is False
     assert model.model_.weights_[2] is None  # "never"
-    assert model.model_.n_seen_ == 200
+    assert model.model_.n_seen_ == 200 + 160  # the 160 after the warm-up learnt their labels
 
 
 @needs_river
@@ -272,7 +309,7 @@ def test_names_that_do_not_compare_keep_first_seen_order():
 def test_parameters_pass_through_and_clone():
     som = inspect.signature(SOMStreamClassifier).parameters
     ours = inspect.signature(SOMStreamML).parameters
-    assert set(ours) == set(som) | {"n_warmup"}
+    assert set(ours) == set(som) | {"n_warmup", "use_labels"}
     assert all(ours[name].default == p.default for name, p in som.items())
 
     params = {"learning_rate": 0.1, "neighborhood": "gaussian", "min_neuron_size": 2}

@@ -81,7 +81,9 @@ def test_sklearn_estimator_checks(estimator, check):
 
 
 def test_expected_failures_are_few_and_explained():
-    assert len(EXPECTED_FAILED_CHECKS) <= 8
+    # (two of them: partial_fit, which learns labels that arrive after fit, is not the
+    # from-scratch partial_fit the checks assume)
+    assert len(EXPECTED_FAILED_CHECKS) <= 10
     for name, reason in EXPECTED_FAILED_CHECKS.items():
         assert name.startswith("check_") and 20 < len(reason) < 120
 

@@ -78,16 +78,16 @@ cdef inline void _update_cooccurrence(int64_t *t, double *logC, Py_ssize_t L,
             _log_cond(t, L, logC, c)
 
 
-cdef inline void _screen_block(const floating *X, Py_ssize_t nb, Py_ssize_t A, Py_ssize_t M,
+cdef inline void _screen_block(const floating **rows, Py_ssize_t nb, Py_ssize_t A, Py_ssize_t M,
                                const double *cc, const float *Ws, const float *ww, float *X2,
                                double *xxb, float *G) noexcept nogil:
-    """Screening values of a block of nb <= 4 instances against the current neurons (the
-    four-row kernel loads each weight once for the four): OUT G (nb, M), the centred instances
-    X2 (nb, A) and their squared norms xxb."""
+    """Screening values of a block of nb <= 4 instances (rows[r]: A values each) against the
+    current neurons (the four-row kernel loads each weight once for the four): OUT G (nb, M),
+    the centred instances X2 (nb, A) and their squared norms xxb."""
     cdef float base4[4]
     cdef Py_ssize_t r
     for r in range(nb):
-        xxb[r] = _centre_row(X + r * A, cc, A, X2 + r * A)
+        xxb[r] = _centre_row(rows[r], cc, A, X2 + r * A)
     _screen_rows(X2, xxb, nb, Ws, ww, A, M, G, base4, NULL, NULL, NULL)
 
 
@@ -135,11 +135,81 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     return n_pred
 
 
+# --------------------------------------------------------------------------------------------------
+# labels that arrive (beyond the paper; docs/method.md, "Labels that arrive")
+# --------------------------------------------------------------------------------------------------
+
+cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, double gap,
+                        floating *wt, Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
+                        const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
+                        double *logA, int64_t *counts, Py_ssize_t k_nn, Py_ssize_t n_rank,
+                        floating eta, floating rate, bint squared, bint skip_zero, float *Ws,
+                        float *ww, const double *cc, double *wwmax, floating *pos,
+                        uint8_t *has_pos, uint8_t *known, const float *xp, const double *xxp,
+                        float *gnext, Py_ssize_t npend, Work *w) noexcept nogil:
+    """One labelled instance x, its labels yl (1, 0, -1 unknown), given its screening values d:
+    classify x from the current state, then for every map c whose label is known:
+
+    * y_c = 1: its best-matching unit moves towards x, by eta when c is predicted (a hit, as
+      self-training moves it) and by rate when it is not (a miss), and its averOut takes x;
+    * y_c = 0 and c predicted (a false alarm): its best-matching unit moves onto label c's last
+      labelled positive (pos[c]), if there is one (a copy), which is then used up.
+
+    Then pos[c] = x for every positive c, and the pairs of positives count in T (known: OUT the
+    positives; a label without a map is left out). The best-matching units are those of the
+    state before any move (each map moves one neuron at most, and its own only). The screening
+    copy and the look-ahead (xp, xxp, gnext, npend) follow the moved neurons as in _learn_one."""
+    cdef Py_ssize_t c, b, i
+    cdef floating s
+    cdef float nrm
+    cdef float gp[3]
+    _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank, squared,
+              skip_zero, w)
+    for c in range(L):
+        # a label without a map is never predicted: its labels are left out (T, S, pos)
+        known[c] = yl[c] == 1 and offsets[c + 1] > offsets[c]
+        if offsets[c + 1] == offsets[c] or yl[c] < 0:
+            continue
+        if yl[c] == 1:
+            b = _winner(x, d, gap, wt, A, M, offsets, c, w)
+            s = _move_neuron(x, wt, A, M, b, eta if w.in_y[c] else rate, Ws, cc, xp, npend, gp,
+                             &nrm)
+            _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
+        elif w.in_y[c] and has_pos[c]:
+            b = _winner(x, d, gap, wt, A, M, offsets, c, w)
+            # the neuron is put on the positive exactly (then a move by 0 refreshes its
+            # screening copy), which is used once: a second false alarm before the next
+            # positive would put another neuron of the map on the same point
+            for i in range(A):
+                wt[i * M + b] = pos[c * A + i]
+            _move_neuron(pos + c * A, wt, A, M, b, 0, Ws, cc, xp, npend, gp, &nrm)
+            for i in range(A):
+                pos[c * A + i] = 0
+            has_pos[c] = 0
+        else:
+            continue
+        ww[b] = nrm
+        if nrm > wwmax[0]:
+            wwmax[0] = nrm
+        for i in range(npend):
+            gnext[i * M + b] = (<float> xxp[i] + nrm) + gp[i]
+    for c in range(L):
+        if known[c]:
+            for i in range(A):
+                pos[c * A + i] = x[i]
+            has_pos[c] = 1
+    _update_cooccurrence(t, logC, L, known)
+
+
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
            const int64_t[::1] offsets, int64_t[::1] counts, double[::1] logA, int64_t[:, ::1] T,
            int64_t[::1] NS, Py_ssize_t k_nn, double eta, bint squared, bint skip_zero,
-           float[:, ::1] Ws, float[::1] ww, const double[::1] cc, uint8_t[:, ::1] Y):
-    """The online phase over a chunk of the stream, in order, adapting after every instance.
+           float[:, ::1] Ws, float[::1] ww, const double[::1] cc, uint8_t[:, ::1] Y,
+           const floating[:, ::1] Xl=None, const int8_t[:, ::1] Yl=None,
+           const int64_t[::1] after=None, floating[:, ::1] Pos=None,
+           uint8_t[::1] has_pos=None, double rate=0.5):
+    """The online phase over a chunk of the stream, in order, adapting after every instance, and
+    the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
     IN  X (n, A); ncls (M) label of each neuron; offsets (L+1) neurons of label c are
         offsets[c]:offsets[c+1].
@@ -148,27 +218,41 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            Ws (A, M), ww (M): the screening copy of Wt centred on cc (screening_copy), kept in
            step with Wt as neurons move.
     OUT Y (n, L): the 0/1 predictions.
+    Labels that arrive (optional, checked by the caller): the labelled instances Xl (nl, A) with
+    labels Yl (nl, L) in {1, 0, -1}, row k learnt (_learn_labels) once after[k] rows of X have
+    been classified (after non-decreasing, in 0..n); IN/OUT Pos (L, A), has_pos (L): each
+    label's last labelled positive, and whether it has one; rate: correction_rate. A labelled
+    instance counts in N, its positives in S.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t row, c, n_pred, n_rank, s0, e0, j
+    cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, npos
+    cdef Py_ssize_t nl = 0 if Xl is None else Xl.shape[0]
+    cdef Py_ssize_t idx[4]
+    cdef bint lab[4]
+    cdef const floating *rows[4]
     cdef int64_t N, S
     cdef double gap, wwmax, tscale
     cdef floating *wt = &Wt[0, 0]
+    cdef floating *pos = NULL
+    cdef uint8_t *hp = NULL
     cdef float *d
-    cdef float *G = NULL
-    cdef float *X2 = NULL
     cdef double xxb[4]
     cdef bint screening = _sw.screening
     cdef int64_t *t = &T[0, 0]
+    if nl > 0:
+        pos = &Pos[0, 0]
+        hp = &has_pos[0]
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
     cdef Work *w = _work_alloc(M, L)
-    G = <float *> malloc(4 * M * sizeof(float))
-    X2 = <float *> malloc(4 * A * sizeof(float))
-    if w == NULL or G == NULL or X2 == NULL:
+    cdef float *G = <float *> malloc(4 * M * sizeof(float))
+    cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
+    cdef uint8_t *known = <uint8_t *> malloc(L * sizeof(uint8_t))
+    if w == NULL or G == NULL or X2 == NULL or known == NULL:
         _work_free(w)
         free(G)
         free(X2)
+        free(known)
         raise MemoryError()
     try:
         with nogil:
@@ -178,38 +262,64 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
             tscale = _tol_scale(A)
             N = NS[0]
             S = NS[1]
-            # Instances are screened four at a time against the current neurons; the screening
-            # values of a neuron that moves are then recomputed for the instances of the block
-            # still to come, so every instance is screened against the neurons as they are when
-            # its turn comes.
-            s0 = 0
-            while s0 < n:
-                e0 = min(n, s0 + 4)
+            # Instances (of the stream, and labelled ones, in the order they come) are screened
+            # four at a time against the current neurons; the screening values of a neuron that
+            # moves are then recomputed for the instances of the block still to come, so every
+            # instance is screened against the neurons as they are when its turn comes.
+            while row < n or k < nl:
+                # the next block: a labelled instance comes before stream row r once it is due
+                nb = 0
+                r = row
+                kk = k
+                while nb < 4 and (r < n or kk < nl):
+                    lab[nb] = kk < nl and after[kk] <= r
+                    if lab[nb]:
+                        idx[nb] = kk
+                        rows[nb] = &Xl[kk, 0]
+                        kk += 1
+                    else:
+                        idx[nb] = r
+                        rows[nb] = &X[r, 0]
+                        r += 1
+                    nb += 1
                 if screening:
-                    _screen_block(&X[s0, 0], e0 - s0, A, M, &cc[0], &Ws[0, 0], &ww[0], X2, xxb, G)
-                for row in range(s0, e0):
+                    _screen_block(rows, nb, A, M, &cc[0], &Ws[0, 0], &ww[0], X2, xxb, G)
+                for e in range(nb):
                     # this instance's screening values, the gap, the labels to rank
-                    d = G + (row - s0) * M
+                    d = G + e * M
                     n_rank = _ceil_div(S, N)
                     if n_rank > L:
                         n_rank = L
-                    gap = _screen_gap(tscale, xxb[row - s0], wwmax) if screening else INFINITY
+                    gap = _screen_gap(tscale, xxb[e], wwmax) if screening else INFINITY
                     if not isfinite(gap):
                         gap = INFINITY   # every neuron a candidate: all distances exact
                         for j in range(M):
                             d[j] = 0
-                    n_pred = _learn_one(&X[row, 0], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
-                                        t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
+                    if lab[e]:
+                        _learn_labels(rows[e], &Yl[idx[e], 0], d, gap, wt, A, M, &ncls[0],
+                                      &offsets[0], L, t, &logC[0, 0], &logA[0], &counts[0],
+                                      k_nn, n_rank, <floating> eta, <floating> rate, squared,
+                                      skip_zero, &Ws[0, 0], &ww[0], &cc[0], &wwmax, pos, hp,
+                                      known, X2 + (e + 1) * A, xxb + e + 1, G + (e + 1) * M,
+                                      nb - e - 1 if screening else 0, w)
+                        npos = 0
+                        for c in range(L):
+                            npos += known[c]
+                        S += npos
+                    else:
+                        S += _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L, t,
+                                        &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
                                         <floating> eta, squared, skip_zero, &Ws[0, 0], &ww[0],
-                                        &cc[0], &wwmax, X2 + (row + 1 - s0) * A,
-                                        xxb + (row + 1 - s0), G + (row + 1 - s0) * M,
-                                        e0 - row - 1 if screening else 0, &Y[row, 0], w)
+                                        &cc[0], &wwmax, X2 + (e + 1) * A, xxb + e + 1,
+                                        G + (e + 1) * M, nb - e - 1 if screening else 0,
+                                        &Y[idx[e], 0], w)
                     N += 1
-                    S += n_pred
-                s0 = e0
+                row = r
+                k = kk
             NS[0] = N
             NS[1] = S
     finally:
         _work_free(w)
         free(G)
         free(X2)
+        free(known)

@@ -30,6 +30,9 @@ from ._validation import MAX_ABS_VALUE, MAX_ABS_VALUE_32
 
 FORMAT = 1
 STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
+# written from the first partial_fit on (labels that arrive), both or neither: each label's last
+# labelled positive instance (in Wt's dtype) and whether it has one
+LABELLED_ARRAYS = ("last_positive", "has_positive")
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -196,7 +199,7 @@ def _read_archive(zf, file_size):
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
-    wanted = {"meta", *STATE_ARRAYS}
+    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS}
     members = {}
     for info in infos:
         key = info.filename[:-4] if info.filename.endswith(".npy") else None
@@ -206,6 +209,9 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
+    if len(missing & set(LABELLED_ARRAYS)) == 1:
+        raise _Bad(f"inconsistent model file: {sorted(missing)[0]!r} is missing")
+    missing -= set(LABELLED_ARRAYS)
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
     total = 0
@@ -226,7 +232,7 @@ def _read_archive(zf, file_size):
     # 3. the JSON header, bounded by the number of features
     meta = _read_meta(zf, members["meta"], headers["meta"], shapes["A"])
     # 4. the arrays
-    arrays = {key: _npy_data(zf, members[key], headers[key]) for key in STATE_ARRAYS}
+    arrays = {key: _npy_data(zf, members[key], headers[key]) for key in members if key != "meta"}
     return meta, arrays
 
 
@@ -294,6 +300,13 @@ def _check_shapes(headers):
     for key, shape in expected.items():
         if headers[key][1] != shape:
             bad(f"{key} has shape {headers[key][1]}, expected {shape} for {M} neurons, {L} labels")
+    if "last_positive" in headers:
+        dtype, shape = headers["last_positive"][0], headers["last_positive"][1]
+        if dtype != headers["Wt"][0] or shape != (L, A):
+            bad(f"last_positive has dtype {dtype} and shape {shape}, expected Wt's dtype, {(L, A)}")
+        dtype, shape = headers["has_positive"][0], headers["has_positive"][1]
+        if dtype.str[1:] != "u1" or shape != (L,):
+            bad(f"has_positive has dtype {dtype} and shape {shape}, expected uint8, {(L,)}")
     return {"A": A, "M": M, "L": L}
 
 
@@ -392,6 +405,14 @@ def check_state(a, meta, grid_size):
     limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
     if np.abs(Wt).max() > limit:
         bad(f"weights beyond {limit:g}")
+    if "last_positive" in a:
+        pos, has = a["last_positive"], a["has_positive"]
+        if np.any(has > 1) or np.any((has == 1) & (sizes == 0)):
+            bad("has_positive: values other than 0/1, or set for a label without a map")
+        if not np.all(np.isfinite(pos)) or np.abs(pos).max(initial=0) > limit:
+            bad(f"last_positive: non-finite values or values beyond {limit:g}")
+        if np.any(pos[has == 0] != 0):
+            bad("last_positive: a row given for a label without a labelled positive")
     k = meta.get("k_nn")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

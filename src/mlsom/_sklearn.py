@@ -22,6 +22,9 @@ from .exceptions import NotFittedError
 # n_labels); these checks train on 1-D targets, class names or multi-class columns, or refuse
 # object arrays.
 _MULTI_CLASS = "targets are 0/1 indicator matrices: the check trains on a multi-class column"
+_PARTIAL_FIT = (
+    "partial_fit learns labels that arrive after fit: it needs a fitted model, takes no classes="
+)
 EXPECTED_FAILED_CHECKS = {
     "check_classifiers_train": (
         "predictions are (n_samples, n_labels) indicator matrices, also for one label: the check "
@@ -35,6 +38,10 @@ EXPECTED_FAILED_CHECKS = {
     "check_dtype_object": (
         "object arrays are refused, not converted: an object where a number belongs is an error"
     ),
+    # partial_fit learns the labels that arrive after fit (Y in {1, 0, -1}); the maps are
+    # trained once, by fit, so it neither trains from scratch nor takes classes=
+    "check_estimators_partial_fit_n_features": _PARTIAL_FIT,
+    "check_n_features_in_after_fitting": _PARTIAL_FIT,
 }
 # scikit-learn 1.4 and 1.5 train most checks of a multi-output-only classifier on a multi-class
 # column (1.6 uses binary ones): the same property, more checks

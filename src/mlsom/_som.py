@@ -22,6 +22,7 @@ from ._validation import (
     check_int,
     check_labels,
     check_option,
+    check_partial_labels,
     effective_n_threads,
 )
 from .exceptions import ConvergenceWarning
@@ -108,6 +109,9 @@ class SOMStreamClassifier(ParamsMixin):
         Side d of every map (d x d neurons). The paper picks d per stream from 1 to 10.
     learning_rate : float, default=0.05
         Online learning rate eta of the winning neurons, in (0, 1].
+    correction_rate : float, default=0.5
+        How far, in (0, 1], a labelled instance given to ``partial_fit`` pulls the best-matching
+        neuron of a true label the model did not predict (a miss). Unused without labels.
     n_epochs : int, default=100
         Batch epochs over which the neighbourhood radius shrinks linearly to zero.
     max_epochs : int, default=1000
@@ -134,10 +138,11 @@ class SOMStreamClassifier(ParamsMixin):
         on it.
 
     Changing a parameter after ``fit`` (``set_params``): ``learning_rate``,
-    ``zero_cooccurrence`` and ``n_jobs`` take effect at the next call; the others shape the maps
-    and take effect at the next ``fit``. Either way a model saved and loaded again behaves as
-    the one in memory (the file records the grid size and averOut distance the maps were fitted
-    with), and an invalid value is refused by the next call that uses it and by ``save``.
+    ``correction_rate``, ``zero_cooccurrence`` and ``n_jobs`` take effect at the next call; the
+    others shape the maps and take effect at the next ``fit``. Either way a model saved and
+    loaded again behaves as the one in memory (the file records the grid size and averOut
+    distance the maps were fitted with), and an invalid value is refused by the next call that
+    uses it and by ``save``.
 
     Attributes
     ----------
@@ -191,6 +196,7 @@ class SOMStreamClassifier(ParamsMixin):
         grid_size=5,
         *,
         learning_rate=0.05,
+        correction_rate=0.5,
         n_epochs=100,
         max_epochs=1000,
         min_neuron_size=4,
@@ -202,6 +208,7 @@ class SOMStreamClassifier(ParamsMixin):
     ):
         self.grid_size = grid_size
         self.learning_rate = learning_rate
+        self.correction_rate = correction_rate
         self.n_epochs = n_epochs
         self.max_epochs = max_epochs
         self.min_neuron_size = min_neuron_size
@@ -282,6 +289,7 @@ class SOMStreamClassifier(ParamsMixin):
     def _validate_params(self):
         d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
+        check_float("correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True)
         n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
         max_epochs = check_int("max_epochs", self.max_epochs, low=1, high=10**7)
         if max_epochs < n_epochs:
@@ -465,7 +473,7 @@ class SOMStreamClassifier(ParamsMixin):
             out = st[key] = cls._COPIES[key](st["Wt"])
         return out
 
-    def predict_stream(self, X: ArrayLike) -> np.ndarray:
+    def predict_stream(self, X: ArrayLike, *, arrivals=None) -> np.ndarray:
         """Online phase: classify the rows of X in order, adapting the model after each one.
 
         Calling it on consecutive chunks of a stream gives the same predictions and the same final
@@ -475,6 +483,12 @@ class SOMStreamClassifier(ParamsMixin):
         ----------
         X : array-like of shape (n_samples, n_features)
             The next instances of the stream, in arrival order.
+        arrivals : tuple (X_labelled, Y_labelled, after), optional
+            Labels that arrive while X is classified: row k of ``X_labelled`` with its labels
+            ``Y_labelled[k]`` (1, 0 or -1, as for :meth:`partial_fit`) is learnt once ``after[k]``
+            rows of X have been classified (0: before the first; ``after`` non-decreasing, at
+            most n_samples). The same as ``predict_stream`` on the pieces of X and
+            ``partial_fit`` of each labelled row in between, in one call.
 
         Returns
         -------
@@ -485,13 +499,19 @@ class SOMStreamClassifier(ParamsMixin):
         X = _check_stream_X(st, X)
         eta, skip_zero = self._online_settings()
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
-        if X.shape[0] == 0:
+        extra = {}
+        if arrivals is not None:
+            extra = self._arrivals(st, arrivals, X.shape[0], X.dtype)
+        if X.shape[0] == 0 and not extra:
             return _as_labels(st, Y)
         self._lock.acquire_write()
         try:
-            _check_headroom(st, X.shape[0])
+            _check_headroom(st, X.shape[0] + (len(extra["Xl"]) if extra else 0))
             st.pop("rows", None)  # the neurons move
             Ws, ww, c = self._copy(st, "screen")
+            if extra:
+                self._labelled_memory(st)
+                extra.update(Pos=st["last_positive"], has_pos=st["has_positive"])
             _core.stream(
                 X,
                 st["Wt"],
@@ -509,10 +529,57 @@ class SOMStreamClassifier(ParamsMixin):
                 ww,
                 c,
                 Y,
+                **extra,
             )
         finally:
             self._lock.release_write()
         return _as_labels(st, Y)
+
+    def _arrivals(self, st, arrivals, n, dtype):
+        """The checked ``arrivals`` of predict_stream as the core's keyword arguments."""
+        try:
+            X_l, Y_l, after = arrivals
+        except (TypeError, ValueError):
+            raise TypeError(
+                "arrivals must be a tuple (X_labelled, Y_labelled, after), got "
+                f"{type(arrivals).__name__}"
+            ) from None
+        X_l = _check_stream_X(st, X_l)
+        Y_l = check_partial_labels("Y_labelled", Y_l, X_l.shape[0], st["n_labels"])
+        after_arr = np.asarray(after)
+        if after_arr.shape != (X_l.shape[0],) or (
+            after_arr.size and after_arr.dtype.kind not in "iu"
+        ):
+            raise ValueError(
+                f"after must be {X_l.shape[0]} integers (one per labelled row), got "
+                f"{after_arr.dtype} of shape {after_arr.shape}"
+            )
+        after_arr = after_arr.astype(np.int64)
+        if after_arr.size and (
+            after_arr.min() < 0 or after_arr.max() > n or np.any(np.diff(after_arr) < 0)
+        ):
+            raise ValueError(
+                f"after must be non-decreasing and within 0..{n} (the rows of X), got "
+                f"{after_arr[:10].tolist()}"
+            )
+        rate = check_float(
+            "correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True
+        )
+        if X_l.shape[0] == 0:
+            return {}
+        return dict(
+            Xl=np.ascontiguousarray(X_l, dtype=dtype),
+            Yl=Y_l,
+            after=np.ascontiguousarray(after_arr),
+            rate=rate,
+        )
+
+    @staticmethod
+    def _labelled_memory(st):
+        """Each label's last labelled positive: kept from the first labelled update on."""
+        if "last_positive" not in st:
+            st["last_positive"] = np.zeros((st["n_labels"], st["n_features"]), st["Wt"].dtype)
+            st["has_positive"] = np.zeros(st["n_labels"], dtype=np.uint8)
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
         """Classify one instance, River style, and (by default) adapt the model to it.
@@ -534,6 +601,12 @@ class SOMStreamClassifier(ParamsMixin):
         """
         if not isinstance(adapt, (bool, np.bool_)):
             raise TypeError(f"adapt must be True or False, got {adapt!r}")
+        X = self._one_row(x)
+        y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
+        return {j: bool(v) for j, v in enumerate(y)}
+
+    def _one_row(self, x):
+        """One instance (an array of n_features values, or a dict) as a (1, n_features) array."""
         st = self._fitted_state()
         if isinstance(x, dict):
             keys = st.get("feature_names") or list(range(st["n_features"]))
@@ -549,17 +622,117 @@ class SOMStreamClassifier(ParamsMixin):
             row = as_array("x", x)
             if row.ndim != 1:
                 raise ValueError(f"x must be 1-D (one instance), got shape {row.shape}")
-        X = as_array("x", row)[None, :]
-        y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
-        return {j: bool(v) for j, v in enumerate(y)}
+        return as_array("x", row)[None, :]
+
+    def partial_fit(self, X: ArrayLike, Y: ArrayLike) -> "SOMStreamClassifier":
+        """Learn from labels that arrive: update the model with labelled instances, in order.
+
+        Usually the instances were classified by ``predict_stream`` earlier and their true
+        labels come back late, for a few of them, sometimes for some labels only. For each row,
+        the model classifies it from its current state, then, for every label whose value is
+        known (docs/method.md, "Labels that arrive"):
+
+        * a true label it predicted (a hit): the label's best-matching neuron moves towards the
+          instance by ``learning_rate``, as self-training moves it;
+        * a true label it missed: that neuron moves towards the instance by
+          ``correction_rate``;
+        * a label it predicted wrongly (a false alarm): that neuron moves onto the label's last
+          labelled positive instance, when one has been given since the last such move (it is
+          kept for the purpose, and used once);
+
+        the moved neurons' averOut take the instance (hits and misses), the pairs of true labels
+        count in T, and the instance counts in N (its true labels in S). A label without a map
+        (no positive in the training set) stays without one: its labels are ignored. Without
+        any call the model is exactly the one of the paper's method.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The labelled instances, in the order their labels arrived.
+        Y : array-like of shape (n_samples, n_labels)
+            Their labels: 1 (present), 0 (absent) or -1 (unknown, scikit-learn's marker for
+            unlabelled targets), so that partly labelled instances count too.
+
+        Returns
+        -------
+        self
+        """
+        st = self._fitted_state()
+        X = _check_stream_X(st, X)
+        Yl = check_partial_labels("Y", Y, X.shape[0], st["n_labels"])
+        eta, skip_zero = self._online_settings()
+        rate = check_float(
+            "correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True
+        )
+        if X.shape[0] == 0:
+            return self
+        self._lock.acquire_write()
+        try:
+            _check_headroom(st, X.shape[0])
+            st.pop("rows", None)  # the neurons move
+            Ws, ww, c = self._copy(st, "screen")
+            self._labelled_memory(st)
+            _core.stream(
+                X[:0],
+                st["Wt"],
+                st["ncls"],
+                st["offsets"],
+                st["counts"],
+                st["log_averout"],
+                st["T"],
+                st["NS"],
+                st["k_nn"],
+                eta,
+                st["squared"],
+                skip_zero,
+                Ws,
+                ww,
+                c,
+                np.zeros((0, st["n_labels"]), dtype=np.uint8),
+                Xl=X,
+                Yl=Yl,
+                after=np.zeros(X.shape[0], dtype=np.int64),
+                Pos=st["last_positive"],
+                has_pos=st["has_positive"],
+                rate=rate,
+            )
+        finally:
+            self._lock.release_write()
+        return self
 
     def learn_one(self, x, y=None) -> "SOMStreamClassifier":
-        """Do nothing: after ``fit`` the method never uses labels (River compatibility).
+        """Learn the labels of one instance, River style: ``partial_fit`` of one row.
 
-        With it, River's progressive validation can drive the model; the labels it passes are
-        ignored, as labels never arrive in the setting the method is built for.
+        ``y`` maps label indices to True/False (a label left out, or None, is unknown), or is
+        an array of n_labels values 1, 0 or -1. Without ``y`` (None) nothing happens: the model
+        adapts to unlabelled instances in ``predict_one`` / ``predict_stream``.
         """
-        return self
+        if y is None:
+            return self
+        st = self._fitted_state()
+        if isinstance(y, dict):
+            L = st["n_labels"]
+            row = np.full(L, -1, dtype=np.int8)
+            for key, value in y.items():
+                if (
+                    isinstance(key, bool)
+                    or not isinstance(key, numbers.Integral)
+                    or not (0 <= key < L)
+                ):
+                    raise ValueError(f"y: label {key!r} is not a label index in 0..{L - 1}")
+                if value is None:
+                    continue
+                if not isinstance(value, (bool, np.bool_, numbers.Integral)) or value not in (
+                    0,
+                    1,
+                ):
+                    raise ValueError(
+                        f"y: label {key} must be True, False or None (unknown), got {value!r}"
+                    )
+                row[key] = int(value)
+            y = row
+        X = self._one_row(x)
+        return self.partial_fit(X, np.asarray(y)[None, :] if np.ndim(y) == 1 else y)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Frozen scoring: classify each row independently from the current model, without adapting.
@@ -742,6 +915,9 @@ class SOMStreamClassifier(ParamsMixin):
                 "feature_names": st.get("feature_names"),
             }
             arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
+            for k in _model_file.LABELLED_ARRAYS:  # kept from the first partial_fit on
+                if k in st:
+                    arrays[k] = np.array(st[k])
             _model_file.write(path, meta, arrays)
         finally:
             self._lock.release_read()

@@ -179,6 +179,34 @@ def _target_kind(values):
     )
 
 
+def check_partial_labels(name, Y, n_samples, n_labels):
+    """Validate a label matrix of n_samples rows and n_labels columns whose entries are 1, 0 or
+    -1 (unknown, scikit-learn's marker for unlabelled targets); return it as C-contiguous int8."""
+    if Y is None:
+        raise DataTypeError(f"{name} must hold 1, 0 or -1 values, got None")
+    arr = _to_dense(name, Y)
+    if arr.dtype.kind not in "biuf":
+        raise DataTypeError(
+            f"{name} must hold 1, 0 or -1 values, got an array of dtype {arr.dtype}"
+        )
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_labels), got shape {arr.shape}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} rows but X has {n_samples}")
+    if arr.shape[1] != n_labels:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} label columns, the model has {n_labels} labels"
+        )
+    bad = (arr != 0) & (arr != 1) & (arr != -1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{name} must contain only 1, 0 or -1 (label unknown), found {arr[i, j].item()!r} "
+            f"at row {i}, column {j}"
+        )
+    return np.ascontiguousarray(arr, dtype=np.int8)
+
+
 def check_labels(name, Y, n_samples, *, require_positive=True):
     """Validate a 0/1 label matrix of n_samples rows; return it as a C-contiguous uint8 array.
 

@@ -98,7 +98,8 @@ def _check_y(y):
 
 
 class SOMStreamML(_river_base.MultiLabelClassifier):
-    """SOM-Stream-ML for River: warm-up on labelled instances, then unsupervised self-training.
+    """SOM-Stream-ML for River: warm-up on labelled instances, then self-training, and the labels
+    that arrive.
 
     The model takes instances ``x`` as dicts {feature name: number} and label sets ``y`` as dicts
     {label name: bool}, and predicts {label name: bool} for every label. It learns in two phases:
@@ -111,15 +112,19 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     * **After the warm-up.** ``predict_one(x)`` is frozen scoring (``model_.predict``): pure, the
       prediction the method would give ``x`` as the next instance. ``learn_one(x, y)`` runs the
       method's online step on ``x`` (``model_.predict_stream``): classify it and move the
-      winning neurons and label statistics towards that prediction. **The labels ``y`` are
-      ignored** (they are only checked to be a dict of bools, and may be None): the method is
-      built for streams whose labels never arrive.
+      winning neurons and label statistics towards that prediction; then, when ``y`` is given
+      and ``use_labels`` is True, it learns ``y`` (``model_.partial_fit``; a label name absent
+      from ``y`` is unknown there). ``learn_one(x)`` (``y`` None) is the online step alone, for
+      the instances whose labels never arrive. With ``use_labels=False`` the labels are ignored
+      (only checked to be a dict of bools): the paper's setting, whose labels never arrive.
 
-    Under River's progressive validation (``predict_one`` then ``learn_one`` for each instance),
-    the predictions and the final model after the warm-up are exactly those of
-    ``SOMStreamClassifier.fit`` on the first ``n_warmup`` instances followed by ``predict_stream``
-    on the rest. The warm-up's all-False predictions count in the metric; to score only the
-    stream after it, call ``learn_one`` on the warm-up instances first (see docs/river.md).
+    Under River's progressive validation (``predict_one`` then ``learn_one`` for each instance)
+    with ``use_labels=False``, the predictions and the final model after the warm-up are exactly
+    those of ``SOMStreamClassifier.fit`` on the first ``n_warmup`` instances followed by
+    ``predict_stream`` on the rest; with labels, those of ``predict_stream`` and ``partial_fit``
+    of each instance in turn (test-then-train, every label at once). The warm-up's all-False
+    predictions count in the metric; to score only the stream after it, call ``learn_one`` on
+    the warm-up instances first (see docs/river.md).
 
     Features and labels: the first instance given to ``learn_one`` fixes the feature names; every
     later ``x`` (to ``learn_one`` or ``predict_one``) must give exactly those features, in any
@@ -145,8 +150,11 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         :class:`mlsom.SOMStreamClassifier`, passed on as they are.
     n_warmup : int, default=500
         Labelled instances collected before the maps are trained (>= 1).
-    learning_rate, n_epochs, max_epochs, min_neuron_size : see SOMStreamClassifier
-    neighborhood, averout_distance, zero_cooccurrence, n_jobs : see SOMStreamClassifier
+    use_labels : bool, default=True
+        Whether ``learn_one`` learns the labels it is given after the warm-up (``partial_fit``);
+        False ignores them, as the paper's method does.
+    learning_rate, correction_rate, n_epochs, max_epochs : see SOMStreamClassifier
+    min_neuron_size, neighborhood, averout_distance, zero_cooccurrence, n_jobs : the same
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the maps' initial neurons; it plays the role of River's ``seed``: an integer makes
         the model reproducible.
@@ -175,9 +183,9 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     ... ]
     >>> model = SOMStreamML(grid_size=3, n_warmup=100, random_state=0)
     >>> evaluate.progressive_val_score(stream, model, metrics.multioutput.ExactMatch())
-    ExactMatch: 80.97%
-    >>> model.model_.n_seen_, model.labels_
-    (600, ('a', 'b', 'c'))
+    ExactMatch: 80.63%
+    >>> model.model_.n_seen_, model.labels_  # 600 instances, and the labels of the last 500
+    (1100, ('a', 'b', 'c'))
     """
 
     def __init__(
@@ -185,7 +193,9 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         grid_size=5,
         *,
         n_warmup=500,
+        use_labels=True,
         learning_rate=0.05,
+        correction_rate=0.5,
         n_epochs=100,
         max_epochs=1000,
         min_neuron_size=4,
@@ -197,7 +207,9 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     ):
         self.grid_size = grid_size
         self.n_warmup = n_warmup
+        self.use_labels = use_labels
         self.learning_rate = learning_rate
+        self.correction_rate = correction_rate
         self.n_epochs = n_epochs
         self.max_epochs = max_epochs
         self.min_neuron_size = min_neuron_size
@@ -208,6 +220,8 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self.n_jobs = n_jobs
         # refuse a bad parameter now, not n_warmup instances later
         check_int("n_warmup", n_warmup, low=1)
+        if not isinstance(use_labels, (bool, np.bool_)):
+            raise TypeError(f"use_labels must be True or False, got {use_labels!r}")
         self._new_model()._validate_params()
         self.model_ = None
         self.features_ = None
@@ -279,14 +293,25 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         x : dict
             {feature name: real number}. The first call fixes the feature names.
         y : dict or None
-            {label name: bool}. Needed during the warm-up; ignored afterwards (checked only).
+            {label name: bool}. Needed during the warm-up; afterwards learnt after the online
+            step when ``use_labels`` (a label name absent from it is unknown; one first seen
+            after the warm-up is ignored), ignored otherwise (checked only).
         """
         values = _check_x(x)
         if self.model_ is not None:
             row = self._row(values)
+            known = None
             if y is not None:
                 _check_y(y)
+                if self.use_labels:
+                    column = {name: j for j, name in enumerate(self.labels_)}
+                    known = np.full((1, len(self.labels_)), -1, dtype=np.int8)
+                    for name, value in y.items():
+                        if name in column:
+                            known[0, column[name]] = int(bool(value))
             self.model_.predict_stream(row)
+            if known is not None:
+                self.model_.partial_fit(row, known)
             return
         if y is None:
             raise TypeError(

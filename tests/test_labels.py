@@ -1,0 +1,380 @@
+"""Labels that arrive: ``partial_fit`` (and ``learn_one``) against the NumPy reference.
+
+``partial_fit(X, Y)`` takes labelled instances, Y in {1, 0, -1 (unknown)}: hits move a label's
+best-matching neuron by the learning rate, misses by ``correction_rate``, false alarms move it
+onto the label's last labelled positive (docs/method.md, "Labels that arrive"). Every choice,
+count and real number must be those of ``reference.ref_learn``, whatever the chunking, the thread
+count or a save and load in between; bad input changes nothing; without a labelled call the
+model is the paper's.
+"""
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+from test_reference import (
+    MIN_GAP,
+    TOL,
+    assert_same_predictions,
+    assert_same_state,
+    explained,
+    fit_both,
+    make_stream,
+    params,
+)
+
+import mlsom
+from mlsom import SOMStreamClassifier
+from mlsom.exceptions import NotFittedError
+
+try:  # tests/ as a package or as a plain directory on sys.path
+    from . import reference as ref
+except ImportError:
+    import reference as ref
+
+
+def _labels(seed, n, L, unknown=0.25):
+    """Labels 1/0 at random, a share of them unknown (-1): hits, misses and false alarms."""
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, L)) < 0.4).astype(np.int8)
+    Y[rng.random((n, L)) < unknown] = -1
+    return Y
+
+
+def _state_arrays(model):
+    st = model._state
+    keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
+    return {k: np.array(st[k]) for k in keys if k in st}
+
+
+def _assert_bitwise_equal(a, b):
+    sa, sb = _state_arrays(a), _state_arrays(b)
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
+
+
+def _assert_last_positives(model, st):
+    last = st.get("last_positive", {})
+    has = model._state["has_positive"]
+    for c in range(st["L"]):
+        assert bool(has[c]) == (c in last), c
+        if c in last:
+            np.testing.assert_allclose(model._state["last_positive"][c], last[c], **TOL)
+        else:
+            assert not model._state["last_positive"][c].any()
+
+
+CASES = [
+    # L, d, A, neighbourhood, averOut distance, zero co-occurrence rule, seed
+    (2, 2, 2, "bubble", "euclidean", "reject", 1),
+    (3, 3, 5, "gaussian", "sqeuclidean", "skip", 2),
+    (5, 2, 20, "bubble", "sqeuclidean", "reject", 3),
+    (5, 5, 3, "bubble", "euclidean", "skip", 4),
+    (8, 3, 20, "gaussian", "euclidean", "reject", 5),
+    (1, 3, 3, "bubble", "euclidean", "reject", 6),
+]
+
+
+@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", CASES)
+@pytest.mark.parametrize("rate", [0.5, 0.9, 0.1])
+def test_partial_fit_matches_reference(L, d, A, nb, dist, zc, seed, rate):
+    """Streams and labelled calls interleaved, as the protocol gives them: every prediction,
+    count, weight, averOut and last positive is the reference's. (With correction_rate 1 a
+    missed label's neuron lands on the instance up to rounding, and two maps' neurons on the
+    same instance tie up to rounding: data the reference cannot judge; that rate is checked for
+    determinism below.)"""
+    X_tr, Y_tr, X_te = make_stream(seed, L, A, n_test=240)
+    p = params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc)
+    model, st = fit_both(X_tr, Y_tr, p)
+    model.set_params(correction_rate=rate)
+    assert st["min_gap"] > MIN_GAP
+    Yl = _labels(seed, len(X_te), L)
+    for lo, hi in [(0, 60), (60, 120), (120, 240)]:
+        Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
+        Y_pkg = model.predict_stream(X_te[lo:hi])
+        explained(st, assert_same_predictions, Y_pkg, Y_ref)
+        # the labels of the chunk before, late, as they arrive
+        a, b = max(0, lo - 60), hi - 30
+        st = ref.ref_learn(st, X_te[a:b], Yl[a:b], eta=0.05, rate=rate)
+        model.partial_fit(X_te[a:b], Yl[a:b])
+        assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
+        explained(st, assert_same_state, model, st)
+        _assert_last_positives(model, st)
+    # frozen predictions of the updated model too
+    Y_ref, _ = ref.ref_predict(st, X_te)
+    assert_same_predictions(model.predict(X_te), Y_ref)
+
+
+def test_labels_of_a_label_without_a_map_are_ignored():
+    """A label absent from the training set has no map: its labels change nothing (T, S, its
+    last positive), and the model file stays valid."""
+    X_tr, Y_tr, X_te = make_stream(11, 4, 5, absent=(2,))
+    model, st = fit_both(X_tr, Y_tr, params(3))
+    Yl = _labels(11, len(X_te), 4, unknown=0.0)
+    Yl[:, 2] = 1
+    st = ref.ref_learn(st, X_te, Yl)
+    model.partial_fit(X_te, Yl)
+    assert_same_state(model, st)
+    assert model.T_[2].sum() == 0 and model.T_[:, 2].sum() == 0
+    assert not model._state["has_positive"][2]
+
+
+@pytest.mark.parametrize("rate", [0.5, 1.0])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_chunking_and_threads_change_nothing(dtype, rate):
+    """One call, row by row, or in two chunks; one thread or two: the same model, bit for bit."""
+    X_tr, Y_tr, X_te = make_stream(21, 5, 20, n_test=200)
+    X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
+    model, _ = fit_both(X_tr, Y_tr, params(3, correction_rate=rate))
+    model.predict_stream(X_te[:100])
+    Yl = _labels(21, 200, 5)
+    whole = copy.deepcopy(model).set_params(n_jobs=1)
+    whole.partial_fit(X_te, Yl)
+    rows = copy.deepcopy(model).set_params(n_jobs=2)
+    for i in range(200):
+        rows.partial_fit(X_te[i : i + 1], Yl[i : i + 1])
+    parts = copy.deepcopy(model)
+    parts.partial_fit(X_te[:77], Yl[:77]).partial_fit(X_te[77:], Yl[77:])
+    _assert_bitwise_equal(whole, rows)
+    _assert_bitwise_equal(whole, parts)
+    np.testing.assert_array_equal(whole.predict_stream(X_te), parts.predict_stream(X_te))
+
+
+def test_save_and_load_between_labels_resumes_exactly(tmp_path):
+    """A model saved while labels are still pending (predicted instances whose labels come
+    later), loaded, then given those labels and more stream, is the model that never stopped;
+    its last positives travel in the file."""
+    X_tr, Y_tr, X_te = make_stream(31, 4, 6, n_test=240)
+    model, _ = fit_both(X_tr, Y_tr, params(3))
+    Yl = _labels(31, 240, 4)
+    model.predict_stream(X_te[:80])
+    model.partial_fit(X_te[:40], Yl[:40])  # labels of the first half arrived
+    model.predict_stream(X_te[80:120])  # rows 40:120 still wait for theirs
+    model.save(tmp_path / "m.npz")
+    loaded = SOMStreamClassifier.load(tmp_path / "m.npz")
+    _assert_bitwise_equal(model, loaded)
+    for m in (model, loaded):
+        m.partial_fit(X_te[40:120], Yl[40:120])
+    np.testing.assert_array_equal(
+        model.predict_stream(X_te[120:]), loaded.predict_stream(X_te[120:])
+    )
+    _assert_bitwise_equal(model, loaded)
+
+
+def test_without_labelled_calls_the_model_is_the_papers(tmp_path):
+    """No labelled call (or one of no rows): no labelled state, no labelled member in the file,
+    and the stream goes exactly as before."""
+    X_tr, Y_tr, X_te = make_stream(41, 3, 4)
+    model, st = fit_both(X_tr, Y_tr, params(2))
+    model.partial_fit(X_te[:0], np.zeros((0, 3), np.int8))
+    model.learn_one(X_te[0])  # no y: nothing
+    assert "last_positive" not in model._state
+    Y_ref, st = ref.ref_stream(st, X_te)
+    assert_same_predictions(model.predict_stream(X_te), Y_ref)
+    assert_same_state(model, st)
+    model.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as z:
+        assert not {"last_positive", "has_positive"} & set(z.files)
+
+
+def test_learn_one_is_partial_fit_of_one_row():
+    """The estimator's River-style learn_one: y as {label index: bool or None} or as an array."""
+    X_tr, Y_tr, X_te = make_stream(51, 3, 4)
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    a, b, c = copy.deepcopy(model), copy.deepcopy(model), copy.deepcopy(model)
+    a.partial_fit(X_te[:1], np.array([[1, -1, 0]]))
+    b.learn_one(X_te[0], {0: True, 2: False})
+    c.learn_one({0: X_te[0, 0], 1: X_te[0, 1], 2: X_te[0, 2], 3: X_te[0, 3]}, {0: 1, 1: None, 2: 0})
+    _assert_bitwise_equal(a, b)
+    _assert_bitwise_equal(a, c)
+    for y, match in [
+        ({3: True}, "label 3"),
+        ({0: 2}, "True, False or None"),
+        ({True: 1}, "label True"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            model.learn_one(X_te[0], y)
+
+
+def _file_bytes(model, path):
+    model.save(path)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize(
+    "Y, exc, match",
+    [
+        (np.ones((5, 4), np.int8), ValueError, "4 label columns, the model has 3"),
+        (np.full((5, 3), 2), ValueError, r"only 1, 0 or -1.*found 2 at row 0"),
+        (np.full((5, 3), 0.5), ValueError, r"found 0.5"),
+        (np.full((5, 3), np.nan), ValueError, r"found nan"),
+        (np.ones((4, 3), np.int8), ValueError, "4 rows but X has 5"),
+        (np.ones(3, np.int8), ValueError, "2-D"),
+        (np.array([["a"] * 3] * 5), TypeError, "dtype"),
+        (None, TypeError, "got None"),
+    ],
+)
+def test_bad_labels_are_refused_and_change_nothing(tmp_path, Y, exc, match):
+    X_tr, Y_tr, X_te = make_stream(61, 3, 4)
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    model.partial_fit(X_te[:3], np.array([[1, 0, 1], [0, 1, 0], [1, -1, -1]]))
+    before = _file_bytes(model, tmp_path / "a.npz")
+    with pytest.raises(exc, match=match):
+        model.partial_fit(X_te[:5], Y)
+    assert _file_bytes(model, tmp_path / "b.npz") == before
+
+
+def test_bad_instances_and_unfitted_models_are_refused(tmp_path):
+    X_tr, Y_tr, X_te = make_stream(62, 3, 4)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        SOMStreamClassifier().partial_fit(X_te[:2], np.ones((2, 3), np.int8))
+    with pytest.raises(NotFittedError, match="not fitted"):
+        SOMStreamClassifier().learn_one(X_te[0], {0: True})
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    before = _file_bytes(model, tmp_path / "a.npz")
+    bad_X = X_te[:2].copy()
+    bad_X[1, 2] = np.inf
+    for X, match in [(X_te[:2, :3], "3 features"), (bad_X, "finite|inf")]:
+        with pytest.raises(ValueError, match=match):
+            model.partial_fit(X, np.ones((2, 3), np.int8))
+    for rate in [0, 1.5, -0.1, "x", np.nan]:
+        model.set_params(correction_rate=rate)
+        with pytest.raises((ValueError, TypeError), match="correction_rate"):
+            model.partial_fit(X_te[:2], np.ones((2, 3), np.int8))
+    model.set_params(correction_rate=0.5)
+    assert _file_bytes(model, tmp_path / "b.npz") == before
+
+
+def _rewrite(src, dst, **changes):
+    """Copy a model file, changing or dropping (None) members."""
+    with np.load(src) as z:
+        members = {k: z[k] for k in z.files}
+    for k, v in changes.items():
+        if v is None:
+            members.pop(k)
+        else:
+            members[k] = v
+    np.savez(dst, **members)
+
+
+def test_hostile_labelled_members_are_refused(tmp_path):
+    X_tr, Y_tr, X_te = make_stream(71, 3, 4)
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    model.partial_fit(X_te[:10], _labels(71, 10, 3))
+    src = tmp_path / "m.npz"
+    model.save(src)
+    pos, has = model._state["last_positive"], model._state["has_positive"]
+    nan = pos.copy()
+    nan[0, 0] = np.nan
+    two = has.copy()
+    two[0] = 2
+    cases = [
+        ({"has_positive": None}, "'has_positive' is missing"),
+        ({"last_positive": None}, "'last_positive' is missing"),
+        ({"last_positive": pos[:, :2].copy()}, "last_positive has dtype"),
+        ({"last_positive": pos.astype(np.float32)}, "last_positive has dtype"),
+        ({"has_positive": has.astype(np.int64)}, "has_positive has dtype"),
+        ({"last_positive": nan}, "non-finite"),
+        ({"last_positive": pos * 1e300}, "beyond"),
+        ({"has_positive": two}, "values other than 0/1"),
+        ({"has_positive": np.zeros_like(has)}, "a row given for a label without"),
+    ]
+    for i, (change, match) in enumerate(cases):
+        dst = tmp_path / f"bad{i}.npz"
+        _rewrite(src, dst, **change)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(dst)
+    # the untouched file loads, and a file from before labelled calls too
+    SOMStreamClassifier.load(src)
+    _rewrite(src, tmp_path / "old.npz", last_positive=None, has_positive=None)
+    assert "last_positive" not in SOMStreamClassifier.load(tmp_path / "old.npz")._state
+
+
+def test_a_few_labels_undo_a_label_swap():
+    """The failure labels are there to fix: two clusters whose maps self-training has swapped
+    (each label's neurons moved onto the other's cluster). A few labelled instances of each
+    cluster put every neuron back: misses pull the true label's neuron over, false alarms send
+    the wrong one to its label's last positive."""
+    rng = np.random.default_rng(5)
+    centres = np.array([[0.0, 0.0], [6.0, 0.0]])
+    lab = rng.integers(0, 2, size=400)
+    X = centres[lab] + rng.normal(scale=0.5, size=(400, 2))
+    Y = np.eye(2, dtype=np.uint8)[lab]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SOMStreamClassifier(grid_size=2, random_state=0).fit(X[:200], Y[:200])
+    right = model.predict(X[200:])
+    assert (right == Y[200:]).all(axis=1).mean() > 0.95
+    st = model._state  # swap the maps' neurons: each label's neurons onto the other's cluster
+    o = st["offsets"]
+    a, b = st["Wt"][:, o[0] : o[1]].copy(), st["Wt"][:, o[1] : o[2]].copy()
+    k = min(a.shape[1], b.shape[1])
+    st["Wt"][:, o[0] : o[0] + k], st["Wt"][:, o[1] : o[1] + k] = b[:, :k], a[:, :k]
+    st.pop("screen", None)
+    st.pop("rows", None)
+    assert (model.predict(X[200:]) == Y[200:]).all(axis=1).mean() < 0.5
+    for i in range(200, 240):
+        model.partial_fit(X[i : i + 1], Y[i : i + 1].astype(np.int8))
+    assert (model.predict(X[240:]) == Y[240:]).all(axis=1).mean() > 0.95
+
+
+def test_partial_fit_is_in_the_public_api():
+    assert callable(mlsom.SOMStreamClassifier.partial_fit)
+    assert SOMStreamClassifier().get_params()["correction_rate"] == 0.5
+    assert "correction_rate" in SOMStreamClassifier.__doc__
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_arrivals_are_the_pieces_and_partial_fit(dtype):
+    """predict_stream(X, arrivals=(X_l, Y_l, after)) is predict_stream on the pieces of X and
+    partial_fit of each labelled row in between: the same predictions and model, bit for bit,
+    with arrivals before the first row, several at one place, within blocks of four and at the
+    end."""
+    X_tr, Y_tr, X_te = make_stream(81, 4, 9, n_test=200)
+    X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
+    model, _ = fit_both(X_tr, Y_tr, params(3))
+    model.predict_stream(X_te[:50])
+    Yl = _labels(81, 200, 4)
+    after = np.array([0, 0, 3, 5, 6, 6, 6, 9, 41, 99, 150, 150])
+    rows = np.arange(len(after)) * 3  # labelled rows (of the first 50, already seen)
+    a, b = copy.deepcopy(model), copy.deepcopy(model)
+    Y_a = a.predict_stream(X_te[50:200], arrivals=(X_te[rows], Yl[rows], after))
+    pieces, lo = [], 0
+    for k, at in enumerate(after):
+        pieces.append(b.predict_stream(X_te[50 + lo : 50 + at]))
+        b.partial_fit(X_te[rows[k] : rows[k] + 1], Yl[rows[k] : rows[k] + 1])
+        lo = at
+    pieces.append(b.predict_stream(X_te[50 + lo : 200]))
+    np.testing.assert_array_equal(Y_a, np.vstack(pieces))
+    _assert_bitwise_equal(a, b)
+    # arrivals with no row to classify
+    c, d = copy.deepcopy(model), copy.deepcopy(model)
+    c.predict_stream(X_te[:0], arrivals=(X_te[:2], Yl[:2], [0, 0]))
+    d.partial_fit(X_te[:2], Yl[:2])
+    _assert_bitwise_equal(c, d)
+
+
+@pytest.mark.parametrize(
+    "arrivals, exc, match",
+    [
+        ("x", TypeError, "tuple"),
+        ((np.zeros((2, 5)), np.zeros((2, 3)), [0, 0]), ValueError, "5 features"),
+        ((np.zeros((2, 4)), np.zeros((2, 2)), [0, 0]), ValueError, "2 label columns"),
+        ((np.zeros((2, 4)), np.zeros((2, 3)), [0]), ValueError, "after must be 2 integers"),
+        ((np.zeros((2, 4)), np.zeros((2, 3)), [0.5, 1]), ValueError, "after must be 2 integers"),
+        ((np.zeros((2, 4)), np.zeros((2, 3)), [3, 1]), ValueError, "non-decreasing"),
+        ((np.zeros((2, 4)), np.zeros((2, 3)), [0, 11]), ValueError, r"within 0\.\.10"),
+        ((np.zeros((2, 4)), np.zeros((2, 3)), [-1, 0]), ValueError, "within"),
+        ((np.zeros((2, 4)), np.full((2, 3), 3), [0, 0]), ValueError, "only 1, 0 or -1"),
+    ],
+)
+def test_bad_arrivals_are_refused_and_change_nothing(tmp_path, arrivals, exc, match):
+    X_tr, Y_tr, X_te = make_stream(82, 3, 4)
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    before = _file_bytes(model, tmp_path / "a.npz")
+    with pytest.raises(exc, match=match):
+        model.predict_stream(X_te[:10], arrivals=arrivals)
+    assert _file_bytes(model, tmp_path / "b.npz") == before
