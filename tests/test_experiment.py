@@ -261,3 +261,98 @@ def test_a_method_keeps_its_style_in_every_curves_panel(monkeypatch, tmp_path):
         assert seen[0][m] == seen[1][m]
     assert seen[0]["mlsom (d=3, best)"] == seen[1]["mlsom (d=5, best)"]
     assert seen[0]["mlsom (d=3, best)"][0] == "black"
+
+
+# ------------------------------------------------------------------------- labels that arrive
+
+
+def test_plan_repeats_only_the_methods_that_learn_labels():
+    runs = plan(
+        "quick",
+        streams=["MOA-Spher-5C-2A"],
+        methods=["mlsom", "MINAS-BR", "BR-J48", "BR-HT"],
+        grid_sizes=[2],
+        seeds=[0],
+        label_fractions=[0, 0.01, 1],
+        label_delays=[0, 1000],
+        label_seed=4,
+    )
+    by = {}
+    for r in runs:
+        by.setdefault(r.method, []).append(r)
+    assert len(by["mlsom"]) == len(by["BR-HT"]) == 6  # fractions x delays
+    assert [(r.label_fraction, r.label_delay) for r in by["mlsom"]] == [
+        (0.0, 0),
+        (0.0, 1000),
+        (0.01, 0),
+        (0.01, 1000),
+        (1.0, 0),
+        (1.0, 1000),
+    ]
+    assert {r.label_seed for r in by["BR-HT"]} == {4}
+    # the batch lower bound and MINAS-BR learn no label: once, the paper's protocol
+    assert [r.label_fraction for r in by["BR-J48"] + by["MINAS-BR"]] == [None, None]
+    assert by["mlsom"][3].label == "mlsom-d2-f0.01-l1000"
+    assert len({r.key for r in runs}) == len(runs)
+    for kw, match in [
+        ({"label_fractions": [1.5]}, "label_fraction"),
+        ({"label_fractions": [0.1, 0.1]}, "given twice"),
+        ({"label_delays": [10]}, "need label_fractions"),
+        ({"label_fractions": [0.1], "label_delays": [-1]}, "label_delay"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            plan("quick", streams=["MOA-Spher-5C-2A"], methods=["mlsom"], **kw)
+
+
+def test_run_keys_without_labels_are_those_of_before():
+    """The label fields enter a run's identity only when set: the runs of experiments made
+    before they existed keep their keys (and their cached results)."""
+    a = Run("S", "mlsom", 3, 0, 1000)
+    assert not {"label_fraction", "label_delay", "label_seed"} & set(a.identity())
+    b = Run("S", "mlsom", 3, 0, 1000, label_fraction=0.0)
+    assert b.key != a.key and b.identity()["label_fraction"] == 0.0
+    assert Run("S", "mlsom", 3, 0, 1000, label_fraction=0.1, label_delay=5).key != b.key
+
+
+def test_cli_with_labels_that_arrive(tmp_path, capsys):
+    out_json = tmp_path / "run.json"
+    args = ["--stream", "MOA-Spher-5C-2A", "--grid-size", "3", "--n-instances", "1500"]
+    main(["run", *args, "--windows", "5", "--label-fraction", "0.1", "--label-delay", "20"])
+    main(["run", *args, "--windows", "5", "--label-fraction", "0.1", "--out", str(out_json)])
+    text = capsys.readouterr().out
+    assert "mlsom-d3-f0.1-l20 on MOA-Spher-5C-2A" in text and "mlsom-d3-f0.1-l0" in text
+    labels = json.loads(out_json.read_text())["info"]["labels"]
+    assert labels["label_fraction"] == 0.1 and labels["learns_labels"]
+    assert 100 < labels["labels_given"] < 170  # about 10 % of the 1,350 test instances
+    assert main(["run", *args, "--label-fraction", "2"]) == 2
+    assert "argument --label-fraction: must be in [0, 1]" in capsys.readouterr().err
+    main(
+        [
+            "experiment",
+            "--out",
+            str(tmp_path / "e"),
+            "--streams",
+            "MOA-Spher-5C-2A",
+            "--methods",
+            "mlsom",
+            "BR-J48",
+            "--grid-sizes",
+            "2",
+            "--seeds",
+            "0",
+            "--n-instances",
+            "1500",
+            "--windows",
+            "5",
+            "--label-fractions",
+            "0",
+            "0.5",
+            "--label-delays",
+            "10",
+            "--no-plots",
+            "--no-progress",
+        ]
+    )
+    text = capsys.readouterr().out
+    assert "3 runs (0 found finished, 3 run now)" in text
+    assert "mlsom-d2-f0.5-l10" in text and "mlsom-d2-f0-l10" in text

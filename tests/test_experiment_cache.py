@@ -96,7 +96,11 @@ def test_the_key_covers_every_field_of_a_run():
     run = Run("MOA-Spher-5C-2A", "mlsom", 3, 0, 1500)
     identity = run.identity()
     fields = {f.name for f in dataclasses.fields(Run)}
-    assert fields <= set(identity)  # a field added later is in the key without more work
+    # a field added later is in the key without more work; the label-protocol fields only
+    # when it is on (test_experiment.test_run_keys_without_labels_are_those_of_before)
+    labels = {"label_fraction", "label_delay", "label_seed"}
+    assert fields - labels <= set(identity)
+    assert fields <= set(dataclasses.replace(run, label_fraction=0.1).identity())
     assert {"stream_seed", "mlsom_version", "cache_format"} <= set(identity)
     changed = {
         "stream": "MOA-Spher-3C-2A",
@@ -109,11 +113,15 @@ def test_the_key_covers_every_field_of_a_run():
         "zero_division": "mulan",
         "chunk_size": 10,
         "data": "0123456789abcdef",
+        "label_fraction": 0.5,
+        "label_delay": 10,
+        "label_seed": 3,
     }
     assert set(changed) == fields  # every field is tried below
     keys = {run.key}
     for name, value in changed.items():
-        keys.add(dataclasses.replace(run, **{name: value}).key)
+        base = run if name == "label_fraction" else dataclasses.replace(run, label_fraction=0.1)
+        keys.add(dataclasses.replace(base, **{name: value}).key)
     assert len(keys) == 1 + len(changed)
     assert Run("MOA-Spher-5C-2A", "mlsom", 3, 0, 1500).key == run.key
     a = Run("S", "mlsom", 3, 0, params={"learning_rate": 0.1, "n_epochs": 5})

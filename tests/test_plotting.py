@@ -325,3 +325,25 @@ def test_save_png_rejects_other_formats(tmp_path):
     assert not (tmp_path / "figure.pdf").exists()
     with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
         save_png("figure", tmp_path / "figure.png")
+
+
+def test_plot_label_fractions_draws_a_log_axis_with_zero():
+    pytest.importorskip("matplotlib")
+    from mlsom.plotting import plot_label_fractions
+
+    scores = {
+        "mlsom-d2": {0: 0.34, 0.001: 0.8, 0.01: 0.9, 0.1: 0.93, 1: 0.95},
+        "BR-HT": {0: 0.5, 0.001: 0.55, 0.01: 0.6, 0.1: 0.7, 1: 0.78},
+    }
+    fig = plot_label_fractions(scores, title="2C-2A")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "0.001", "0.01", "0.1", "1"]
+    xs = ax.lines[0].get_xdata()
+    assert xs[0] == pytest.approx(1e-4) and list(xs[1:]) == [0.001, 0.01, 0.1, 1]
+    with pytest.raises(ValueError, match="same fractions"):
+        plot_label_fractions({"a": {0: 1, 1: 1}, "b": {0: 1}})
+    with pytest.raises(ValueError, match="label fraction"):
+        plot_label_fractions({"a": {2: 1}})
+    with pytest.raises(TypeError, match="non-empty mapping"):
+        plot_label_fractions({})

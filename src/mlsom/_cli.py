@@ -186,6 +186,7 @@ _OPTIONS = {
         "n_windows": "--windows",
         "zero_division": "--zero-division",
         "data_home": "--data-home",
+        "label_fraction": "--label-fraction",
     },
     "experiment": {
         "profile": "--profile",
@@ -205,6 +206,8 @@ _OPTIONS = {
         "n_jobs": "--n-jobs",
         "scheduler": "--scheduler",
         "connect_timeout": "--connect-timeout",
+        "label_fractions": "--label-fractions",
+        "label_delays": "--label-delays",
     },
 }
 
@@ -296,6 +299,16 @@ _WINDOWS = _typed(int, "an integer", _at_least(1))
 _N_JOBS = _typed(int, "an integer", _at_least(1))
 _SECONDS = _typed(float, "a number", _positive_seconds)
 _PATH = _typed(str, "a path", _not_empty)
+
+
+def _fraction(value):
+    if not 0.0 <= value <= 1.0:  # also refuses NaN
+        raise ValueError(f"must be in [0, 1], got {value}")
+    return value
+
+
+_LABEL_FRACTION = _typed(float, "a number", _fraction)
+_LABEL_DELAY = _typed(int, "an integer", _at_least(0))
 
 # parameters with their own option in ``mlsom run``: a --param may not set them
 _OWN_OPTION = {"grid_size": "--grid-size", "random_state": "--seed"}
@@ -402,6 +415,9 @@ def _cmd_run(args):
             _parse_params(args.param),
             n_windows=args.windows,
             zero_division=args.zero_division,
+            label_fraction=args.label_fraction,
+            label_delay=args.label_delay,
+            label_seed=args.label_seed,
         )
     )
     _find_data_files([run.stream], data_home)
@@ -447,6 +463,9 @@ def _cmd_experiment(args):
         zero_division=args.zero_division,
         plots=not args.no_plots,
         progress=not args.no_progress,
+        label_fractions=args.label_fractions,
+        label_delays=args.label_delays,
+        label_seed=args.label_seed,
     )
     return lambda: _report_experiment(experiment.run(), args.out)
 
@@ -728,6 +747,26 @@ def _parser():
         help="also write the full result (counts per window, timings) to this JSON file "
         "(default: none: print only)",
     )
+    run.add_argument(
+        "--label-fraction",
+        type=_LABEL_FRACTION,
+        default=None,
+        help="labels that arrive: this share of the test instances (0 to 1) get their labels "
+        "back, --label-delay instances later; mlsom and the incremental methods learn them "
+        "(default: none: the paper's protocol)",
+    )
+    run.add_argument(
+        "--label-delay",
+        type=_LABEL_DELAY,
+        default=0,
+        help="instances between a prediction and its labels (default: %(default)s)",
+    )
+    run.add_argument(
+        "--label-seed",
+        type=_SEED,
+        default=0,
+        help="seed of the choice of the labelled instances (default: %(default)s)",
+    )
 
     # ---------------------------------------------------------------- experiment
     exp = sub.add_parser(
@@ -835,6 +874,30 @@ def _parser():
         type=_zero_division,
         default=1,
         help="the 0/0 convention of the reports, as in 'mlsom run' (default: %(default)s)",
+    )
+    exp.add_argument(
+        "--label-fractions",
+        nargs="+",
+        type=_LABEL_FRACTION,
+        default=None,
+        metavar="F",
+        help="labels that arrive: run mlsom and the incremental methods once per share of "
+        "labelled test instances (and per --label-delays); the other methods run once "
+        "(default: none: the paper's protocol)",
+    )
+    exp.add_argument(
+        "--label-delays",
+        nargs="+",
+        type=_LABEL_DELAY,
+        default=None,
+        metavar="N",
+        help="instances between a prediction and its labels (default: 0)",
+    )
+    exp.add_argument(
+        "--label-seed",
+        type=_SEED,
+        default=0,
+        help="seed of the choice of the labelled instances (default: %(default)s)",
     )
     exp.add_argument(
         "--no-plots",

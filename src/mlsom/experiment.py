@@ -31,6 +31,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import signal
 import stat
 import threading
@@ -226,6 +227,11 @@ class Run:
     data : str, optional
         Real streams: a fingerprint of the content of their data files (set by
         :func:`run_experiment`), so that a run on changed files is computed again.
+    label_fraction, label_delay, label_seed : optional
+        The delayed-label protocol (:func:`mlsom.protocol.evaluate`): the share of test rows
+        whose labels come back, how many rows later, and the seed of the choice; None (the
+        default): the paper's protocol. Left out of the run's identity when None, so the runs
+        of earlier experiments keep their keys.
     """
 
     stream: str
@@ -238,16 +244,26 @@ class Run:
     zero_division: int | str = 1
     chunk_size: int = 1000
     data: str | None = None
+    label_fraction: float | None = None
+    label_delay: int = 0
+    label_seed: int = 0
 
     @property
     def label(self):
-        """Method name as reported, e.g. ``mlsom-d4``."""
-        return f"{self.method}-d{self.grid_size}" if self.grid_size else self.method
+        """Method name as reported, e.g. ``mlsom-d4``; with labels that arrive, the fraction and
+        delay follow, e.g. ``mlsom-d4-f0.01-l1000``."""
+        name = f"{self.method}-d{self.grid_size}" if self.grid_size else self.method
+        if self.label_fraction is not None:
+            name += f"-f{self.label_fraction:g}-l{self.label_delay}"
+        return name
 
     def identity(self):
         """Everything that defines the result, as a JSON-serialisable dict: every field, the seed
         of a generated stream, the mlsom version and the format of the run files."""
         ident = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if self.label_fraction is None:  # the paper's protocol: the keys of earlier versions
+            for name in ("label_fraction", "label_delay", "label_seed"):
+                del ident[name]
         ident.update(stream_seed=STREAM_SEED, mlsom_version=__version__, cache_format=CACHE_FORMAT)
         return ident
 
@@ -407,8 +423,18 @@ def check_run(run):
         zero_division = _check_zero_division(run.zero_division)
     with _about("chunk_size"):
         chunk_size = check_int("chunk_size", run.chunk_size, low=1)
+    label_fraction, label_delay, label_seed = run.label_fraction, run.label_delay, run.label_seed
+    if label_fraction is not None:
+        from .protocol import _label_feed
+
+        with _about("label_fraction"):
+            feed = _label_feed(label_fraction, label_delay, label_seed)
+            label_fraction, label_delay, label_seed = feed.fraction, feed.delay, feed.seed
     return dataclasses.replace(
         run,
+        label_fraction=label_fraction,
+        label_delay=label_delay,
+        label_seed=label_seed,
         stream=entry.name,
         method=method,
         grid_size=grid_size,
@@ -453,8 +479,16 @@ def plan(
     n_windows=50,
     zero_division=1,
     chunk_size=1000,
+    label_fractions=None,
+    label_delays=None,
+    label_seed=0,
 ):
     """The runs of a profile, with any part of the design overridden, checked before any work.
+
+    With ``label_fractions`` (and ``label_delays``, default [0]), every method that learns
+    labels (mlsom and the incremental upper bounds) runs once per fraction and delay under the
+    delayed-label protocol; the batch lower bounds and MINAS-BR, which learn none, run once,
+    under the paper's protocol.
 
     Unknown names, grid sizes or seeds the methods refuse, repeated values, empty lists, grid
     sizes without mlsom, ``n_instances`` without a generated stream and more windows than a
@@ -491,24 +525,59 @@ def plan(
             )
     if n_instances is None:
         n_instances = design["n_instances"]
+    with _about("label_delays"):
+        if label_fractions is None and label_delays is not None:
+            raise ValueError(f"label_delays={label_delays} need label_fractions")
+    if label_fractions is None:
+        settings = [(None, 0)]
+    else:
+        fractions = _names("label_fractions", label_fractions, [], _check_fraction)
+        delays = _names("label_delays", label_delays, [0], _check_delay)
+        settings = [(f, dl) for f in fractions for dl in delays]
     runs = []
     for stream in streams:
         n = None if _is_real(stream) else n_instances
         for method in methods:
+            learns = _learns_labels(method)
             for seed in seeds if method in STOCHASTIC else seeds[:1]:
                 for d in grid_sizes if method == "mlsom" else [None]:
-                    run = Run(
-                        stream,
-                        method,
-                        d,
-                        seed,
-                        n,
-                        n_windows=n_windows,
-                        zero_division=zero_division,
-                        chunk_size=chunk_size,
-                    )
-                    runs.append(check_run(run))
+                    for fraction, delay in settings if learns else [(None, 0)]:
+                        run = Run(
+                            stream,
+                            method,
+                            d,
+                            seed,
+                            n,
+                            n_windows=n_windows,
+                            zero_division=zero_division,
+                            chunk_size=chunk_size,
+                            label_fraction=fraction,
+                            label_delay=delay,
+                            label_seed=label_seed if fraction is not None else 0,
+                        )
+                        runs.append(check_run(run))
     return runs
+
+
+def _check_fraction(value):
+    from .protocol import _label_feed
+
+    return _label_feed(value, 0, 0).fraction
+
+
+def _check_delay(value):
+    from .protocol import _label_feed
+
+    return _label_feed(0.0, value, 0).delay
+
+
+def _learns_labels(method):
+    """Whether the delayed-label protocol gives the method labels (mlsom, incremental ones)."""
+    if method == "mlsom":
+        return True
+    if method == "MINAS-BR":
+        return False
+    return getattr(make_method(method), "kind", None) == "incremental"
 
 
 def _find_data_files(streams, data_home):
@@ -689,6 +758,9 @@ def run_one(run, *, data_home=None):
         stream_name=run.stream,
         seed=run.seed,
         zero_division=run.zero_division,
+        label_fraction=run.label_fraction,
+        label_delay=run.label_delay,
+        label_seed=run.label_seed,
     )
     out = res.to_dict()
     out["run"] = {
@@ -802,6 +874,9 @@ def _prepare_experiment(
     chunk_size=1000,
     plots=True,
     progress=True,
+    label_fractions=None,
+    label_delays=None,
+    label_seed=0,
 ):
     """Check every argument of :func:`run_experiment` and return the experiment, ready to run."""
     data_home = _check_data_home(data_home)
@@ -816,6 +891,9 @@ def _prepare_experiment(
         n_windows=n_windows,
         zero_division=zero_division,
         chunk_size=chunk_size,
+        label_fractions=label_fractions,
+        label_delays=label_delays,
+        label_seed=label_seed,
     )
     fingerprints = _data_fingerprints({r.stream for r in runs}, data_home)
     runs = [
@@ -856,6 +934,9 @@ def run_experiment(
     chunk_size=1000,
     plots=True,
     progress=True,
+    label_fractions=None,
+    label_delays=None,
+    label_seed=0,
 ):
     """Run (or resume) an experiment and write its reports.
 
@@ -891,6 +972,10 @@ def run_experiment(
         Write the PNG plots (needs matplotlib).
     progress : bool
         Show a progress bar (tqdm).
+    label_fractions, label_delays, label_seed : optional
+        Labels that arrive (:func:`plan`): each method that learns labels runs once per
+        fraction and delay; the method's label in the reports says which, e.g.
+        ``mlsom-d2-f0.01-l1000``.
 
     Returns
     -------
@@ -922,6 +1007,9 @@ def run_experiment(
         chunk_size=chunk_size,
         plots=plots,
         progress=progress,
+        label_fractions=label_fractions,
+        label_delays=label_delays,
+        label_seed=label_seed,
     ).run()
 
 
@@ -1226,7 +1314,8 @@ def _report(results, out, *, profile, zero_division, plots):
     means = {s: {m: float(np.mean(v)) for m, v in d.items()} for s, d in table.items()}
     best_d = {}
     for s, d in means.items():
-        soms = {m: v for m, v in d.items() if m.startswith("mlsom-d")}
+        # the paper's protocol only (a run with labels that arrive has "-f<fraction>" after d)
+        soms = {m: v for m, v in d.items() if re.fullmatch(r"mlsom-d[0-9]+", m)}
         if soms:
             m = max(soms, key=soms.get)
             best_d[s] = {

@@ -24,6 +24,7 @@ __all__ = [
     "method_styles",
     "plot_critical_difference",
     "plot_curves",
+    "plot_label_fractions",
     "plot_nemenyi_heatmap",
     "save_png",
 ]
@@ -363,6 +364,49 @@ def plot_curves(
             fontsize="small",
             frameon=False,
         )
+    return fig
+
+
+def plot_label_fractions(scores, *, title=None, ylabel="mean macro F", ylim=None, ax=None):
+    """Plot a score against the fraction of labels that arrive, on a log axis, one line per
+    method (``mlsom experiment --label-fractions``).
+
+    Parameters
+    ----------
+    scores : mapping of str to mapping of float to float
+        Method name -> {label fraction: score}; every method has the same fractions, in [0, 1].
+        Fraction 0 (no label after ``fit``) is drawn one decade left of the smallest positive
+        one, and labelled "0".
+    title, ylabel, ylim, ax
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if not isinstance(scores, Mapping) or not scores:
+        raise TypeError("scores must be a non-empty mapping of method -> {fraction: score}")
+    fractions = None
+    for name, by in scores.items():
+        if not isinstance(by, Mapping) or not by:
+            raise TypeError(f"scores[{name!r}] must be a non-empty mapping of fraction -> score")
+        fr = sorted(check_float("label fraction", f, low=0.0, high=1.0) for f in by)
+        if fractions is not None and fr != fractions:
+            raise ValueError(
+                f"every method needs the same fractions: {name!r} has {fr}, others {fractions}"
+            )
+        fractions = fr
+    positive = [f for f in fractions if f > 0]
+    zero_at = (min(positive) if positive else 1.0) / 10
+    x = [f if f > 0 else zero_at for f in fractions]
+    curves = {name: [float(by[f]) for f in sorted(by, key=float)] for name, by in scores.items()}
+    fig = plot_curves(
+        curves, x=x, title=title, xlabel="fraction of labels", ylabel=ylabel, ylim=ylim, ax=ax
+    )
+    axes = ax if ax is not None else fig.axes[0]
+    axes.set_xscale("log")
+    axes.set_xticks(x, [("0" if f == 0 else f"{f:g}") for f in fractions])
+    axes.minorticks_off()
     return fig
 
 

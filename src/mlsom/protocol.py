@@ -44,6 +44,7 @@ ratio to the test rows.
 
 import numbers
 import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -209,6 +210,55 @@ class _Runner:
         self.method.fit(X, Y)
         self.fit_seconds = time.perf_counter() - t
 
+    def learns_labels(self):
+        """Whether the delayed-label protocol gives this method labels: incremental methods,
+        and online ones with ``partial_fit`` (batch methods and the others never get any)."""
+        if self.kind == "incremental":
+            for attr in ("predict", "partial_fit"):
+                if not callable(getattr(self.method, attr, None)):
+                    raise TypeError(
+                        f"method {self.name!r} of kind 'incremental' has no method {attr}(), "
+                        "which the delayed-label protocol (label_fraction) needs"
+                    )
+            return True
+        return self.kind == "online" and callable(getattr(self.method, "partial_fit", None))
+
+    def step_with_labels(self, X_chunk, Y_chunk, plan):
+        """The next chunk under the delayed-label protocol: ``plan`` gives its segments, each
+        (lo, hi, x, y): predict rows lo:hi, then learn the labels y of the earlier row x (if
+        any) before the next segment."""
+        n = len(X_chunk)
+        if self.kind == "online" and _takes_arrivals(self.method):
+            # the whole chunk and its arrivals in one call (mlsom): the same as the loop below
+            given = [(hi, x, y) for _, hi, x, y in plan if x is not None]
+            X = np.array(X_chunk, dtype=np.float64)
+            arrivals = None
+            if given:
+                arrivals = (
+                    np.array([x for _, x, _ in given], dtype=np.float64),
+                    np.array([y for _, _, y in given], dtype=np.uint8),
+                    np.array([hi for hi, _, _ in given], dtype=np.int64),
+                )
+            t = time.perf_counter()
+            Y_hat = self.method.predict_stream(X, arrivals=arrivals)
+            self.stream_seconds += time.perf_counter() - t
+            self.acc.add(Y_chunk, self._check_prediction(Y_hat, n))
+            return
+        Y_hat = np.zeros((n, self.n_labels), dtype=bool)
+        predict = self.method.predict_stream if self.kind == "online" else self.method.predict
+        for lo, hi, x, y in plan:
+            X = np.array(X_chunk[lo:hi], dtype=np.float64)  # the method's own copies
+            if x is not None:
+                X_lab, Y_lab = np.array(x, dtype=np.float64)[None], y.astype(np.uint8)[None]
+            t = time.perf_counter()
+            Y_seg = predict(X) if hi > lo else None
+            if x is not None:
+                self.method.partial_fit(X_lab, Y_lab)
+            self.stream_seconds += time.perf_counter() - t
+            if hi > lo:
+                Y_hat[lo:hi] = self._check_prediction(Y_seg, hi - lo)
+        self.acc.add(Y_chunk, Y_hat)
+
     def step(self, X_chunk, Y_chunk):
         """Give the method the next chunk and count its predictions against ``Y_chunk``."""
         X = np.array(X_chunk, dtype=np.float64)  # the method's own copy
@@ -237,6 +287,58 @@ class _Runner:
         return Y_hat.astype(bool)
 
 
+def _takes_arrivals(method):
+    """Whether the method's predict_stream learns labels arriving during the chunk (mlsom)."""
+    import inspect
+
+    try:
+        return "arrivals" in inspect.signature(method.predict_stream).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _LabelFeed:
+    """The delayed-label protocol: which test rows get their labels back, and when.
+
+    Row i of the test stream (counted from 0) is chosen with probability ``fraction``, by a
+    generator seeded with ``seed`` that draws one number per row in order (so the choice does
+    not depend on the chunks); a chosen row's labels reach the methods right after row
+    ``i + delay`` has been predicted (``delay = 0``: right after its own prediction). At most
+    ``delay + 1`` rows wait at any time."""
+
+    def __init__(self, fraction, delay, seed):
+        self.fraction, self.delay, self.seed = fraction, delay, seed
+        self.rng = np.random.default_rng(seed)
+        self.t = 0  # test rows seen
+        self.pending = deque()  # (due, x, y), due increasing
+        self.given = 0
+
+    def plan(self, X, Y):
+        """The segments of the next chunk: (lo, hi, x, y) as _Runner.step_with_labels takes."""
+        n, t0 = len(X), self.t
+        for i in np.flatnonzero(self.rng.random(n) < self.fraction):
+            self.pending.append((t0 + int(i) + self.delay, X[i].copy(), Y[i].copy()))
+        plan, lo = [], 0
+        while self.pending and self.pending[0][0] < t0 + n:
+            due, x, y = self.pending.popleft()
+            hi = due - t0 + 1
+            plan.append((lo, hi, x, y))
+            lo = hi
+            self.given += 1
+        if lo < n:
+            plan.append((lo, n, None, None))
+        self.t += n
+        return plan
+
+    def info(self):
+        return {
+            "label_fraction": self.fraction,
+            "label_delay": self.delay,
+            "label_seed": self.seed,
+            "labels_given": self.given,
+        }
+
+
 # ------------------------------------------------------------------------------------ runners
 
 
@@ -256,6 +358,9 @@ def evaluate(
     seed=None,
     zero_division=1,
     keep_predictions=False,
+    label_fraction=None,
+    label_delay=0,
+    label_seed=0,
 ):
     """Evaluate one method on a test stream with the protocol of its kind.
 
@@ -296,6 +401,21 @@ def evaluate(
         The 0/0 convention recorded in the result; any other can be asked for later.
     keep_predictions : bool, default=False
         Keep the predictions, bit-packed, in the result.
+    label_fraction : float in [0, 1], optional
+        The delayed-label protocol (labels that arrive): this share of the test rows, chosen at
+        random (``label_seed``), get their true labels back ``label_delay`` rows after they
+        were predicted. Online methods with ``partial_fit`` (mlsom) get them through it;
+        incremental methods (the upper bounds) get exactly the same labels at the same times,
+        through ``predict`` and ``partial_fit``, and nothing else; batch methods and online
+        methods without ``partial_fit`` (MINAS-BR) are run as before. None (the default): the
+        protocol of each kind as above (online methods never see a test label, incremental
+        ones learn every label right after predicting its row). With 0, an online method's run
+        is exactly that of None; with 1 and delay 0, every method is tested then trained on
+        each row.
+    label_delay : int, default=0
+        Rows predicted between a row's prediction and the arrival of its labels.
+    label_seed : int, default=0
+        Seeds the choice of the rows that get labels (the same for every method).
 
     Returns
     -------
@@ -327,6 +447,9 @@ def evaluate(
         seeds=None if seed is None else {name: seed},
         zero_division=zero_division,
         keep_predictions=keep_predictions,
+        label_fraction=label_fraction,
+        label_delay=label_delay,
+        label_seed=label_seed,
     )[name]
 
 
@@ -345,6 +468,9 @@ def evaluate_many(
     seeds=None,
     zero_division=1,
     keep_predictions=False,
+    label_fraction=None,
+    label_delay=0,
+    label_seed=0,
 ):
     """Evaluate several methods on one test stream, in a single pass over it.
 
@@ -370,6 +496,9 @@ def evaluate_many(
     seeds : mapping of str to int, optional
         Seed recorded for some methods, by name (default: their ``random_state`` when it is an
         integer).
+    label_fraction, label_delay, label_seed : optional
+        The delayed-label protocol, as in :func:`evaluate`; every method that learns labels
+        gets the same ones at the same times.
 
     Returns
     -------
@@ -378,6 +507,7 @@ def evaluate_many(
     """
     chunk_size = _check_count("chunk_size", chunk_size, low=1)
     zero_division = _check_zero_division(zero_division)
+    feed = _label_feed(label_fraction, label_delay, label_seed)
     if n_test is not None:
         n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
     methods = _named_methods(methods)
@@ -424,11 +554,16 @@ def evaluate_many(
         )
         for name, method in methods.items()
     ]
+    learners = {r.name for r in runners if feed is not None and r.learns_labels()}
     for runner in runners:
         runner.fit(source.X_train, source.Y_train)
     for X_chunk, Y_chunk in source.chunks():
+        plan = feed.plan(X_chunk, Y_chunk) if feed is not None else None
         for runner in runners:
-            runner.step(X_chunk, Y_chunk)
+            if runner.name in learners:
+                runner.step_with_labels(X_chunk, Y_chunk, plan)
+            else:
+                runner.step(X_chunk, Y_chunk)
 
     windows = (
         {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
@@ -461,10 +596,31 @@ def evaluate_many(
                 "class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
                 "windows": windows,
                 "stream_info": source.stream_info,
+                **(
+                    {"labels": {**feed.info(), "learns_labels": runner.name in learners}}
+                    if feed is not None
+                    else {}
+                ),
             },
             predictions=packed,
         )
     return results
+
+
+def _label_feed(fraction, delay, seed):
+    """The _LabelFeed of the delayed-label protocol, its arguments checked; None without it."""
+    if fraction is None:
+        return None
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"label_fraction must be a number in [0, 1] or None, got {fraction!r}")
+    fraction = float(fraction)
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"label_fraction must be in [0, 1], got {fraction!r}")
+    delay = _check_count("label_delay", delay, low=0, high=_MAX_ROWS)
+    seed = _check_seed("label_seed", seed)
+    if seed < 0:
+        raise ValueError(f"label_seed must be non-negative, got {seed}")
+    return _LabelFeed(fraction, delay, seed)
 
 
 def _check_seed(name, value):

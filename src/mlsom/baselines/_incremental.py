@@ -331,6 +331,44 @@ class _IncrementalBaseline(ParamsMixin):
             )
         return self._stream(X, Y, predict=True)
 
+    def predict(self, X):
+        """Predict each row without learning (the delayed-label protocol's prediction step).
+
+        Returns
+        -------
+        Y_hat : ndarray of shape (n_samples, n_labels), dtype uint8
+        """
+        if not hasattr(self, "n_labels_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        X = check_features("X", X, n_features=self.n_features_in_, allow_empty=True)
+        out = np.zeros((X.shape[0], self.n_labels_), dtype=np.uint8)
+        keys, predict_one = self._keys, self._predict_one
+        for i, row in enumerate(X.tolist()):
+            out[i] = predict_one(dict(zip(keys, row, strict=True)))
+        return out
+
+    def partial_fit(self, X, Y):
+        """Learn labelled rows in order, without predicting them (labels that arrive late).
+
+        ``predict(x)`` followed by ``partial_fit([x], [y])`` for each row is ``predict_learn``.
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "n_labels_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        X = check_features("X", X, n_features=self.n_features_in_, allow_empty=True)
+        if X.shape[0] == 0:
+            return self
+        Y = _check_labels(np.asarray(Y), X.shape[0])
+        if Y.shape[1] != self.n_labels_:
+            raise ValueError(
+                f"Y has {Y.shape[1]} labels, but the model was fitted with {self.n_labels_}"
+            )
+        self._stream(X, Y, predict=False)
+        return self
+
     def _stream(self, X, Y, predict):
         keys = self._keys
         predict_one, learn_one = self._predict_one, self._learn_one

@@ -1,0 +1,171 @@
+"""The cost of labels that arrive: partial_fit against the unlabelled online step.
+
+Setting of the suite's online section: L = 7 labels, d = 10, A = 128 features, one thread,
+float64 and float32. Two measures, each against a baseline timed in the same process, in turn
+(a b a b ...), best of ``--repeats``:
+
+* **labelled update**: ``partial_fit`` of n instances (their true labels) against
+  ``predict_stream`` of the same n instances from the same model (target: at most 2 x);
+* **throughput with 10 % of labels**: the delayed-label protocol (each labelled instance learnt
+  right after the instance ``--delay`` later is classified), driven by
+  ``predict_stream(chunk, arrivals=...)`` on chunks of 1,000 (as ``mlsom.protocol`` drives it),
+  against ``predict_stream`` of the stream in the same chunks (target: at least 80 %); and the
+  same protocol written out with a ``predict_stream`` call for each segment between arrivals
+  and a ``partial_fit`` call per labelled instance (the Python calls' cost, for comparison).
+
+    python benchmarks/bench_labels.py [--n-stream 20000] [--repeats 5] [--json out.json]
+"""
+
+import argparse
+import copy
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import mlsom  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bench_online import make_stream  # noqa: E402
+
+
+def fitted(X, Y, dtype, d):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mlsom.ConvergenceWarning)
+        return mlsom.SOMStreamClassifier(grid_size=d, random_state=0, n_jobs=1).fit(
+            X.astype(dtype), Y
+        )
+
+
+def in_turn(runs, repeats):
+    """Best time of each callable, run in turn (a b a b ...)."""
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeats):
+        for name, run in runs.items():
+            best[name] = min(best[name], run())
+    return best
+
+
+def protocol(model, X, Y, fraction, delay, seed=0):
+    """predict_stream between label arrivals, partial_fit of each labelled row when it is due."""
+    chosen = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
+    due = chosen + delay
+    lo = 0
+    for i, t in zip(chosen.tolist(), due.tolist(), strict=True):
+        if t >= len(X):
+            break
+        model.predict_stream(X[lo : t + 1])
+        model.partial_fit(X[i : i + 1], Y[i : i + 1])
+        lo = t + 1
+    if lo < len(X):
+        model.predict_stream(X[lo:])
+
+
+def with_arrivals(model, X, Y, fraction, delay, seed=0, size=1000):
+    """The same protocol in chunks of 1,000: each chunk and the labels due during it in one
+    predict_stream(X, arrivals=...) call."""
+    chosen = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
+    due = chosen + delay  # learnt once due + 1 rows have been classified
+    for lo in range(0, len(X), size):
+        hi = min(len(X), lo + size)
+        k = np.flatnonzero((due >= lo) & (due < hi))
+        i = chosen[k]
+        model.predict_stream(X[lo:hi], arrivals=(X[i], Y[i], due[k] + 1 - lo))
+
+
+def chunked(model, X, size=1000):
+    for lo in range(0, len(X), size):
+        model.predict_stream(X[lo : lo + size])
+
+
+def timed(fn, model, *args):
+    m = copy.deepcopy(model)
+    t0 = time.perf_counter()
+    fn(m, *args)
+    return time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n-train", type=int, default=20000)
+    ap.add_argument("--n-stream", type=int, default=20000)
+    ap.add_argument("--grid-size", type=int, default=10)
+    ap.add_argument("--fraction", type=float, default=0.1)
+    ap.add_argument("--delay", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json", help="write the results here")
+    args = ap.parse_args()
+
+    X, Y = make_stream(args.n_train + args.n_stream)
+    out = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs",
+        "mlsom": mlsom.__version__,
+        "simd": mlsom._core.simd_info()[0],
+        "args": vars(args),
+        "cases": {},
+    }
+    for dtype in (np.float64, np.float32):
+        Xd = X.astype(dtype)
+        Xs, Ys = Xd[args.n_train :], Y[args.n_train :]
+        model = fitted(X[: args.n_train], Y[: args.n_train], dtype, args.grid_size)
+        # the labelled update against the unlabelled step, on the same instances and model
+        best = in_turn(
+            {
+                "unlabelled": lambda m=model, Xs=Xs: timed(
+                    lambda m_, X_: m_.predict_stream(X_), m, Xs
+                ),
+                "labelled": lambda m=model, Xs=Xs, Ys=Ys: timed(
+                    lambda m_, X_, Y_: m_.partial_fit(X_, Y_), m, Xs, Ys
+                ),
+            },
+            args.repeats,
+        )
+        update = best["labelled"] / best["unlabelled"]
+        # the stream with a share of labels against the stream without
+        best2 = in_turn(
+            {
+                "without": lambda m=model, Xs=Xs: timed(chunked, m, Xs),
+                "with": lambda m=model, Xs=Xs, Ys=Ys: timed(
+                    protocol, m, Xs, Ys, args.fraction, args.delay
+                ),
+                "arrivals": lambda m=model, Xs=Xs, Ys=Ys: timed(
+                    with_arrivals, m, Xs, Ys, args.fraction, args.delay
+                ),
+            },
+            args.repeats,
+        )
+        share = best2["without"] / best2["with"]
+        share_arrivals = best2["without"] / best2["arrivals"]
+        name = np.dtype(dtype).name
+        n = len(Xs)
+        out["cases"][name] = {
+            "predict_stream_us_per_instance": 1e6 * best["unlabelled"] / n,
+            "partial_fit_us_per_instance": 1e6 * best["labelled"] / n,
+            "labelled_over_unlabelled": update,
+            "stream_without_labels_s": best2["without"],
+            "stream_with_labels_s": best2["with"],
+            "throughput_with_labels_share": share,
+            "stream_with_labels_arrivals_s": best2["arrivals"],
+            "throughput_with_labels_arrivals_share": share_arrivals,
+        }
+        print(
+            f"{name}: partial_fit {1e6 * best['labelled'] / n:.2f} us/instance, predict_stream "
+            f"{1e6 * best['unlabelled'] / n:.2f}: ratio {update:.2f} (target <= 2); stream with "
+            f"{args.fraction:.0%} of labels at delay {args.delay}: {share_arrivals:.1%} of the "
+            f"throughput without with arrivals= (target >= 80 %), {share:.1%} with a "
+            "predict_stream and a partial_fit call per label"
+        )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
