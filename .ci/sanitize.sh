@@ -20,7 +20,7 @@ PRELOAD="$("$CC" -print-file-name=libasan.so):$("$CC" -print-file-name=libubsan.
 mkdir "$WORK/suite" && cp -R tests pyproject.toml "$WORK/suite/"
 if [ $# -eq 0 ]; then
     set -- tests/test_reference.py tests/test_screening.py tests/test_lanes.py tests/test_api.py \
-        tests/test_hostile_model.py tests/test_testing_interface.py
+        tests/test_hostile_model.py tests/test_testing_interface.py tests/test_labels.py
 fi
 cd "$WORK/suite"
 # leaks: Python keeps objects alive until exit on purpose; ASan's leak check would report them
