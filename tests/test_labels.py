@@ -25,7 +25,7 @@ from test_reference import (
 )
 
 import mlsom
-from mlsom import SOMStreamClassifier
+from mlsom import SOMStreamClassifier, _testing
 from mlsom.exceptions import NotFittedError
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -378,3 +378,25 @@ def test_bad_arrivals_are_refused_and_change_nothing(tmp_path, arrivals, exc, ma
     with pytest.raises(exc, match=match):
         model.predict_stream(X_te[:10], arrivals=arrivals)
     assert _file_bytes(model, tmp_path / "b.npz") == before
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_simd_path_learns_the_same(dtype):
+    """Labelled updates screen with the path's kernels: every path of this processor (and
+    screening off) gives the same predictions and model, bit for bit."""
+    X_tr, Y_tr, X_te = make_stream(91, 5, 20, n_test=200)
+    X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
+    model, _ = fit_both(X_tr, Y_tr, params(3))
+    Yl = _labels(91, 200, 5)
+    after = np.arange(0, 100, 10)
+    runs = []
+    for level in _testing.simd_levels() + [None]:
+        m = copy.deepcopy(model)
+        switch = {"simd": level} if level is not None else {"screening": False}
+        with _testing.switches(**switch):
+            Y = m.predict_stream(X_te[100:], arrivals=(X_te[:10], Yl[:10], after))
+            m.partial_fit(X_te[10:100], Yl[10:100])
+        runs.append((Y, m))
+    for Y, m in runs[1:]:
+        np.testing.assert_array_equal(Y, runs[0][0])
+        _assert_bitwise_equal(m, runs[0][1])

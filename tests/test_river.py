@@ -332,6 +332,8 @@ def test_parameters_pass_through_and_clone():
         ({"grid_size": 0}, ValueError, "grid_size must be >= 1"),
         ({"learning_rate": 2.0}, ValueError, "learning_rate must be <= 1"),
         ({"neighborhood": "cone"}, ValueError, "neighborhood must be one of"),
+        ({"use_labels": 1}, TypeError, "use_labels must be True or False"),
+        ({"correction_rate": 0.0}, ValueError, "correction_rate must be > 0"),
     ],
 )
 def test_bad_parameters_are_refused_at_construction(params, error, match):

@@ -289,7 +289,7 @@ class SOMStreamClassifier(ParamsMixin):
     def _validate_params(self):
         d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
-        check_float("correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True)
+        self._correction_rate()
         n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
         max_epochs = check_int("max_epochs", self.max_epochs, low=1, high=10**7)
         if max_epochs < n_epochs:
@@ -449,6 +449,12 @@ class SOMStreamClassifier(ParamsMixin):
         rule = check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
         return eta, rule == "skip"
 
+    def _correction_rate(self):
+        """correction_rate, checked at every labelled call (it acts at once)."""
+        return check_float(
+            "correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True
+        )
+
     def _fitted_state(self):
         state = getattr(self, "_state", None)
         if state is None:
@@ -497,13 +503,18 @@ class SOMStreamClassifier(ParamsMixin):
         """
         st = self._fitted_state()
         X = _check_stream_X(st, X)
-        eta, skip_zero = self._online_settings()
+        online = self._online_settings()
+        extra = {} if arrivals is None else self._arrivals(st, arrivals, X.shape[0], X.dtype)
+        return _as_labels(st, self._stream(st, X, online, extra))
+
+    def _stream(self, st, X, online, extra):
+        """The core's online phase over X (checked) with the online settings (eta, skip_zero),
+        and the labels that arrive meanwhile (``extra``: the core's Xl, Yl, after and rate, or
+        nothing); returns the predictions."""
+        eta, skip_zero = online
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
-        extra = {}
-        if arrivals is not None:
-            extra = self._arrivals(st, arrivals, X.shape[0], X.dtype)
         if X.shape[0] == 0 and not extra:
-            return _as_labels(st, Y)
+            return Y
         self._lock.acquire_write()
         try:
             _check_headroom(st, X.shape[0] + (len(extra["Xl"]) if extra else 0))
@@ -511,7 +522,7 @@ class SOMStreamClassifier(ParamsMixin):
             Ws, ww, c = self._copy(st, "screen")
             if extra:
                 self._labelled_memory(st)
-                extra.update(Pos=st["last_positive"], has_pos=st["has_positive"])
+                extra = dict(extra, Pos=st["last_positive"], has_pos=st["has_positive"])
             _core.stream(
                 X,
                 st["Wt"],
@@ -533,7 +544,7 @@ class SOMStreamClassifier(ParamsMixin):
             )
         finally:
             self._lock.release_write()
-        return _as_labels(st, Y)
+        return Y
 
     def _arrivals(self, st, arrivals, n, dtype):
         """The checked ``arrivals`` of predict_stream as the core's keyword arguments."""
@@ -562,9 +573,7 @@ class SOMStreamClassifier(ParamsMixin):
                 f"after must be non-decreasing and within 0..{n} (the rows of X), got "
                 f"{after_arr[:10].tolist()}"
             )
-        rate = check_float(
-            "correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True
-        )
+        rate = self._correction_rate()
         if X_l.shape[0] == 0:
             return {}
         return dict(
@@ -660,44 +669,12 @@ class SOMStreamClassifier(ParamsMixin):
         st = self._fitted_state()
         X = _check_stream_X(st, X)
         Yl = check_partial_labels("Y", Y, X.shape[0], st["n_labels"])
-        eta, skip_zero = self._online_settings()
-        rate = check_float(
-            "correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True
-        )
-        if X.shape[0] == 0:
-            return self
-        self._lock.acquire_write()
-        try:
-            _check_headroom(st, X.shape[0])
-            st.pop("rows", None)  # the neurons move
-            Ws, ww, c = self._copy(st, "screen")
-            self._labelled_memory(st)
-            _core.stream(
-                X[:0],
-                st["Wt"],
-                st["ncls"],
-                st["offsets"],
-                st["counts"],
-                st["log_averout"],
-                st["T"],
-                st["NS"],
-                st["k_nn"],
-                eta,
-                st["squared"],
-                skip_zero,
-                Ws,
-                ww,
-                c,
-                np.zeros((0, st["n_labels"]), dtype=np.uint8),
-                Xl=X,
-                Yl=Yl,
-                after=np.zeros(X.shape[0], dtype=np.int64),
-                Pos=st["last_positive"],
-                has_pos=st["has_positive"],
-                rate=rate,
-            )
-        finally:
-            self._lock.release_write()
+        online = self._online_settings()
+        rate = self._correction_rate()
+        if X.shape[0] > 0:
+            # the labelled rows as arrivals before a stream chunk of no row
+            extra = dict(Xl=X, Yl=Yl, after=np.zeros(X.shape[0], dtype=np.int64), rate=rate)
+            self._stream(st, X[:0], online, extra)
         return self
 
     def learn_one(self, x, y=None) -> "SOMStreamClassifier":

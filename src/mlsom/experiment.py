@@ -425,11 +425,12 @@ def check_run(run):
         chunk_size = check_int("chunk_size", run.chunk_size, low=1)
     label_fraction, label_delay, label_seed = run.label_fraction, run.label_delay, run.label_seed
     if label_fraction is not None:
-        from .protocol import _label_feed
+        from .protocol import _check_label_protocol
 
         with _about("label_fraction"):
-            feed = _label_feed(label_fraction, label_delay, label_seed)
-            label_fraction, label_delay, label_seed = feed.fraction, feed.delay, feed.seed
+            label_fraction, label_delay, label_seed = _check_label_protocol(
+                label_fraction, label_delay, label_seed
+            )
     return dataclasses.replace(
         run,
         label_fraction=label_fraction,
@@ -560,15 +561,15 @@ def plan(
 
 
 def _check_fraction(value):
-    from .protocol import _label_feed
+    from .protocol import _check_label_protocol
 
-    return _label_feed(value, 0, 0).fraction
+    return _check_label_protocol(value, 0, 0)[0]
 
 
 def _check_delay(value):
-    from .protocol import _label_feed
+    from .protocol import _check_label_protocol
 
-    return _label_feed(0.0, value, 0).delay
+    return _check_label_protocol(0.0, value, 0)[1]
 
 
 def _learns_labels(method):

@@ -197,6 +197,7 @@ class _Runner:
             if not callable(getattr(method, attr, None)):
                 raise TypeError(f"method {name!r} of kind {kind!r} has no method {attr}()")
         self.name, self.method, self.kind = name, method, kind
+        self.arrivals = False  # predict_stream(X, arrivals=...) (set by learns_labels)
         self.n_labels = n_labels
         self.fit_seconds = 0.0
         self.stream_seconds = 0.0
@@ -221,14 +222,18 @@ class _Runner:
                         "which the delayed-label protocol (label_fraction) needs"
                     )
             return True
-        return self.kind == "online" and callable(getattr(self.method, "partial_fit", None))
+        if self.kind == "online" and callable(getattr(self.method, "partial_fit", None)):
+            # mlsom takes a chunk and the labels arriving during it in one call
+            self.arrivals = _takes_arrivals(self.method)
+            return True
+        return False
 
     def step_with_labels(self, X_chunk, Y_chunk, plan):
         """The next chunk under the delayed-label protocol: ``plan`` gives its segments, each
         (lo, hi, x, y): predict rows lo:hi, then learn the labels y of the earlier row x (if
         any) before the next segment."""
         n = len(X_chunk)
-        if self.kind == "online" and _takes_arrivals(self.method):
+        if self.kind == "online" and self.arrivals:
             # the whole chunk and its arrivals in one call (mlsom): the same as the loop below
             given = [(hi, x, y) for _, hi, x, y in plan if x is not None]
             X = np.array(X_chunk, dtype=np.float64)
@@ -611,6 +616,11 @@ def _label_feed(fraction, delay, seed):
     """The _LabelFeed of the delayed-label protocol, its arguments checked; None without it."""
     if fraction is None:
         return None
+    return _LabelFeed(*_check_label_protocol(fraction, delay, seed))
+
+
+def _check_label_protocol(fraction, delay, seed):
+    """(fraction, delay, seed) of the delayed-label protocol, checked, as float, int, int."""
     if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
         raise TypeError(f"label_fraction must be a number in [0, 1] or None, got {fraction!r}")
     fraction = float(fraction)
@@ -620,7 +630,7 @@ def _label_feed(fraction, delay, seed):
     seed = _check_seed("label_seed", seed)
     if seed < 0:
         raise ValueError(f"label_seed must be non-negative, got {seed}")
-    return _LabelFeed(fraction, delay, seed)
+    return fraction, delay, seed
 
 
 def _check_seed(name, value):

@@ -318,18 +318,24 @@ class _IncrementalBaseline(ParamsMixin):
         -------
         Y_hat : ndarray of shape (n_samples, n_labels), dtype uint8
         """
+        X, Y = self._checked(X, Y)
+        if X.shape[0] == 0:
+            return np.zeros((0, self.n_labels_), dtype=np.uint8)
+        return self._stream(X, Y, predict=True)
+
+    def _checked(self, X, Y=None):
+        """X (and Y, unless None) checked against the fitted model; Y is checked only when X
+        has rows."""
         if not hasattr(self, "n_labels_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
         X = check_features("X", X, n_features=self.n_features_in_, allow_empty=True)
-        Y = np.asarray(Y)
-        if X.shape[0] == 0:
-            return np.zeros((0, self.n_labels_), dtype=np.uint8)
-        Y = _check_labels(Y, X.shape[0])
-        if Y.shape[1] != self.n_labels_:
-            raise ValueError(
-                f"Y has {Y.shape[1]} labels, but the model was fitted with {self.n_labels_}"
-            )
-        return self._stream(X, Y, predict=True)
+        if Y is not None and X.shape[0] > 0:
+            Y = _check_labels(np.asarray(Y), X.shape[0])
+            if Y.shape[1] != self.n_labels_:
+                raise ValueError(
+                    f"Y has {Y.shape[1]} labels, but the model was fitted with {self.n_labels_}"
+                )
+        return X, Y
 
     def predict(self, X):
         """Predict each row without learning (the delayed-label protocol's prediction step).
@@ -338,14 +344,8 @@ class _IncrementalBaseline(ParamsMixin):
         -------
         Y_hat : ndarray of shape (n_samples, n_labels), dtype uint8
         """
-        if not hasattr(self, "n_labels_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-        X = check_features("X", X, n_features=self.n_features_in_, allow_empty=True)
-        out = np.zeros((X.shape[0], self.n_labels_), dtype=np.uint8)
-        keys, predict_one = self._keys, self._predict_one
-        for i, row in enumerate(X.tolist()):
-            out[i] = predict_one(dict(zip(keys, row, strict=True)))
-        return out
+        X, _ = self._checked(X)
+        return self._stream(X, None, predict=True)
 
     def partial_fit(self, X, Y):
         """Learn labelled rows in order, without predicting them (labels that arrive late).
@@ -356,30 +356,24 @@ class _IncrementalBaseline(ParamsMixin):
         -------
         self
         """
-        if not hasattr(self, "n_labels_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-        X = check_features("X", X, n_features=self.n_features_in_, allow_empty=True)
-        if X.shape[0] == 0:
-            return self
-        Y = _check_labels(np.asarray(Y), X.shape[0])
-        if Y.shape[1] != self.n_labels_:
-            raise ValueError(
-                f"Y has {Y.shape[1]} labels, but the model was fitted with {self.n_labels_}"
-            )
-        self._stream(X, Y, predict=False)
+        X, Y = self._checked(X, Y)
+        if X.shape[0] > 0:
+            self._stream(X, Y, predict=False)
         return self
 
     def _stream(self, X, Y, predict):
+        """Each row in order: predicted (if ``predict``), then learnt (unless Y is None)."""
         keys = self._keys
         predict_one, learn_one = self._predict_one, self._learn_one
         rows = X.tolist()
-        labels = [tuple(r) for r in Y.tolist()]
-        out = np.zeros(Y.shape, dtype=np.uint8) if predict else None
+        labels = None if Y is None else [tuple(r) for r in Y.tolist()]
+        out = np.zeros((len(rows), self.n_labels_), dtype=np.uint8) if predict else None
         for i, row in enumerate(rows):
             x = dict(zip(keys, row, strict=True))
             if predict:
                 out[i] = predict_one(x)
-            learn_one(x, labels[i])
+            if labels is not None:
+                learn_one(x, labels[i])
         return out
 
     def _validate_params(self):
