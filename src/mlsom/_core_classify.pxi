@@ -84,6 +84,7 @@ ctypedef struct Work:
     Py_ssize_t *below   # (L) per class: how many screening values are below the last t
     uint8_t *in_y       # (L) classes in the prediction
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
+    Py_ssize_t *moved   # (L) the online step's neurons to move (_learn_one)
     const void *wr      # a row-major copy of the neurons (M, A) in the model's type, or NULL:
                         # exact distances then read each neuron contiguously
     int64_t cnt[N_COUNTERS]  # this thread's counts (_core_switches.pxi), added to _counts
@@ -106,9 +107,10 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.below = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.moved = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
-            or w.votes == NULL or w.in_y == NULL or w.rank == NULL
+            or w.votes == NULL or w.in_y == NULL or w.rank == NULL or w.moved == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
@@ -138,6 +140,7 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.below)
     free(w.in_y)
     free(w.rank)
+    free(w.moved)
     free(w)
 
 

@@ -53,6 +53,74 @@ cdef inline floating _move_neuron(const floating *x, floating *wt, Py_ssize_t A,
     return s
 
 
+cdef inline void _move_pair(const floating *x, floating *wt, Py_ssize_t A, Py_ssize_t M,
+                            Py_ssize_t b0, Py_ssize_t b1, floating etaf, float *Ws,
+                            const double *cc, const float *xp, Py_ssize_t npend, float *gp0,
+                            float *gp1, float *nrm, floating *s) noexcept nogil:
+    """_move_neuron for two neurons b0 != b1 in one pass over the features: each neuron's sums
+    are those of _move_neuron, in the same order (bit-identical), but the two neurons' serial
+    chains of additions interleave, so the pass costs about what one neuron's did. OUT nrm[0:2],
+    s[0:2] and the look-ahead products gp0 and gp1 (npend values each)."""
+    cdef Py_ssize_t i, j, a8 = A - A % 8
+    cdef floating v0, v1, t0, t1, s0 = 0, s1 = 0
+    cdef floating l0[8]
+    cdef floating l1[8]
+    cdef float w0, w1, n0 = 0, n1 = 0, x0, x1, x2
+    cdef float g00 = 0, g01 = 0, g02 = 0, g10 = 0, g11 = 0, g12 = 0
+    for j in range(8):
+        l0[j] = 0
+        l1[j] = 0
+    for i in range(A):
+        v0 = wt[i * M + b0]
+        v1 = wt[i * M + b1]
+        v0 = v0 + etaf * (x[i] - v0)
+        v1 = v1 + etaf * (x[i] - v1)
+        wt[i * M + b0] = v0
+        wt[i * M + b1] = v1
+        t0 = x[i] - v0
+        t1 = x[i] - v1
+        if i < a8:
+            l0[i & 7] = l0[i & 7] + t0 * t0
+            l1[i & 7] = l1[i & 7] + t1 * t1
+        else:
+            if i == a8:
+                s0 = ((l0[0] + l0[1]) + (l0[2] + l0[3])) + ((l0[4] + l0[5]) + (l0[6] + l0[7]))
+                s1 = ((l1[0] + l1[1]) + (l1[2] + l1[3])) + ((l1[4] + l1[5]) + (l1[6] + l1[7]))
+            s0 = s0 + t0 * t0
+            s1 = s1 + t1 * t1
+        w0 = <float> (<double> v0 - cc[i])
+        w1 = <float> (<double> v1 - cc[i])
+        Ws[i * M + b0] = w0
+        Ws[i * M + b1] = w1
+        n0 = n0 + w0 * w0
+        n1 = n1 + w1 * w1
+        if npend > 0:
+            x0 = xp[i]
+            g00 = g00 + x0 * w0
+            g10 = g10 + x0 * w1
+            if npend > 1:
+                x1 = xp[A + i]
+                g01 = g01 + x1 * w0
+                g11 = g11 + x1 * w1
+                if npend > 2:
+                    x2 = xp[2 * A + i]
+                    g02 = g02 + x2 * w0
+                    g12 = g12 + x2 * w1
+    if a8 == A:
+        s0 = ((l0[0] + l0[1]) + (l0[2] + l0[3])) + ((l0[4] + l0[5]) + (l0[6] + l0[7]))
+        s1 = ((l1[0] + l1[1]) + (l1[2] + l1[3])) + ((l1[4] + l1[5]) + (l1[6] + l1[7]))
+    nrm[0] = n0
+    nrm[1] = n1
+    s[0] = s0
+    s[1] = s1
+    gp0[0] = g00
+    gp0[1] = g01
+    gp0[2] = g02
+    gp1[0] = g10
+    gp1[1] = g11
+    gp1[2] = g12
+
+
 cdef inline void _update_averout(double *logA, int64_t *counts, Py_ssize_t b,
                                  double dist) noexcept nogil:
     """averOut of unit b: the running mean, in log space, of exp(-distance after the move)."""
@@ -106,30 +174,44 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     The screening copy (Ws, ww; IN/OUT wwmax, the largest ww) follows the moved neurons; the
     screening values gnext of the npend (at most 3) instances of the block still to come
     (centred xp, squared norms xxp) are recomputed for each moved neuron."""
-    cdef Py_ssize_t r, c, b, r2, n_pred
-    cdef floating s
-    cdef float nrm
-    cdef float gp[3]
+    cdef Py_ssize_t r, c, b, r2, n_pred, nb, k, j, m
+    cdef floating s[2]
+    cdef float nrm[2]
+    cdef float gp[6]
     # 1. classify from the current state
     n_pred = _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank,
                        squared, skip_zero, w)
+    # 2. the best-matching unit of every predicted map moves towards x: the winners first (a
+    # map's winner depends on its own neurons only, which no other map's move touches), then
+    # the moves, two neurons per pass (_move_pair)
+    nb = 0
     for r in range(L):
         c = w.rank[r]
         if c < 0:
             break
-        if not w.in_y[c]:
-            continue
-        # 2. the best-matching unit of every predicted map moves towards x
-        b = _winner(x, d, gap, wt, A, M, offsets, c, w)
-        s = _move_neuron(x, wt, A, M, b, eta, Ws, cc, xp, npend, gp, &nrm)
-        ww[b] = nrm
-        if nrm > wwmax[0]:
-            wwmax[0] = nrm
-        for r2 in range(npend):
-            gnext[r2 * M + b] = (<float> xxp[r2] + nrm) + gp[r2]
-        # 3. its averOut
-        _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
-        y[c] = 1
+        if w.in_y[c]:
+            w.moved[nb] = _winner(x, d, gap, wt, A, M, offsets, c, w)
+            nb += 1
+            y[c] = 1
+    k = 0
+    while k < nb:
+        if k + 1 < nb:
+            _move_pair(x, wt, A, M, w.moved[k], w.moved[k + 1], eta, Ws, cc, xp, npend, gp,
+                       gp + 3, nrm, s)
+            m = 2
+        else:
+            s[0] = _move_neuron(x, wt, A, M, w.moved[k], eta, Ws, cc, xp, npend, gp, nrm)
+            m = 1
+        for j in range(m):
+            b = w.moved[k + j]
+            ww[b] = nrm[j]
+            if nrm[j] > wwmax[0]:
+                wwmax[0] = nrm[j]
+            for r2 in range(npend):
+                gnext[r2 * M + b] = (<float> xxp[r2] + nrm[j]) + gp[3 * j + r2]
+            # 3. its averOut
+            _update_averout(logA, counts, b, s[j] if squared else sqrt(<double> s[j]))
+        k += m
     # 4. the co-occurrence counts and conditional probabilities
     _update_cooccurrence(t, logC, L, w.in_y)
     return n_pred
