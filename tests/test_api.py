@@ -94,7 +94,7 @@ def test_sparse_input_is_refused_with_a_hint(data):
     "params, exc, match",
     [
         ({"grid_size": 0}, ValueError, r"grid_size must be >= 1, got 0"),
-        ({"grid_size": 2.5}, TypeError, r"grid_size must be an integer, got 2.5"),
+        ({"grid_size": 2.5}, TypeError, r"grid_size must be an integer or .auto., got 2.5"),
         ({"grid_size": True}, TypeError, r"grid_size must be an integer"),
         ({"learning_rate": 0.0}, ValueError, r"learning_rate must be > 0.0, got 0.0"),
         ({"learning_rate": 1.5}, ValueError, r"learning_rate must be <= 1.0, got 1.5"),

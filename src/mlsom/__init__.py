@@ -19,11 +19,12 @@ Subpackages and modules (the runtime core needs only NumPy; those marked * need 
 """
 
 from ._config import show_config
-from ._som import SOMStreamClassifier
+from ._som import AUTO_GRID_SIZES, SOMStreamClassifier
 from ._version import __version__
 from .exceptions import ConvergenceWarning, NotFittedError
 
 __all__ = [
+    "AUTO_GRID_SIZES",
     "ConvergenceWarning",
     "NotFittedError",
     "SOMStreamClassifier",

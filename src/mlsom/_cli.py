@@ -292,7 +292,9 @@ def _not_empty(text):
 
 _STREAM = _typed(str, "a stream name", _canonical_stream)
 _METHOD = _typed(str, "a method name", _check_method_name)
-_GRID_SIZE = _typed(int, "an integer", _check_grid_size)
+_GRID_SIZE = _typed(
+    lambda text: text if text == "auto" else int(text), "an integer or auto", _check_grid_size
+)
 _SEED = _typed(int, "an integer", _check_seed)
 _N_INSTANCES = _typed(int, "an integer", _at_least(1000))
 _WINDOWS = _typed(int, "an integer", _at_least(1))
@@ -701,8 +703,8 @@ def _parser():
         "--grid-size",
         type=_GRID_SIZE,
         default=None,
-        help=f"mlsom's d (d x d neurons per label); mlsom only "
-        f"(default: the estimator's, {_default_grid_size()})",
+        help=f"mlsom's d (d x d neurons per label), or auto to choose it from the labelled set; "
+        f"mlsom only (default: the estimator's, {_default_grid_size()})",
     )
     run.add_argument(
         "--seed", type=_SEED, default=0, help="seed of the method (default: %(default)s)"
@@ -819,7 +821,7 @@ def _parser():
         type=_GRID_SIZE,
         default=None,
         metavar="D",
-        help="mlsom's grid sizes d (default: the profile's)",
+        help="mlsom's grid sizes d; auto chooses d from the labelled set (default: the profile's)",
     )
     exp.add_argument(
         "--seeds",

@@ -41,6 +41,11 @@ _ZERO_RULES = frozenset({"reject", "skip"})
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
 
+# grid_size="auto": the candidates (the paper's range of d) and the folds of the labelled set
+# each candidate is scored on (docs/method.md, "Choosing d from the labelled set").
+AUTO_GRID_SIZES = tuple(range(1, 11))
+_AUTO_FOLDS = 5
+
 
 def _fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
     """Bytes ``fit`` needs for maps of ``grid_size`` (its memory check's estimate): the grid
@@ -105,8 +110,14 @@ class SOMStreamClassifier(ParamsMixin):
 
     Parameters
     ----------
-    grid_size : int, default=5
-        Side d of every map (d x d neurons). The paper picks d per stream from 1 to 10.
+    grid_size : int or "auto", default=5
+        Side d of every map (d x d neurons). The paper picks d per stream from 1 to 10, by
+        looking at the test stream. "auto" chooses d from the labelled set alone: each d of
+        :data:`AUTO_GRID_SIZES` (1 to 10) is scored by the mean macro F of its online phase over
+        five folds of the training set (random, from ``random_state``; each fold in the set's
+        order, the model fitted on the other four); the best (the smallest on a tie) is fitted
+        on the whole set. The choice is in ``grid_size_``, the
+        scores in ``grid_scores_``. It costs about 40 fits of the same set.
     learning_rate : float, default=0.05
         Online learning rate eta of the winning neurons, in (0, 1].
     correction_rate : float, default=0.5
@@ -170,6 +181,10 @@ class SOMStreamClassifier(ParamsMixin):
     n_features_in_, n_labels_ : int
     n_iter_ : list of int or None
         Batch epochs run for each map.
+    grid_size_ : int
+        The side d the maps were fitted with (``grid_size``, or the choice of "auto").
+    grid_scores_ : dict of int to float or None
+        With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
 
     Examples
     --------
@@ -281,13 +296,24 @@ class SOMStreamClassifier(ParamsMixin):
         if st is not None:  # a pickle of an earlier mlsom: the fields it did not keep
             st.setdefault("grid_size", state.get("grid_size"))
             st.setdefault("labels_dtype", np.dtype(np.uint8))
+            st.setdefault("grid_scores", None)
             st.pop("learning_rate", None)  # read from the parameters at every call now
             st.pop("skip_zero", None)
         self.__dict__.update(state)
         self._lock = _ReadWriteLock()
 
     def _validate_params(self):
-        d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
+        """The checked parameters (d, eta, n_epochs, max_epochs); d is None for "auto"."""
+        if isinstance(self.grid_size, str) and self.grid_size == "auto":
+            d = None
+        else:
+            try:
+                d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
+            except TypeError:  # a string other than "auto" included
+                raise TypeError(
+                    f"grid_size must be an integer or 'auto', got {_describe(self.grid_size)} "
+                    f"({type(self.grid_size).__name__})"
+                ) from None
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
         self._correction_rate()
         n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
@@ -337,9 +363,73 @@ class SOMStreamClassifier(ParamsMixin):
         X = check_features("X", X, dtype=None)
         labels_dtype = _labels_dtype(Y)
         Y = check_labels("Y", Y, X.shape[0])
+        n_threads = effective_n_threads(self.n_jobs)
+        scores = None
+        if d is None:
+            d, scores = self._choose_grid_size(X, Y, n_epochs, max_epochs, n_threads)
+        state = self._fit_maps(X, Y, d, n_epochs, max_epochs, n_threads, warn=True)
+        state.update(feature_names=names, labels_dtype=labels_dtype, grid_scores=scores)
+        self._lock.acquire_write()
+        try:
+            self._state = state
+        finally:
+            self._lock.release_write()
+        return self
+
+    def _choose_grid_size(self, X, Y, n_epochs, max_epochs, n_threads):
+        """grid_size="auto": score every d of AUTO_GRID_SIZES on the labelled set alone, by the
+        online phase (predict_stream) over each of _AUTO_FOLDS folds, the maps fitted on the
+        rest; returns the best d (the smallest on a tie) and every d's mean score.
+
+        The folds are the consecutive fifths of a seeded permutation of the rows (a labelled set
+        need not be in stream order: one sorted by label would leave a fold with one label), each
+        given to the online phase in the set's order; a fold is scored by its macro F with 0/0
+        counted as 1. The permutation and every candidate fit use the estimator's seed (a
+        Generator gives one draw for all of them), so the result depends on the seed as a plain
+        fit does."""
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(
+                f"grid_size='auto' scores each grid size on part of the training set held out: "
+                f"it needs at least 2 instances, got {n}"
+            )
+        A, L = X.shape[1], Y.shape[1]
+        top = max(AUTO_GRID_SIZES)
+        check_allocation(
+            "grid_size",
+            "auto",
+            _fit_nbytes(top, n, A, L, X.itemsize),
+            f"{L} maps of up to {top} x {top} neurons on {A} features (grid distances, "
+            "training sums)",
+        )
+        seed = self.random_state
+        if isinstance(seed, np.random.Generator):
+            seed = int(seed.integers(2**63))
+        k = min(_AUTO_FOLDS, n)
+        edges = [n * i // k for i in range(k + 1)]
+        perm = np.random.default_rng(seed).permutation(n)
+        scores = {}
+        for d in AUTO_GRID_SIZES:
+            fold_f = []
+            for i in range(k):
+                held = np.zeros(n, dtype=bool)
+                held[perm[edges[i] : edges[i + 1]]] = True
+                cand = SOMStreamClassifier(**{**self.get_params(), "grid_size": d})
+                cand.random_state = seed
+                st = cand._fit_maps(X[~held], Y[~held], d, n_epochs, max_epochs, n_threads)
+                st["grid_scores"] = None
+                cand._state = st
+                P = cand._stream(st, X[held], cand._online_settings(), {})
+                fold_f.append(_macro_f(Y[held], P))
+            scores[d] = float(np.mean(fold_f))
+        best = max(scores.values())
+        return min(d for d, v in scores.items() if v == best), scores
+
+    def _fit_maps(self, X, Y, d, n_epochs, max_epochs, n_threads, warn=False):
+        """The offline phase on checked X (n, A) and Y (n, L) with grid side d: the state, but
+        for feature_names, labels_dtype and grid_scores, which the caller adds."""
         n, A = X.shape
         L = Y.shape[1]
-        n_threads = effective_n_threads(self.n_jobs)
         rng = np.random.default_rng(self.random_state)
         M0 = d * d
         check_allocation(
@@ -404,7 +494,7 @@ class SOMStreamClassifier(ParamsMixin):
             log_averout.append(la[kept])
             pos.append(positions[kept])
             offsets[j + 1] = offsets[j] + kept.size
-        if not_converged:
+        if not_converged and warn:
             warnings.warn(
                 f"the maps of labels {not_converged} did not settle within max_epochs="
                 f"{max_epochs} epochs; their assignments were still changing",
@@ -428,17 +518,12 @@ class SOMStreamClassifier(ParamsMixin):
             "n_iter": n_iter,
             "n_features": A,
             "n_labels": L,
-            "feature_names": names,
+            "feature_names": None,  # the caller's (the order of the keys is the pickle's)
             "grid_size": d,
             "squared": squared,
-            "labels_dtype": labels_dtype,
+            "labels_dtype": np.dtype(np.uint8),
         }
-        self._lock.acquire_write()
-        try:
-            self._state = state
-        finally:
-            self._lock.release_write()
-        return self
+        return state
 
     # ------------------------------------------------------------------ online phase
 
@@ -850,6 +935,15 @@ class SOMStreamClassifier(ParamsMixin):
     def n_iter_(self):
         return list(self._fitted_state()["n_iter"])
 
+    @property
+    def grid_size_(self):
+        return int(self._fitted_state()["grid_size"])
+
+    @property
+    def grid_scores_(self):
+        scores = self._fitted_state().get("grid_scores")
+        return None if scores is None else dict(scores)
+
     # ------------------------------------------------------------------ model files
 
     def save(self, path) -> None:
@@ -891,6 +985,8 @@ class SOMStreamClassifier(ParamsMixin):
                 "k_nn": int(st["k_nn"]),
                 "feature_names": st.get("feature_names"),
             }
+            if st.get("grid_scores") is not None:
+                meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
             arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
             for k in _model_file.LABELLED_ARRAYS:  # kept from the first partial_fit on
                 if k in st:
@@ -940,10 +1036,11 @@ class SOMStreamClassifier(ParamsMixin):
             if not (
                 isinstance(fitted, dict)
                 and {"grid_size", "averout_distance"} <= set(fitted)
-                and set(fitted) <= {"grid_size", "averout_distance", "labels_dtype"}
+                and set(fitted) <= {"grid_size", "averout_distance", "labels_dtype", "grid_scores"}
             ):
                 raise ValueError(f"fitted {fitted!r}")
             d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
+            scores = _check_grid_scores(fitted.get("grid_scores"), d)
             check_option(
                 "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
             )
@@ -960,9 +1057,46 @@ class SOMStreamClassifier(ParamsMixin):
             grid_size=d,
             squared=fitted["averout_distance"] == "sqeuclidean",
             labels_dtype=_LABEL_DTYPES[labels_dtype],
+            grid_scores=scores,
         )
         model._state = state
         return model
+
+
+def _check_grid_scores(scores, d):
+    """A model file's record of grid_size="auto" (a list of [d, score] pairs, or None): as the
+    dict grid_scores_ gives; a ValueError unless every d is a candidate, once, every score a
+    number in [0, 1], and the fitted d the best score's smallest d."""
+    if scores is None:
+        return None
+    if not isinstance(scores, list) or not 0 < len(scores) <= len(AUTO_GRID_SIZES):
+        raise ValueError(f"fitted grid_scores must be a list of [d, score] pairs, got {scores!r}")
+    out = {}
+    for pair in scores:
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise ValueError(f"fitted grid_scores: {pair!r} is not a [d, score] pair")
+        g = check_int("fitted grid_scores d", pair[0], low=1, high=_MAX_GRID_SIZE)
+        v = check_float("fitted grid_scores score", pair[1], low=0.0, high=1.0)
+        if g not in AUTO_GRID_SIZES or g in out:
+            raise ValueError(f"fitted grid_scores: d={g} is not a candidate or is repeated")
+        out[g] = v
+    best = max(out.values())
+    if d != min(g for g, v in out.items() if v == best):
+        raise ValueError(f"fitted grid_size {d} is not the best of grid_scores {scores!r}")
+    return out
+
+
+def _macro_f(Y, P):
+    """Macro F of predictions P against Y (both 0/1, n x L), 0/0 counted as 1 (Mulan's and the
+    evaluation's default convention)."""
+    Y = Y.astype(bool)
+    P = P.astype(bool)
+    tp = np.count_nonzero(Y & P, axis=0)
+    wrong = np.count_nonzero(Y != P, axis=0)
+    den = 2 * tp + wrong
+    f = np.ones(Y.shape[1])
+    np.divide(2 * tp, den, out=f, where=den > 0)
+    return float(f.mean()) if f.size else 1.0
 
 
 def _check_headroom(st, n):

@@ -159,7 +159,7 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     name : str
         ``"mlsom"``, ``"MINAS-BR"`` or a name of ``mlsom.baselines.LOWER_BOUNDS`` /
         ``UPPER_BOUNDS``.
-    grid_size : int, optional
+    grid_size : int or "auto", optional
         mlsom only: the grid side d (default: the estimator's, 5).
     seed : int
         Passed as ``random_state``.
@@ -210,7 +210,7 @@ class Run:
         A name of Table 1 (:func:`mlsom.datasets.list_streams`).
     method : str
         A name of :func:`available_methods`.
-    grid_size : int or None
+    grid_size : int, "auto" or None
         mlsom's grid side d; None for the other methods.
     seed : int
         The method's ``random_state``.
@@ -324,9 +324,10 @@ def _check_method_name(name):
 
 
 def _check_grid_size(d):
-    """``d`` as int if the estimator accepts it as its grid side; its error otherwise."""
+    """``d`` as int (or "auto") if the estimator accepts it as its grid side; its error
+    otherwise."""
     make_method("mlsom", grid_size=d)._validate_params()
-    return int(d)
+    return d if isinstance(d, str) else int(d)
 
 
 def _check_seed(seed):
@@ -363,8 +364,10 @@ def _check_n_instances(entry, n_instances):
 def _check_grid_memory(entry, n_instances, grid_size):
     """The estimator's own memory check of fit, before the stream is made (the stream's size is
     an upper bound of the labelled set's)."""
-    from ._som import _fit_nbytes
+    from ._som import AUTO_GRID_SIZES, _fit_nbytes
 
+    if grid_size == "auto":  # its largest candidate
+        grid_size = max(AUTO_GRID_SIZES)
     n = entry.instances if n_instances is None else n_instances
     need = _fit_nbytes(grid_size, n, entry.attributes, entry.labels)
     what = (
