@@ -116,8 +116,9 @@ class SOMStreamClassifier(ParamsMixin):
         :data:`AUTO_GRID_SIZES` (1 to 10) is scored by the mean macro F of its online phase over
         five folds of the training set (random, from ``random_state``; each fold in the set's
         order, the model fitted on the other four); the best (the smallest on a tie) is fitted
-        on the whole set. The choice is in ``grid_size_``, the
-        scores in ``grid_scores_``. It costs about 40 fits of the same set.
+        on the whole set. The choice is in ``grid_size_``, the scores in ``grid_scores_``. It
+        costs 50 fits on four fifths of the set, each followed by the online phase over the last
+        fifth, then the final fit.
     learning_rate : float, default=0.05
         Online learning rate eta of the winning neurons, in (0, 1].
     correction_rate : float, default=0.5
