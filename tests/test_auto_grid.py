@@ -192,7 +192,7 @@ def test_other_strings_are_refused_and_change_nothing(auto_model, value, match):
 
 
 def test_too_small_a_training_set_is_refused():
-    with pytest.raises(ValueError, match="at least 2 instances, got 1"):
+    with pytest.raises(ValueError, match="at least 2 instances, got n_samples = 1"):
         SOMStreamClassifier(grid_size="auto").fit(X0[:1], Y0[:1])
 
 
@@ -248,3 +248,20 @@ def test_an_experiment_runs_auto_beside_fixed_sizes(tmp_path):
     with open(tmp_path / "results.csv") as f:
         labels = sorted(r["label"] for r in csv.DictReader(f))
     assert labels == ["mlsom-d2", "mlsom-dauto"]
+
+
+def test_every_simd_path_chooses_the_same():
+    """The candidates' online phases screen with the path's kernels: every path of this
+    processor (and screening off) gives the same scores, choice and model, bit for bit."""
+    from mlsom import _testing
+
+    runs = []
+    for level in _testing.simd_levels() + [None]:
+        switch = {"simd": level} if level is not None else {"screening": False}
+        with _testing.switches(**switch):
+            m = SOMStreamClassifier(grid_size="auto", random_state=2, n_epochs=10)
+            runs.append(m.fit(X0.astype(np.float32), Y0))
+    for m in runs[1:]:
+        assert m.grid_scores_ == runs[0].grid_scores_
+        for u, v in zip(m.weights_, runs[0].weights_, strict=True):
+            np.testing.assert_array_equal(u, v)

@@ -68,7 +68,11 @@ with warnings.catch_warnings():
     # does not import scikit-learn (the protocol is spoken by mlsom._sklearn)
     warnings.filterwarnings("ignore", "Estimator SOMStreamClassifier does not inherit")
     _CHECKS = parametrize_with_checks(
-        [SOMStreamClassifier(grid_size=2, random_state=0, n_epochs=5, max_epochs=20)],
+        [
+            SOMStreamClassifier(grid_size=2, random_state=0, n_epochs=5, max_epochs=20),
+            # grid_size="auto" fits 50 candidate models per fit: the same checks hold
+            SOMStreamClassifier(grid_size="auto", random_state=0, n_epochs=5, max_epochs=20),
+        ],
         **_checks_kwargs(),
     )
 

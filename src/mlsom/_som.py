@@ -392,7 +392,7 @@ class SOMStreamClassifier(ParamsMixin):
         if n < 2:
             raise ValueError(
                 f"grid_size='auto' scores each grid size on part of the training set held out: "
-                f"it needs at least 2 instances, got {n}"
+                f"it needs at least 2 instances, got n_samples = {n}"
             )
         A, L = X.shape[1], Y.shape[1]
         top = max(AUTO_GRID_SIZES)
