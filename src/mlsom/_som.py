@@ -25,6 +25,7 @@ from ._validation import (
     check_partial_labels,
     effective_n_threads,
 )
+from .evaluation import confusion_counts, macro_f1
 from .exceptions import ConvergenceWarning
 
 __all__ = ["SOMStreamClassifier"]
@@ -409,20 +410,20 @@ class SOMStreamClassifier(ParamsMixin):
         k = min(_AUTO_FOLDS, n)
         edges = [n * i // k for i in range(k + 1)]
         perm = np.random.default_rng(seed).permutation(n)
-        scores = {}
-        for d in AUTO_GRID_SIZES:
-            fold_f = []
-            for i in range(k):
-                held = np.zeros(n, dtype=bool)
-                held[perm[edges[i] : edges[i + 1]]] = True
-                cand = SOMStreamClassifier(**{**self.get_params(), "grid_size": d})
-                cand.random_state = seed
-                st = cand._fit_maps(X[~held], Y[~held], d, n_epochs, max_epochs, n_threads)
+        params = {**self.get_params(), "random_state": seed}
+        fold_f = {d: [] for d in AUTO_GRID_SIZES}
+        for i in range(k):  # each fold split once, for every candidate
+            held = np.zeros(n, dtype=bool)
+            held[perm[edges[i] : edges[i + 1]]] = True
+            X_fit, Y_fit, X_held, Y_held = X[~held], Y[~held], X[held], Y[held]
+            for d in AUTO_GRID_SIZES:
+                cand = type(self)(**{**params, "grid_size": d})
+                st = cand._fit_maps(X_fit, Y_fit, d, n_epochs, max_epochs, n_threads)
                 st["grid_scores"] = None
                 cand._state = st
-                P = cand._stream(st, X[held], cand._online_settings(), {})
-                fold_f.append(_macro_f(Y[held], P))
-            scores[d] = float(np.mean(fold_f))
+                P = cand._stream(st, X_held, cand._online_settings(), {})
+                fold_f[d].append(macro_f1(confusion_counts(Y_held, P), zero_division=1))
+        scores = {d: float(np.mean(f)) for d, f in fold_f.items()}
         best = max(scores.values())
         return min(d for d, v in scores.items() if v == best), scores
 
@@ -1085,19 +1086,6 @@ def _check_grid_scores(scores, d):
     if d != min(g for g, v in out.items() if v == best):
         raise ValueError(f"fitted grid_size {d} is not the best of grid_scores {scores!r}")
     return out
-
-
-def _macro_f(Y, P):
-    """Macro F of predictions P against Y (both 0/1, n x L), 0/0 counted as 1 (Mulan's and the
-    evaluation's default convention)."""
-    Y = Y.astype(bool)
-    P = P.astype(bool)
-    tp = np.count_nonzero(Y & P, axis=0)
-    wrong = np.count_nonzero(Y != P, axis=0)
-    den = 2 * tp + wrong
-    f = np.ones(Y.shape[1])
-    np.divide(2 * tp, den, out=f, where=den > 0)
-    return float(f.mean()) if f.size else 1.0
 
 
 def _check_headroom(st, n):
