@@ -117,6 +117,7 @@ def ref_fit(
     averout_distance="euclidean",
     zero_cooccurrence="reject",
     random_state=None,
+    variant="paper",
 ):
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y).astype(np.int64)
@@ -141,6 +142,8 @@ def ref_fit(
         keep = np.flatnonzero(counts >= min_neuron_size)
         if keep.size == 0:
             keep = np.array([np.argmax(counts)])  # first unit with the largest count
+        if variant == "robust":
+            keep = fresh_units(bmu, counts, keep)
         dist = d2 if squared else np.sqrt(d2)
         averout = np.array([np.mean(np.exp(-dist[bmu == b])) for b in keep])
         maps[j] = dict(
@@ -167,6 +170,19 @@ def ref_fit(
         min_gap=min_gap,
         equal_mean_ties=mean_ties,
     )
+
+
+def fresh_units(bmu, counts, keep, factor=20):
+    """Robust variant: the kept units that the label's last factor * n_j / n_b rows reached
+    (bmu in the set's order); the unit reached last if none."""
+    nj = len(bmu)
+    last = {}
+    for r, b in enumerate(bmu, start=1):  # the last row (1-based) of every unit
+        last[int(b)] = r
+    fresh = [b for b in keep if (nj - last.get(int(b), 0)) * int(counts[b]) <= factor * nj]
+    if not fresh:
+        fresh = [max(keep, key=lambda b: last.get(int(b), 0))]
+    return np.array(sorted(fresh), dtype=np.int64)
 
 
 def prob(T, N):

@@ -137,6 +137,7 @@ CHANGED = {
     "neighborhood": "gaussian",
     "averout_distance": "sqeuclidean",
     "zero_cooccurrence": "skip",
+    "variant": "robust",
     "random_state": 7,
     "n_jobs": 1,
 }
@@ -199,6 +200,7 @@ def test_fit_time_parameters_act_at_the_next_fit():
         ("grid_size", 0, r"grid_size must be >= 1"),
         ("n_jobs", 0, r"n_jobs must be a non-zero integer"),
         ("neighborhood", "hat", r"neighborhood must be one of"),
+        ("variant", "fast", r"variant must be one of"),
         ("random_state", -1, r"random_state must be non-negative"),
     ],
 )

@@ -72,6 +72,10 @@ with warnings.catch_warnings():
             SOMStreamClassifier(grid_size=2, random_state=0, n_epochs=5, max_epochs=20),
             # grid_size="auto" fits 50 candidate models per fit: the same checks hold
             SOMStreamClassifier(grid_size="auto", random_state=0, n_epochs=5, max_epochs=20),
+            # the robust variant drops stale neurons at fit: the same checks hold
+            SOMStreamClassifier(
+                grid_size=3, variant="robust", random_state=0, n_epochs=5, max_epochs=20
+            ),
         ],
         **_checks_kwargs(),
     )

@@ -39,6 +39,15 @@ _PARALLEL_MIN_WORK = 4_000_000
 
 _ZERO_RULES = frozenset({"reject", "skip"})
 
+#: the methods ``variant`` selects: the paper's, and the robust one (docs/method.md)
+VARIANTS = ("paper", "robust")
+
+#: robust variant: a kept unit is stale when its label's last ``STALE_FACTOR`` times n_j / n_b
+#: training rows (n_j the label's rows, n_b the unit's) never reached it, where in a set in
+#: random order every gap of a unit is about geometric with mean n_j / n_b and exceeds that
+#: with probability about exp(-STALE_FACTOR)
+STALE_FACTOR = 20
+
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
 
@@ -142,6 +151,16 @@ class SOMStreamClassifier(ParamsMixin):
         What a zero conditional probability P[d, c] does to the score of candidate label c:
         "reject" multiplies it in (labels never seen together are never predicted together, as the
         paper's Algorithm 1); "skip" leaves the factor out, like the threshold does.
+    variant : {"paper", "robust"}, default="paper"
+        "paper" is the paper's method. "robust" (beyond the paper; docs/method.md, "The robust
+        variant") also drops, at ``fit``, the neurons that the end of the training set no longer
+        reaches: it reads the set's order as time order and removes a neuron when its label's
+        last ``STALE_FACTOR`` (20) x n_j / n_b training rows never mapped to it (n_j the label's
+        rows, n_b the neuron's), the neuron reached last staying if all would go; ``k_nn_``
+        follows from the maps that remain. In a set in random order this drops a neuron with
+        probability about exp(-20), so the two variants then fit the same model. On a set that
+        is a drifting stream's prefix, it keeps the maps from voting with where the labels
+        used to be. The online phase is the paper's in both.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons.
     n_jobs : int or None, default=None
@@ -185,6 +204,8 @@ class SOMStreamClassifier(ParamsMixin):
         Batch epochs run for each map.
     grid_size_ : int
         The side d the maps were fitted with (``grid_size``, or the choice of "auto").
+    variant_ : str
+        The variant the maps were fitted with ("paper" or "robust").
     grid_scores_ : dict of int to float or None
         With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
 
@@ -220,6 +241,7 @@ class SOMStreamClassifier(ParamsMixin):
         neighborhood="bubble",
         averout_distance="euclidean",
         zero_cooccurrence="reject",
+        variant="paper",
         random_state=None,
         n_jobs=None,
     ):
@@ -232,6 +254,7 @@ class SOMStreamClassifier(ParamsMixin):
         self.neighborhood = neighborhood
         self.averout_distance = averout_distance
         self.zero_cooccurrence = zero_cooccurrence
+        self.variant = variant
         self.random_state = random_state
         self.n_jobs = n_jobs
         self._lock = _ReadWriteLock()
@@ -337,6 +360,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
+        check_option("variant", self.variant, set(VARIANTS))
         effective_n_threads(self.n_jobs)
         return d, eta, n_epochs, max_epochs
 
@@ -446,6 +470,7 @@ class SOMStreamClassifier(ParamsMixin):
         r0 = initial_radius(d)
         positions = grid_positions(d)
         squared = self.averout_distance == "sqeuclidean"
+        robust = self.variant == "robust"
         Yi = Y.astype(np.int64)
         T = np.ascontiguousarray(Yi.T @ Yi)
 
@@ -484,6 +509,8 @@ class SOMStreamClassifier(ParamsMixin):
             keep = cnt >= self.min_neuron_size
             if not keep.any():  # [D] never leave a map empty
                 keep[np.argmax(cnt)] = True
+            if robust:
+                keep = _fresh_units(bmu, cnt, keep)
             dist = bmu_d2 if squared else np.sqrt(bmu_d2)
             # log averOut_b = log(mean over X_b of exp(-dist)), a log-mean-exp (<= 0), with the C
             # library's exp and log (the same bits on every machine)
@@ -525,6 +552,8 @@ class SOMStreamClassifier(ParamsMixin):
             "squared": squared,
             "labels_dtype": np.dtype(np.uint8),
         }
+        if robust:  # absent: the paper's (the state, pickles and files of the paper's variant
+            state["variant"] = "robust"  # stay what they were before variants existed)
         return state
 
     # ------------------------------------------------------------------ online phase
@@ -942,6 +971,10 @@ class SOMStreamClassifier(ParamsMixin):
         return int(self._fitted_state()["grid_size"])
 
     @property
+    def variant_(self):
+        return self._fitted_state().get("variant", "paper")
+
+    @property
     def grid_scores_(self):
         scores = self._fitted_state().get("grid_scores")
         return None if scores is None else dict(scores)
@@ -987,6 +1020,8 @@ class SOMStreamClassifier(ParamsMixin):
                 "k_nn": int(st["k_nn"]),
                 "feature_names": st.get("feature_names"),
             }
+            if "variant" in st:
+                meta["fitted"]["variant"] = st["variant"]
             if st.get("grid_scores") is not None:
                 meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
             arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
@@ -1038,7 +1073,8 @@ class SOMStreamClassifier(ParamsMixin):
             if not (
                 isinstance(fitted, dict)
                 and {"grid_size", "averout_distance"} <= set(fitted)
-                and set(fitted) <= {"grid_size", "averout_distance", "labels_dtype", "grid_scores"}
+                and set(fitted)
+                <= {"grid_size", "averout_distance", "labels_dtype", "grid_scores", "variant"}
             ):
                 raise ValueError(f"fitted {fitted!r}")
             d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
@@ -1046,6 +1082,7 @@ class SOMStreamClassifier(ParamsMixin):
             check_option(
                 "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
             )
+            variant = check_option("fitted variant", fitted.get("variant", "paper"), set(VARIANTS))
             labels_dtype = check_option(
                 "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
             )
@@ -1061,6 +1098,8 @@ class SOMStreamClassifier(ParamsMixin):
             labels_dtype=_LABEL_DTYPES[labels_dtype],
             grid_scores=scores,
         )
+        if variant != "paper":
+            state["variant"] = variant
         model._state = state
         return model
 
@@ -1193,6 +1232,28 @@ def _version():
     from ._version import __version__
 
     return __version__
+
+
+def _fresh_units(bmu, cnt, keep):
+    """Robust variant: of the units ``keep`` of one map, those its label's rows still reached
+    near the end of the training set.
+
+    ``bmu[r]`` is the unit of the label's r-th training row (in the set's order), ``cnt`` the
+    rows per unit. A unit b is stale when the label's last ``STALE_FACTOR * n_j / cnt[b]`` rows
+    never reached it, n_j = len(bmu) (compared in integers: (n_j - last_b) cnt_b > F n_j). If
+    every kept unit is stale, the one reached last stays.
+    """
+    nj = int(bmu.size)
+    last = np.zeros(cnt.size, dtype=np.int64)
+    np.maximum.at(last, bmu, np.arange(1, nj + 1, dtype=np.int64))  # 1-based, 0: never
+    kept = np.flatnonzero(keep)
+    fresh = keep.copy()
+    for b in kept.tolist():  # Python integers: no overflow whatever n_j
+        if (nj - int(last[b])) * int(cnt[b]) > STALE_FACTOR * nj:
+            fresh[b] = False
+    if not fresh.any():
+        fresh[kept[np.argmax(last[kept])]] = True
+    return fresh
 
 
 def _json_params(params):

@@ -155,6 +155,9 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         False ignores them, as the paper's method does.
     learning_rate, correction_rate, n_epochs, max_epochs : see SOMStreamClassifier
     min_neuron_size, neighborhood, averout_distance, zero_cooccurrence, n_jobs : the same
+    variant : {"paper", "robust"}, default="paper"
+        As SOMStreamClassifier's; the warm-up's instances are a prefix of the stream, in order,
+        which is what "robust" reads as time order.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the maps' initial neurons; it plays the role of River's ``seed``: an integer makes
         the model reproducible.
@@ -202,6 +205,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         neighborhood="bubble",
         averout_distance="euclidean",
         zero_cooccurrence="reject",
+        variant="paper",
         random_state=None,
         n_jobs=None,
     ):
@@ -216,6 +220,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self.neighborhood = neighborhood
         self.averout_distance = averout_distance
         self.zero_cooccurrence = zero_cooccurrence
+        self.variant = variant
         self.random_state = random_state
         self.n_jobs = n_jobs
         # refuse a bad parameter now, not n_warmup instances later
@@ -245,6 +250,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
             "neighborhood": "gaussian",
             "averout_distance": "sqeuclidean",
             "zero_cooccurrence": "skip",
+            "variant": "robust",
             **small,
         }
 

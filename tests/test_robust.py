@@ -1,0 +1,275 @@
+"""``variant="robust"``: the stale neurons of a time-ordered training set are dropped at ``fit``.
+
+A kept unit b of label j is dropped when the label's last 20 n_j / n_b training rows (in the set's
+order) never mapped to it; the unit reached last stays if every one would go; ``k_nn`` follows
+from the maps left (docs/method.md, "The robust variant"). The state and every prediction of the
+online phase must be those of ``reference.ref_fit(..., variant="robust")`` and ``ref_stream``;
+on a set in random order the variant fits the paper's model; the default is the paper's,
+bit for bit, in memory and in model files.
+"""
+
+import json
+import pickle
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+from test_reference import (
+    MIN_GAP,
+    assert_same_predictions,
+    assert_same_state,
+    explained,
+    fit_both,
+    make_stream,
+    params,
+)
+
+import mlsom
+from mlsom import SOMStreamClassifier, _testing
+
+try:  # tests/ as a package or as a plain directory on sys.path
+    from . import reference as ref
+except ImportError:
+    import reference as ref
+
+
+def drifting_stream(seed, L, A, n_train=2400, n_test=150, speed=1.5):
+    """Each label's cluster moves along a straight line while the training set is drawn (from a
+    random point, by ``speed`` in all); the test part goes on moving. Label sets: the label of
+    the cluster drawn, plus another one on 10 % of the rows."""
+    rng = np.random.default_rng(seed)
+    start = rng.random((L, A))
+    step = rng.standard_normal((L, A))
+    step *= speed / np.linalg.norm(step, axis=1, keepdims=True)
+
+    def draw(t):
+        n = len(t)
+        lab = rng.integers(L, size=n)
+        X = start[lab] + t[:, None] * step[lab] + 0.05 * rng.standard_normal((n, A))
+        Y = np.zeros((n, L), np.uint8)
+        Y[np.arange(n), lab] = 1
+        extra = rng.random(n) < 0.1
+        Y[np.flatnonzero(extra), rng.integers(L, size=int(extra.sum()))] = 1
+        return X, Y
+
+    t = np.linspace(0.0, 1.0, n_train + n_test)
+    X_tr, Y_tr = draw(t[:n_train])
+    X_te, _ = draw(t[n_train:])
+    return X_tr, Y_tr, X_te
+
+
+# a unit can be stale only when it holds more than 20 of its label's rows (its gap is at most
+# n_j): the drifting sets are long enough for that
+
+
+def fit(X, Y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mlsom.ConvergenceWarning)
+        return SOMStreamClassifier(**kw).fit(X, Y)
+
+
+def sizes(model):
+    return [0 if w is None else len(w) for w in model.weights_]
+
+
+CASES = [
+    # L, d, A, neighbourhood, averOut distance, zero rule, seed
+    (1, 3, 2, "bubble", "euclidean", "reject", 0),
+    (2, 2, 2, "bubble", "euclidean", "reject", 1),
+    (2, 3, 3, "gaussian", "sqeuclidean", "skip", 2),
+    (3, 3, 2, "bubble", "sqeuclidean", "reject", 3),
+    (3, 4, 5, "gaussian", "euclidean", "skip", 4),
+    (5, 3, 3, "bubble", "euclidean", "skip", 5),
+    (4, 4, 2, "gaussian", "sqeuclidean", "reject", 6),
+]
+
+
+@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", CASES)
+def test_drifting_training_set_matches_reference(L, d, A, nb, dist, zc, seed):
+    X_tr, Y_tr, X_te = drifting_stream(seed, L, A)
+    p = params(
+        d,
+        neighborhood=nb,
+        averout_distance=dist,
+        zero_cooccurrence=zc,
+        variant="robust",
+        min_neuron_size=2,
+    )
+    model, st = fit_both(X_tr, Y_tr, p)
+    assert st["min_gap"] > MIN_GAP, "degenerate data: a training choice is a rounding tie"
+    explained(st, assert_same_state, model, st)
+    assert model.variant_ == "robust"
+    # the drift leaves units behind: the variant must have dropped some, or this tests nothing
+    paper = fit(X_tr, Y_tr, **{**p, "variant": "paper"})
+    assert sum(sizes(model)) < sum(sizes(paper)), (sizes(model), sizes(paper))
+    for w_r, w_p in zip(model.weights_, paper.weights_, strict=True):
+        # the units left are some of the paper's, in their order (the same training)
+        assert all((w_p == row).all(axis=1).any() for row in w_r)
+    Y_ref, st = ref.ref_stream(st, X_te, eta=p["learning_rate"])
+    assert st["min_gap"] > MIN_GAP, "degenerate data: a stream choice is a rounding tie"
+    Y_pkg = model.predict_stream(X_te)
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    explained(st, assert_same_state, model, st)
+
+
+def test_every_unit_stale_keeps_the_one_reached_last():
+    # label 0 occurs on the first 40 rows only, in a set of 400: its rows' order is its own,
+    # so its map keeps units; a unit of label 1 that only the first rows reach goes
+    rng = np.random.default_rng(7)
+    X = np.concatenate([rng.normal(0, 0.1, (200, 2)), rng.normal(5, 0.1, (200, 2))])
+    Y = np.zeros((400, 2), np.uint8)
+    Y[:200, 0] = 1
+    Y[:, 1] = 1
+    p = params(3, variant="robust", min_neuron_size=1)
+    model, st = fit_both(X, Y, p)
+    explained(st, assert_same_state, model, st)
+    # label 1's rows from the first cluster all precede those of the second: its units there
+    # are stale, those of the second stay
+    w1 = model.weights_[1]
+    assert (w1 > 2.5).all(), w1
+    assert len(model.weights_[0]) >= 1
+
+
+def test_fresh_units_reference_fallback_and_bound():
+    # the rule itself, on hand-made assignments: n_j = 100, factor 20
+    bmu = np.array([0] * 50 + [1] * 49 + [2])  # unit 2 reached last, once
+    counts = np.bincount(bmu, minlength=3)
+    # unit 0: last row 50, gap 50, 50 * 50 = 2500 > 2000: stale; unit 1: gap 1: fresh;
+    # unit 2: gap 0: fresh
+    np.testing.assert_array_equal(ref.fresh_units(bmu, counts, np.arange(3)), [1, 2])
+    keep = np.array([True, False, False])
+    got = mlsom._som._fresh_units(bmu, counts, keep)
+    # unit 0 alone kept, and stale: it stays as the one reached last among the kept
+    np.testing.assert_array_equal(got, [True, False, False])
+    np.testing.assert_array_equal(ref.fresh_units(bmu, counts, np.array([0])), [0])
+    got = mlsom._som._fresh_units(bmu, counts, np.array([True, True, True]))
+    np.testing.assert_array_equal(got, [False, True, True])
+    # the bound compares Python integers: a product beyond int64 (3 * 2**62, which int64
+    # arithmetic would wrap to a negative number, "fresh") still decides exactly
+    cnt = np.array([2**62, 3], dtype=np.int64)
+    got = mlsom._som._fresh_units(np.array([0, 1, 1, 1]), cnt, np.array([True, True]))
+    np.testing.assert_array_equal(got, [False, True])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_order_fits_the_papers_model(seed):
+    X_tr, Y_tr, _ = make_stream(seed, 4, 3, n_train=300)
+    p = params(3, min_neuron_size=2)
+    paper = fit(X_tr, Y_tr, **p)
+    robust = fit(X_tr, Y_tr, **p, variant="robust")
+    assert robust.variant_ == "robust" and paper.variant_ == "paper"
+    assert robust.k_nn_ == paper.k_nn_
+    for a, b in zip(paper.weights_, robust.weights_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    X_te = make_stream(seed + 100, 4, 3)[2]
+    np.testing.assert_array_equal(paper.predict_stream(X_te), robust.predict_stream(X_te))
+
+
+def test_default_is_the_papers_state_and_file(tmp_path):
+    X_tr, Y_tr, _ = drifting_stream(0, 3, 2)
+    a = fit(X_tr, Y_tr, **params(3))
+    b = fit(X_tr, Y_tr, **params(3, variant="paper"))
+    assert a.get_params()["variant"] == "paper"
+    assert pickle.dumps(a._state) == pickle.dumps(b._state)
+    assert "variant" not in a._state  # the state as before variants existed
+    a.save(tmp_path / "a.npz")
+    with zipfile.ZipFile(tmp_path / "a.npz") as z:
+        names = [n for n in z.namelist() if n.endswith(".json")]
+        meta = json.loads(z.read(names[0])) if names else None
+    if meta is not None:
+        assert "variant" not in meta["fitted"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_save_load_pickle_keep_the_variant(tmp_path, dtype):
+    X_tr, Y_tr, X_te = drifting_stream(3, 3, 2)
+    model = fit(X_tr.astype(dtype), Y_tr, **params(3, variant="robust", min_neuron_size=2))
+    path = tmp_path / "m.npz"
+    model.save(path)
+    loaded = SOMStreamClassifier.load(path)
+    assert loaded.variant_ == "robust" and loaded.get_params()["variant"] == "robust"
+    back = pickle.loads(pickle.dumps(model))
+    assert back.variant_ == "robust"
+    Y0 = model.predict_stream(X_te.astype(dtype))
+    np.testing.assert_array_equal(loaded.predict_stream(X_te.astype(dtype)), Y0)
+    np.testing.assert_array_equal(back.predict_stream(X_te.astype(dtype)), Y0)
+    # the variant the maps were fitted with, whatever the live parameter says
+    loaded.set_params(variant="paper")
+    assert loaded.variant_ == "robust"
+
+
+@pytest.mark.parametrize("value", ["Robust", "", "paper ", None, 1, ["robust"], b"robust"])
+def test_bad_variant_is_refused_by_name(value):
+    X_tr, Y_tr, _ = drifting_stream(0, 2, 2, n_train=60)
+    model = SOMStreamClassifier(grid_size=2, variant=value)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        model.fit(X_tr, Y_tr)
+    assert not hasattr(model, "_state") or model.__dict__.get("_state") is None
+
+
+def test_tampered_file_variant_is_refused(tmp_path):
+    from mlsom import _model_file
+
+    X_tr, Y_tr, _ = drifting_stream(0, 2, 2)
+    model = fit(X_tr, Y_tr, **params(2, variant="robust", min_neuron_size=2))
+    path = tmp_path / "m.npz"
+    model.save(path)
+    meta, arrays = _model_file.read(path)
+    for bad in ("Robust", 3, None, ["robust"]):
+        meta2 = json.loads(json.dumps(meta))
+        meta2["fitted"]["variant"] = bad
+        bad_path = tmp_path / "bad.npz"
+        _model_file.write(bad_path, meta2, arrays)
+        with pytest.raises(ValueError, match="fitted variant"):
+            SOMStreamClassifier.load(bad_path)
+
+
+def test_every_simd_path_fits_the_same_robust_model():
+    X_tr, Y_tr, X_te = drifting_stream(5, 3, 4)
+    p = params(3, variant="robust", min_neuron_size=2)
+    ref_model = None
+    for level in _testing.simd_levels() + [None]:
+        switch = {"simd": level} if level is not None else {"screening": False}
+        with _testing.switches(**switch):
+            m = fit(X_tr, Y_tr, **p)
+            Y = m.predict_stream(X_te)
+        if ref_model is None:
+            ref_model, ref_Y = m, Y
+            continue
+        for a, b in zip(ref_model.weights_, m.weights_, strict=True):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(Y, ref_Y)
+
+
+def test_river_adapter_passes_the_variant():
+    pytest.importorskip("river")
+    from mlsom.river import SOMStreamML
+
+    X_tr, Y_tr, X_te = drifting_stream(1, 2, 2, n_train=200)
+    m = SOMStreamML(
+        grid_size=3,
+        n_warmup=200,
+        variant="robust",
+        min_neuron_size=2,
+        random_state=0,
+        n_epochs=20,
+        max_epochs=200,
+    )
+    for x, y in zip(X_tr, Y_tr, strict=True):
+        m.learn_one({"u": x[0], "v": x[1]}, {"a": bool(y[0]), "b": bool(y[1])})
+    assert m.model_ is not None and m.model_.variant_ == "robust"
+    direct = fit(
+        X_tr,
+        Y_tr,
+        grid_size=3,
+        variant="robust",
+        min_neuron_size=2,
+        random_state=0,
+        n_epochs=20,
+        max_epochs=200,
+    )
+    for a, b in zip(direct.weights_, m.model_.weights_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        SOMStreamML(variant="fast")
