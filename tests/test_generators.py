@@ -201,6 +201,79 @@ def test_spherical_errors():
         moa_spherical(3, 2, 100, 1000, target_cardinality=3.5)
 
 
+def _pairs(K=5, d=2, n=20_000, V=1500, seed=0, **kw):
+    kw.setdefault("radius", 0.15)
+    return moa_spherical(K, d, n, V, seed, placement="pairs", pair_offset=(0.1, 0.2), **kw)
+
+
+@pytest.mark.parametrize("K, d", [(5, 2), (5, 3), (3, 2), (4, 2)])
+def test_spherical_pairs_start_geometry(K, d):
+    r = 0.15
+    X, Y, info = _pairs(K, d, seed=K + d)
+    pairs = info["pairs"]
+    assert info["placement"] == "pairs" and info["pair_offset"] == (0.1, 0.2)
+    assert len(pairs) == K // 2
+    paired = [k for p in pairs for k in p]
+    assert len(set(paired)) == len(paired) and set(paired) <= set(range(K))
+    c0 = info["centers"][0]
+    for a, b in pairs:  # a pair's centres start 0.1 to 0.2 apart
+        assert 0.1 - 1e-12 <= np.linalg.norm(c0[a] - c0[b]) <= 0.2 + 1e-12
+    assert np.all(info["centers"] >= r - 1e-12) and np.all(info["centers"] <= 1 - r + 1e-12)
+    # the groups (pair midpoints, the single kernel) take distinct strata of every feature
+    single = sorted(set(range(K)) - set(paired))
+    mids = [(c0[a] + c0[b]) / 2 for a, b in pairs] + [c0[k] for k in single]
+    halves = [np.linalg.norm(c0[a] - c0[b]) / 2 for a, b in pairs] + [0.0] * len(single)
+    u = np.array([(m - (r + h)) / (1 - 2 * (r + h)) for m, h in zip(mids, halves, strict=True)])
+    strata = np.floor(u * len(mids)).astype(int)
+    for j in range(d):
+        assert sorted(strata[:, j]) == list(range(len(mids)))
+    assert X.shape == (20_000, d) and Y.shape == (20_000, K) and Y.sum(axis=1).min() >= 1
+
+
+def test_spherical_pairs_share_the_other_draws_with_uniform():
+    # the pairs placement draws from a fourth child stream: the instances' draws are the same
+    _, _, a = moa_spherical(5, 2, 5_000, 1500, 3, radius=0.15)
+    _, _, b = _pairs(n=5_000, seed=3)
+    np.testing.assert_array_equal(a["kernel"], b["kernel"])
+    assert not np.array_equal(a["centers"][0], b["centers"][0])
+
+
+def test_spherical_pairs_calibration_and_co_occurrence():
+    n, z = 20_000, 1.54
+    X, Y, info = _pairs(n=n, V=1500 / 0.45, radius=None, target_cardinality=z)
+    assert info["calibration"]["converged"]
+    assert abs(card(Y[: n_train(n)]) - z) <= 0.01
+    # most label pairs that occur together are the kernel pairs
+    prefix = Y[: n_train(n)].astype(np.int64)
+    co = prefix.T @ prefix
+    together = {tuple(sorted(p)): co[p] for p in info["pairs"]}
+    others = [co[a, b] for a in range(5) for b in range(a + 1, 5) if (a, b) not in together]
+    assert min(together.values()) > max(others)
+
+
+def test_spherical_pairs_determinism_and_prefix():
+    a = _pairs(n=10_000, seed=4)
+    b = _pairs(n=20_000, seed=4)
+    c = _pairs(n=10_000, seed=5)
+    np.testing.assert_array_equal(a[0], b[0][:10_000])
+    np.testing.assert_array_equal(a[1], b[1][:10_000])
+    assert a[2]["pairs"] == b[2]["pairs"]
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_spherical_pairs_errors():
+    with pytest.raises(ValueError, match=r"placement must be one of .*'grid'"):
+        moa_spherical(3, 2, 100, 1000, radius=0.1, placement="grid")
+    with pytest.raises(ValueError, match="placement='pairs' does not apply to rotate=True"):
+        moa_spherical(2, 2, 100, 1000, radius=0.1, rotate=True, placement="pairs")
+    with pytest.raises(ValueError, match=r"lo <= hi, got \(0.2, 0.1\)"):
+        moa_spherical(3, 2, 100, 1000, radius=0.1, placement="pairs", pair_offset=(0.2, 0.1))
+    with pytest.raises(ValueError, match=r"pair_offset\[0\]"):
+        moa_spherical(3, 2, 100, 1000, radius=0.1, placement="pairs", pair_offset=(-0.1, 0.1))
+    with pytest.raises(TypeError, match="pair_offset must be a pair of floats"):
+        moa_spherical(3, 2, 100, 1000, radius=0.1, placement="pairs", pair_offset=0.1)
+
+
 # ====================================================================== binary base generators
 
 

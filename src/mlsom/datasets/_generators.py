@@ -5,8 +5,9 @@ Two families of synthetic multi-label streams:
 * :func:`moa_spherical` (section 1.3): hyperspherical kernels that move in straight legs, as MOA's
   ``RandomRBFGeneratorEvents``; an instance carries every label whose sphere contains it, so
   overlapping clusters make multi-label instances. The sphere radius is calibrated so that the first
-  10 % of the stream has the wanted label cardinality. A rotating two-kernel variant gives the
-  paper's MOA-Spher-2C-2A.
+  10 % of the stream has the wanted label cardinality. The kernels start uniform in the cube, or in
+  pairs of near-coincident spheres (``placement="pairs"``, as in the paper's streams). A rotating
+  two-kernel variant gives the paper's MOA-Spher-2C-2A.
 * :func:`read_multilabel` (sections 2.1-2.3): Read et al.'s meta multi-label generator (MOA's
   ``MetaMultilabelGenerator``) over a binary base stream -- :class:`WaveformGenerator` restricted to
   two classes, :class:`RandomTreeGenerator`, :class:`HyperplaneGenerator`,
@@ -222,8 +223,26 @@ def _rotating_centers(n_steps: int, orbit_radius: float, shift_every: float) -> 
 class _SphericalDraws:
     """All random numbers of a spherical stream except the trajectories; independent of r."""
 
-    def __init__(self, root, n_classes, n_features, n_instances, noise_level):
-        init_ss, inst_ss, traj_ss = root.spawn(3)
+    def __init__(self, root, n_classes, n_features, n_instances, noise_level, placement="uniform"):
+        # a fourth child stream (the pairs placement) does not change the first three
+        init_ss, inst_ss, traj_ss, *pair_ss = root.spawn(4 if placement == "pairs" else 3)
+        self.placement = placement
+        if placement == "pairs":
+            # draw order: which label each kernel slot carries; the pairs' offset fractions; the
+            # pairs' offset directions (normalised Gaussian vectors); the strata, feature by
+            # feature
+            rng = np.random.default_rng(pair_ss[0])
+            n_pairs = n_classes // 2
+            self.slot_label = rng.permutation(n_classes)
+            self.pair_u = rng.random(n_pairs)
+            g = rng.standard_normal((n_pairs, n_features))
+            norm = np.linalg.norm(g, axis=1, keepdims=True)
+            norm[norm == 0] = 1.0
+            self.pair_direction = g / norm
+            # groups (the pairs, then the single kernel of an odd K) are stratified per feature:
+            # group g takes stratum strata[g, j] of the G equal strata of feature j
+            n_groups = n_pairs + n_classes % 2
+            self.strata = np.stack([rng.permutation(n_groups) for _ in range(n_features)], axis=1)
         # draw order (each line one child stream): kernel placement; per-instance numbers;
         # one trajectory stream per kernel (destinations, drawn lazily)
         self.center_u = np.random.default_rng(init_ss).random((n_classes, n_features))
@@ -245,11 +264,44 @@ class _SphericalDraws:
         self.directions = _sphere_directions(self.angles)
 
 
-def _spherical_centers(draws, radius, n_steps, shift_every, rotate, orbit_radius):
+def _paired_starts(draws, radius, pair_offset):
+    """Start positions of the "pairs" placement (smooth in r, for the radius bisection).
+
+    Kernel slots 2i and 2i + 1 form pair i, the last slot of an odd K is single. A pair's two
+    centres lie 2 h apart, h = min(a / 2, 1/2 - r) with a = lo + (hi - lo) U (lo, hi =
+    ``pair_offset``), symmetric about a midpoint m along a random direction u: m +- h u, with m in
+    [r + h, 1 - r - h]^d, so both spheres start inside the unit cube (a single kernel: h = 0).
+    Group g's coordinate j is uniform in stratum ``strata[g, j]`` of the G equal strata of that
+    interval. Slot s carries label ``slot_label[s]``.
+    """
+    K, d = draws.center_u.shape
+    lo, hi = pair_offset
+    n_groups = draws.strata.shape[0]
+    slots = np.empty((K, d))
+    for i in range(K // 2):
+        h = min(0.5 * (lo + (hi - lo) * draws.pair_u[i]), 0.5 - radius)
+        u = (draws.strata[i] + draws.center_u[2 * i]) / n_groups
+        m = (radius + h) + (1.0 - 2.0 * (radius + h)) * u
+        slots[2 * i] = m + h * draws.pair_direction[i]
+        slots[2 * i + 1] = m - h * draws.pair_direction[i]
+    if K % 2:
+        u = (draws.strata[-1] + draws.center_u[K - 1]) / n_groups
+        slots[K - 1] = radius + (1.0 - 2.0 * radius) * u
+    start = np.empty((K, d))
+    start[draws.slot_label] = slots
+    return start
+
+
+def _spherical_centers(
+    draws, radius, n_steps, shift_every, rotate, orbit_radius, pair_offset=(0.0, 0.0)
+):
     K, d = draws.center_u.shape
     if rotate:
         return _rotating_centers(n_steps, orbit_radius, shift_every)
-    start = radius + (1.0 - 2.0 * radius) * draws.center_u
+    if draws.placement == "pairs":
+        start = _paired_starts(draws, radius, pair_offset)
+    else:
+        start = radius + (1.0 - 2.0 * radius) * draws.center_u
     if not np.isfinite(shift_every):
         return np.broadcast_to(start, (n_steps + 1, K, d))
     step = _DISTANCE_PER_PERIOD * _STEP_EVERY / shift_every
@@ -290,6 +342,8 @@ def moa_spherical(
     orbit_radius: float = 0.2,
     noise_level: float = 0.0,
     drop_unlabeled: bool = True,
+    placement: str = "uniform",
+    pair_offset: tuple[float, float] = (0.1, 0.2),
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Spherical multi-label stream with moving kernels (MOA ``RandomRBFGeneratorEvents`` style).
 
@@ -347,6 +401,21 @@ def moa_spherical(
         0.1). A noise point gets the labels of the spheres that contain it.
     drop_unlabeled : bool, default=True
         Drop noise points that fall in no sphere (the only instances that can have no label).
+    placement : {"uniform", "pairs"}, default="uniform"
+        Where the kernels start. "uniform": every centre uniform in [r, 1 - r]^d, independently.
+        "pairs": the kernels come in pairs of near-coincident spheres (kernels 2i and 2i + 1 of a
+        random assignment of labels to kernels; the last one is single when K is odd): a pair's
+        centres are a apart, a uniform in ``pair_offset``, along a uniform direction,
+        symmetric about a midpoint. The G groups (the pairs and the single kernel) are
+        stratified: in each feature a random permutation gives each group one of G equal strata
+        of the interval that keeps its spheres inside the unit cube, and the group's midpoint is
+        uniform in its strata. The kernels then move independently, as with "uniform". The
+        pairs' draws (label assignment, offset fractions, directions, strata) come from a fourth
+        child stream of ``seed``, so the three others are those of "uniform". Not with
+        ``rotate``. The registry's MOA-Spher streams use it (``docs/datasets.md``).
+    pair_offset : (float, float), default=(0.1, 0.2)
+        "pairs" placement: the range [lo, hi] of a, the distance between a pair's centres
+        (0 <= lo <= hi; at most 1 - 2r is used, so that both spheres fit in the cube).
 
     Returns
     -------
@@ -369,9 +438,11 @@ def moa_spherical(
 
     Notes
     -----
-    Follows ``docs/protocol.md`` section 1.3. Kernel placement c ~ U[r, 1 - r]^d is MOA's rejection
-    sampling in distribution. The cardinality of the whole stream drifts with the kernels: it is
-    the first ``calib_fraction`` that matches the target.
+    Follows ``docs/protocol.md`` section 1.3. Kernel placement c ~ U[r, 1 - r]^d
+    (``placement="uniform"``) is MOA's rejection sampling in distribution; ``placement="pairs"``
+    is calibrated on the paper's streams, which have pairs of near-coincident kernels. The
+    cardinality of the whole stream drifts with the kernels: it is the first ``calib_fraction``
+    that matches the target.
 
     Examples
     --------
@@ -396,6 +467,21 @@ def moa_spherical(
     calib_fraction = check_float("calib_fraction", calib_fraction, low=0.0, high=1.0, low_open=True)
     noise_level = check_float("noise_level", noise_level, low=0.0, high=1.0)
     rotate = bool(rotate)
+    check_option("placement", placement, {"uniform", "pairs"})
+    if placement == "pairs":
+        if rotate:
+            raise ValueError("placement='pairs' does not apply to rotate=True (two fixed orbits)")
+        if (
+            isinstance(pair_offset, str)
+            or not hasattr(pair_offset, "__len__")
+            or len(pair_offset) != 2
+        ):
+            raise TypeError(f"pair_offset must be a pair of floats (lo, hi), got {pair_offset!r}")
+        a_lo = check_float("pair_offset[0]", pair_offset[0], low=0.0)
+        a_hi = check_float("pair_offset[1]", pair_offset[1], low=0.0)
+        if a_lo > a_hi:
+            raise ValueError(f"pair_offset must have lo <= hi, got {pair_offset!r}")
+        pair_offset = (a_lo, a_hi)
     if rotate:
         if K != 2 or d != 2:
             raise ValueError(f"rotate=True needs n_classes=2 and n_features=2, got {K} and {d}")
@@ -443,11 +529,13 @@ def moa_spherical(
         "the stream, its per-instance draws and the kernel positions",
     )
     root = _seed_sequence(seed)
-    draws = _SphericalDraws(root, K, d, n, noise_level)
+    draws = _SphericalDraws(root, K, d, n, noise_level, placement)
     n_steps = n // _STEP_EVERY
 
     def prefix_cardinality(r, n_cal):
-        centers = _spherical_centers(draws, r, n_cal // _STEP_EVERY, V, rotate, orbit_radius)
+        centers = _spherical_centers(
+            draws, r, n_cal // _STEP_EVERY, V, rotate, orbit_radius, pair_offset
+        )
         _, Yc = _spherical_sample(draws, r, centers, n_cal)
         if drop_unlabeled:
             Yc = Yc[Yc.any(axis=1)]
@@ -466,7 +554,7 @@ def moa_spherical(
         )
         calibration["n_calibration"] = n_cal
 
-    centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius)
+    centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius, pair_offset)
     X, Yb = _spherical_sample(draws, radius, centers, n)
     kernel = np.where(draws.noise, -1, draws.kernel)
     source = np.arange(n)
@@ -482,7 +570,12 @@ def moa_spherical(
         "source_index": source,
         "shift_every": V,
         "rotate": rotate,
+        "placement": placement,
     }
+    if placement == "pairs":
+        info["pair_offset"] = pair_offset
+        sl = draws.slot_label
+        info["pairs"] = [(int(sl[2 * i]), int(sl[2 * i + 1])) for i in range(K // 2)]
     if rotate:
         info["orbit_radius"] = float(orbit_radius)
         info["omega"] = omega
