@@ -116,6 +116,7 @@ def test_the_key_covers_every_field_of_a_run():
         "label_fraction": 0.5,
         "label_delay": 10,
         "label_seed": 3,
+        "stream_source": "generator-v1",
     }
     assert set(changed) == fields  # every field is tried below
     keys = {run.key}
@@ -278,3 +279,39 @@ def test_a_fifo_in_place_of_a_data_file_is_refused_without_blocking(tmp_path, mo
     # the finder takes regular files only: the FIFO is no data file (else: "not a regular file")
     assert caught and isinstance(caught[0], (FileNotFoundError, ValueError))
     assert "yeast.arff" in str(caught[0]) or "not a regular file" in str(caught[0])
+
+
+def test_the_spherical_generator_is_in_the_key():
+    """A generated MOA-Spher stream's run names its generator: the calibrated one (the default)
+    and the first one never share a run file, and the first one's key is that of the runs made
+    before the field existed (its identity has no stream_source)."""
+    new = check_run(Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500))
+    old = check_run(Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, stream_source="generator-v1"))
+    assert new.stream_source == "generator" and new.identity()["stream_source"] == "generator"
+    assert "stream_source" not in old.identity() and old.key != new.key
+    assert Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500).key == new.key  # None is the default
+    # the other streams have no generator to choose: their keys are those of before
+    (rb,) = plan("quick", streams=["Mult-Spher-RB"], methods=["BR-J48"], n_instances=1500)
+    assert rb.stream_source is None and "stream_source" not in rb.identity()
+    for run, message in [
+        (Run("Mult-Spher-RB", "BR-J48", None, 0, 1500, stream_source="generator"), "Mult-Spher"),
+        (Run("MOA-Spher-5C-2A", "BR-J48", None, 0, 1500, stream_source="v1"), "'v1'"),
+    ]:
+        with pytest.raises(ValueError, match=message) as exc:
+            check_run(run)
+        assert exc.value.argument == "stream_source"
+    with pytest.raises(ValueError, match="stream_source='generator-v1'"):
+        plan("quick", streams=["Yeast"], methods=["BR-J48"], stream_source="generator-v1")
+
+
+def test_the_first_generator_runs_on_the_first_streams(tmp_path):
+    base = {**BASE, "stream_source": "generator-v1"}
+    first = run_experiment("quick", tmp_path, **base)
+    assert first["n_run_now"] == 1
+    assert run_experiment("quick", tmp_path, **base)["n_cached"] == 1
+    assert run_experiment("quick", tmp_path, **BASE)["n_run_now"] == 1  # the calibrated one
+    records = [json.loads(f.read_text())["run"] for f in _run_files(tmp_path)]
+    assert sorted(r.get("stream_source", "generator-v1") for r in records) == [
+        "generator",
+        "generator-v1",
+    ]

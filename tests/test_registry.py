@@ -4,6 +4,7 @@ The real data sets are tested in test_registry_real.py (they need the ARFF files
 """
 
 import dataclasses
+import hashlib
 import math
 
 import numpy as np
@@ -141,7 +142,104 @@ def test_options_that_do_not_apply():
         load("MOA-Spher-5C-2A", source="file")
     with pytest.raises(ValueError, match="real streams only"):
         load("Mult-Spher-RB", keep_labels=["class0"])
-    with pytest.raises(ValueError, match="'file' or 'generator'"):
+    with pytest.raises(ValueError, match=r"'file' or 'generator' or 'generator-v1'.*'web'"):
         load("MOA-Spher-2C-2A", source="web")
+    with pytest.raises(ValueError, match="source= applies only to the MOA-Spher streams"):
+        load("Mult-Non-Spher-HP", source="generator-v1")
+    with pytest.raises(ValueError, match="source= applies only to the MOA-Spher streams"):
+        load("Yeast", source="file")
+    with pytest.raises(ValueError, match="source=1"):
+        load("MOA-Spher-3C-2A", source=1)
     with pytest.raises(ValueError, match="n_instances"):
         load("MOA-Spher-5C-2A", n_instances=5)
+
+
+# sha256 of X_train, Y_train, X_stream, Y_stream of the spherical streams as the first generator
+# made them, computed before the calibrated generator existed: source="generator-v1" gives them
+# bit for bit
+V1_STREAMS = [  # name, random_state, n_instances, sha256
+    (
+        "MOA-Spher-5C-2A",
+        0,
+        2000,
+        "3f653add745ba8786024e038b25f1a494be4f58e4a26af1e3ab9284e0395b1f3",
+    ),
+    (
+        "MOA-Spher-5C-2A",
+        3,
+        5000,
+        "26a73a2f4ead2c9a09b4eff0d0a807a7414b6e828eca7c95d9463e8b3563634d",
+    ),
+    (
+        "MOA-Spher-5C-3A",
+        1,
+        2000,
+        "b9cec08f00e89b19874814bd4c40a5a8e55a9544b5004d83d7f16ae84f589495",
+    ),
+    (
+        "MOA-Spher-3C-2A",
+        0,
+        3000,
+        "d6f8a325830bcc1eefc9700bf0c377a8e92e8a6b73e0d7b397fe2e1bbf89a5d7",
+    ),
+    (
+        "MOA-Spher-3C-2A",
+        7,
+        1000,
+        "7faf169ace43e81332ad9b0c1a7ae0a93f9207f685cb45656a817883326d7e86",
+    ),
+    (
+        "MOA-Spher-2C-2A",
+        0,
+        2000,
+        "a293a4b265c05a31353720cbbd8e889e0fe7930cf4cc8b470ebb4c0eac9ad8fc",
+    ),
+    (
+        "MOA-Spher-5C-2A",
+        0,
+        None,
+        "5730f3370316b2ca2df9ce1969799967a268cd836f083c766b76aaed21a3e6d0",
+    ),
+]
+
+
+def _digest(ds):
+    h = hashlib.sha256()
+    for a in (ds.X_train, ds.Y_train, ds.X_stream, ds.Y_stream):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("name, seed, n, digest", V1_STREAMS)
+def test_generator_v1_gives_the_first_streams_bit_for_bit(name, seed, n, digest):
+    ds = load(name, random_state=seed, n_instances=n, source="generator-v1")
+    assert _digest(ds) == digest
+    assert ds.info["source"] == "generator-v1"
+    assert ds.info["generator"]["placement"] == "uniform"
+    calibrated = load(name, random_state=seed, n_instances=n, source="generator")
+    if name == "MOA-Spher-2C-2A":  # the rotating preset is the same for both generators
+        assert _digest(calibrated) == digest
+    else:
+        assert calibrated.info["source"] == "generator" and _digest(calibrated) != digest
+
+
+@pytest.mark.parametrize("name", ["MOA-Spher-5C-2A", "MOA-Spher-5C-3A", "MOA-Spher-3C-2A"])
+def test_the_calibrated_generator_is_the_default(name):
+    entry = next(e for e in TABLE1 if e.name == name)
+    ds = load(name, n_instances=10_000, random_state=2)
+    same = load(name, n_instances=10_000, random_state=2, source="generator")
+    np.testing.assert_array_equal(ds.X_stream, same.X_stream)
+    np.testing.assert_array_equal(ds.Y_train, same.Y_train)
+    gen = ds.info["generator"]
+    assert gen["placement"] == "pairs" and len(gen["pairs"]) == entry.labels // 2
+    assert gen["pair_offset"] == (0.1, 0.2)
+    assert gen["shift_every"] == pytest.approx(entry.sd / 0.45)
+    assert abs(ds.train_cardinality - entry.cardinality) <= 0.01
+    assert ds.X_train.shape == (1000, entry.attributes) and ds.Y_stream.shape == (
+        9000,
+        entry.labels,
+    )
+    Y = np.concatenate([ds.Y_train, ds.Y_stream])
+    assert Y.sum(axis=1).min() >= 1 and Y.any(axis=0).all()  # every label occurs
+    assert "uniform" not in ds.description
+    assert "uniform" in load(name, n_instances=1000, source="generator-v1").description

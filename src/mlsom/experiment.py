@@ -8,9 +8,10 @@ on a dask.distributed cluster (a scheduler address, or ``"local"`` for a ``Local
 
 The cache key of a run (:attr:`Run.key`) is a hash of everything that can change its result: the
 stream (its canonical name, the number of instances and the seed of a generated stream, the
-content of a real stream's data files), the method with its grid size, seed and every parameter
-given, the number of windows, the 0/0 convention, the chunk size, the mlsom version and the format
-of the run files (:data:`CACHE_FORMAT`). Change any of them and the run is computed again.
+generator of a moving-kernel stream, the content of a real stream's data files), the method with
+its grid size, seed and every parameter given, the number of windows, the 0/0 convention, the
+chunk size, the mlsom version and the format of the run files (:data:`CACHE_FORMAT`). Change any
+of them and the run is computed again.
 
 Every argument is checked before any run starts (names, numbers, the results folder, the data
 files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs execute becomes
@@ -232,6 +233,12 @@ class Run:
         whose labels come back, how many rows later, and the seed of the choice; None (the
         default): the paper's protocol. Left out of the run's identity when None, so the runs
         of earlier experiments keep their keys.
+    stream_source : {"generator", "generator-v1"}, optional
+        The generated MOA-Spher streams (5C-2A, 5C-3A, 3C-2A) only: ``source=`` of
+        :func:`mlsom.datasets.load`; None is "generator", the calibrated generator.
+        "generator-v1" (the first generator) is left out of the run's identity, so the runs of
+        experiments made before the calibrated generator existed keep their keys, and they are
+        runs on exactly those streams.
     """
 
     stream: str
@@ -247,6 +254,7 @@ class Run:
     label_fraction: float | None = None
     label_delay: int = 0
     label_seed: int = 0
+    stream_source: str | None = None
 
     @property
     def label(self):
@@ -264,6 +272,11 @@ class Run:
         if self.label_fraction is None:  # the paper's protocol: the keys of earlier versions
             for name in ("label_fraction", "label_delay", "label_seed"):
                 del ident[name]
+        source = _stream_source(self.stream, self.stream_source)
+        if source is None or source == "generator-v1":  # the keys of earlier versions
+            del ident["stream_source"]
+        else:
+            ident["stream_source"] = source
         ident.update(stream_seed=STREAM_SEED, mlsom_version=__version__, cache_format=CACHE_FORMAT)
         return ident
 
@@ -306,6 +319,45 @@ def _is_real(name):
     from .datasets._registry import _REAL
 
     return name in _REAL
+
+
+#: ``stream_source`` values of a generated MOA-Spher stream; the first is the default
+STREAM_SOURCES = ("generator", "generator-v1")
+
+
+def _is_moving_kernels(name):
+    """Whether a stream name (any spelling) is a generated MOA-Spher stream; False if unknown."""
+    try:
+        entry = _stream_entry(name)
+    except (ValueError, TypeError):
+        return False
+    return entry.kind == "spherical" and not _is_real(entry.name)
+
+
+def _stream_source(name, source):
+    """The generator a run's stream comes from: ``source`` or the default for a generated
+    MOA-Spher stream; None for the other streams."""
+    if not _is_moving_kernels(name):
+        return source
+    return STREAM_SOURCES[0] if source is None else source
+
+
+def _check_stream_source(entry, source):
+    if _is_real(entry.name) or entry.kind != "spherical":
+        if source is not None:
+            raise ValueError(
+                f"stream_source={source!r} applies to the generated MOA-Spher streams only "
+                f"(MOA-Spher-5C-2A, MOA-Spher-5C-3A, MOA-Spher-3C-2A), not to {entry.name}"
+            )
+        return None
+    if source is None:
+        return STREAM_SOURCES[0]
+    if not isinstance(source, str) or source not in STREAM_SOURCES:
+        raise ValueError(
+            f"stream_source must be one of {', '.join(map(repr, STREAM_SOURCES))}, got "
+            f"stream_source={source!r}"
+        )
+    return source
 
 
 def _canonical_stream(name):
@@ -396,6 +448,8 @@ def check_run(run):
         entry = _stream_entry(run.stream)
     with _about("n_instances"):
         n_instances = _check_n_instances(entry, run.n_instances)
+    with _about("stream_source"):
+        stream_source = _check_stream_source(entry, run.stream_source)
     with _about("method"):
         method = _check_method_name(run.method)
     with _about("seed"):
@@ -447,6 +501,7 @@ def check_run(run):
         n_windows=n_windows,
         zero_division=zero_division,
         chunk_size=chunk_size,
+        stream_source=stream_source,
     )
 
 
@@ -486,6 +541,7 @@ def plan(
     label_fractions=None,
     label_delays=None,
     label_seed=0,
+    stream_source=None,
 ):
     """The runs of a profile, with any part of the design overridden, checked before any work.
 
@@ -497,7 +553,9 @@ def plan(
     Unknown names, grid sizes or seeds the methods refuse, repeated values, empty lists, grid
     sizes without mlsom, ``n_instances`` without a generated stream and more windows than a
     stream has test instances raise ValueError (or TypeError) naming the argument and the value.
-    Generated streams get ``n_instances`` (default: the profile's); real ones ignore it.
+    Generated streams get ``n_instances`` (default: the profile's); real ones ignore it. The
+    generated MOA-Spher streams get ``stream_source`` (:class:`Run`; None: the calibrated
+    generator, "generator-v1": the first one); the other streams ignore it.
 
     Returns
     -------
@@ -529,6 +587,12 @@ def plan(
             )
     if n_instances is None:
         n_instances = design["n_instances"]
+    with _about("stream_source"):
+        if stream_source is not None and not any(_is_moving_kernels(s) for s in streams):
+            raise ValueError(
+                f"stream_source={stream_source!r} applies to the generated MOA-Spher streams "
+                "only, and there is none here"
+            )
     with _about("label_delays"):
         if label_fractions is None and label_delays is not None:
             raise ValueError(f"label_delays={label_delays} need label_fractions")
@@ -558,6 +622,7 @@ def plan(
                             label_fraction=fraction,
                             label_delay=delay,
                             label_seed=label_seed if fraction is not None else 0,
+                            stream_source=stream_source if _is_moving_kernels(stream) else None,
                         )
                         runs.append(check_run(run))
     return runs
@@ -734,12 +799,12 @@ def _check_scheduler(scheduler, n_jobs, connect_timeout):
 
 
 @lru_cache(maxsize=4)
-def _load_stream(name, n_instances, data_home):
+def _load_stream(name, n_instances, data_home, source=None):
     from .datasets import load
 
     if _is_real(name):
         return load(name, data_home=data_home)
-    return load(name, n_instances=n_instances, random_state=STREAM_SEED)
+    return load(name, n_instances=n_instances, random_state=STREAM_SEED, source=source)
 
 
 def run_one(run, *, data_home=None):
@@ -750,7 +815,9 @@ def run_one(run, *, data_home=None):
     """
     from .protocol import evaluate
 
-    ds = _load_stream(run.stream, run.n_instances, data_home)
+    ds = _load_stream(
+        run.stream, run.n_instances, data_home, _stream_source(run.stream, run.stream_source)
+    )
     method = make_method(run.method, grid_size=run.grid_size, seed=run.seed, params=run.params)
     t0 = time.perf_counter()
     res = evaluate(
@@ -881,6 +948,7 @@ def _prepare_experiment(
     label_fractions=None,
     label_delays=None,
     label_seed=0,
+    stream_source=None,
 ):
     """Check every argument of :func:`run_experiment` and return the experiment, ready to run."""
     data_home = _check_data_home(data_home)
@@ -898,6 +966,7 @@ def _prepare_experiment(
         label_fractions=label_fractions,
         label_delays=label_delays,
         label_seed=label_seed,
+        stream_source=stream_source,
     )
     fingerprints = _data_fingerprints({r.stream for r in runs}, data_home)
     runs = [
@@ -941,6 +1010,7 @@ def run_experiment(
     label_fractions=None,
     label_delays=None,
     label_seed=0,
+    stream_source=None,
 ):
     """Run (or resume) an experiment and write its reports.
 
@@ -980,6 +1050,11 @@ def run_experiment(
         Labels that arrive (:func:`plan`): each method that learns labels runs once per
         fraction and delay; the method's label in the reports says which, e.g.
         ``mlsom-d2-f0.01-l1000``.
+    stream_source : {"generator", "generator-v1"}, optional
+        The generator of the MOA-Spher streams that are generated (:func:`plan`): None or
+        "generator", the calibrated one; "generator-v1", the first one (the streams of
+        experiments made before the calibrated generator existed, whose runs it finds
+        finished).
 
     Returns
     -------
@@ -1014,6 +1089,7 @@ def run_experiment(
         label_fractions=label_fractions,
         label_delays=label_delays,
         label_seed=label_seed,
+        stream_source=stream_source,
     ).run()
 
 

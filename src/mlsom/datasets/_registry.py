@@ -3,10 +3,11 @@
 Synthetic streams are generated (:mod:`mlsom.datasets._generators`) with the table's size, number
 of attributes and labels, and with the table's label cardinality z as the target of the first 10 %
 (the labelled set D_tr); the first 10 % is the training set, the rest the stream
-(``docs/protocol.md`` 3.3). Real streams are read from ARFF files in a folder given by
-``data_home`` or
-the environment variable ``MLSOM_DATA``; their labels are filtered, unlabelled rows dropped, and
-the label-balanced 10 % training set chosen (``docs/protocol.md`` 3.4).
+(``docs/protocol.md`` 3.3). The moving-kernel (MOA-Spher) streams come from a generator calibrated
+on the paper's streams, or from the first one with ``source="generator-v1"``. Real streams are
+read from ARFF files in a folder given by ``data_home`` or the environment variable
+``MLSOM_DATA``; their labels are filtered, unlabelled rows dropped, and the label-balanced 10 %
+training set chosen (``docs/protocol.md`` 3.4).
 """
 
 from __future__ import annotations
@@ -26,6 +27,16 @@ __all__ = ["StreamDataset", "TableEntry", "TABLE1", "list_streams", "load"]
 
 DATA_ENV = "MLSOM_DATA"
 TRAIN_FRACTION = 0.1
+
+#: The moving-kernel streams' generator, ``source="generator"`` (``docs/datasets.md``, "The
+#: spherical generators beside the paper's streams"): kernels in pairs of near-coincident spheres
+#: ``pair_offset`` apart, the groups stratified over the cube, moving at ``speed_factor`` times
+#: Table 1's 0.01 per sd instances. Fitted on the first 10,000 instances of the paper's
+#: MOA-Spher-5C-2A (its 3C-2A held out). ``source="generator-v1"`` is the first generator:
+#: centres uniform in [r, 1 - r]^d, speed factor 1.
+SPHERICAL_CALIBRATION = {"placement": "pairs", "pair_offset": (0.1, 0.2), "speed_factor": 0.45}
+
+_SOURCES = ("file", "generator", "generator-v1")
 
 
 @dataclass(frozen=True)
@@ -272,12 +283,18 @@ def load(
         Synthetic streams only: generate this many instances (>= 1000, so that the 10 % prefix
         can hit the two-decimal z of the table) instead of the table's |DS|; the cardinality
         target and the 10 % rule stay.
-    source : {"file", "generator"}, optional
-        For "MOA-Spher-2C-2A" only: "file" (default) reads the paper's real stream
-        (``4CRE-V2-train.arff`` / ``-test.arff`` of MINAS-BR, novel labels class0/class1 removed,
-        then the test rows left without a label; D_tr = the file's training part, 14,600 rows,
-        15 % of the stream); "generator" makes it with :func:`moa_spherical` (rotating preset)
-        and the 10 % prefix rule.
+    source : {"file", "generator", "generator-v1"}, optional
+        The MOA-Spher streams only. "generator" (the default of 5C-2A, 5C-3A and 3C-2A): the
+        calibrated generator, :func:`moa_spherical` with the kernels in pairs (its
+        ``placement="pairs"``) at the speed fitted on the paper's 5C-2A prefix
+        (:data:`SPHERICAL_CALIBRATION`, ``docs/datasets.md``). "generator-v1": the first
+        generator, centres uniform in [r, 1 - r]^d moving at 0.01 per sd instances; it gives the
+        streams of earlier versions bit for bit. "file", for "MOA-Spher-2C-2A" only and its
+        default: the paper's real stream (``4CRE-V2-train.arff`` / ``-test.arff`` of MINAS-BR,
+        novel labels class0/class1 removed, then the test rows left without a label; D_tr = the
+        file's training part, 14,600 rows, 15 % of the stream). MOA-Spher-2C-2A's generated
+        stream is a rotating preset, the same for "generator" and "generator-v1"; both use the
+        10 % prefix rule.
     keep_labels : sequence of str, optional
         Real streams: keep exactly these labels (case-insensitive names), overriding the default
         selection (Scene: Beach, Sunset, Field, Mountain; MOA-Spher-2C-2A: class2, class3; the
@@ -292,7 +309,8 @@ def load(
     Raises
     ------
     ValueError
-        For an unknown name (the message lists the valid ones) or an option that does not apply.
+        For an unknown name (the message lists the valid ones), an unknown ``source`` or an
+        option that does not apply.
     FileNotFoundError
         For a real stream whose files are not found; the message names the files expected.
 
@@ -308,22 +326,48 @@ def load(
     entry = _entry(name)
     if not isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
         _seed_sequence(random_state, "random_state")  # the type and sign (nothing is drawn)
-    if source is not None and entry.name != "MOA-Spher-2C-2A":
-        raise ValueError(f"source= applies only to MOA-Spher-2C-2A, not to {entry.name}")
+    if source is not None and entry.kind != "spherical":
+        raise ValueError(
+            f"source= applies only to the MOA-Spher streams, not to {entry.name} (got "
+            f"source={source!r})"
+        )
     if source is None:
         source = "file" if entry.kind == "real" or entry.name == "MOA-Spher-2C-2A" else "generator"
-    if source not in ("file", "generator"):
-        raise ValueError(f"source must be 'file' or 'generator', got {source!r}")
-    if source == "generator":
+    if not isinstance(source, str) or source not in _SOURCES:
+        raise ValueError(
+            f"source must be 'file' or 'generator' or 'generator-v1' (the first spherical "
+            f"generator), got source={source!r}"
+        )
+    if source == "file" and entry.kind == "spherical" and entry.name != "MOA-Spher-2C-2A":
+        raise ValueError(
+            f"source='file' applies only to MOA-Spher-2C-2A (the paper's stream); {entry.name} "
+            "is generated: source='generator' (the default) or 'generator-v1'"
+        )
+    if source != "file":
         if keep_labels is not None or min_label_freq is not None:
             raise ValueError("keep_labels= and min_label_freq= apply to real streams only")
-        return _load_synthetic(entry, random_state, n_instances)
+        return _load_synthetic(entry, random_state, n_instances, source)
     if n_instances is not None:
         raise ValueError(f"n_instances= applies to synthetic streams only, not to {entry.name}")
     return _load_real(entry, data_home, keep_labels, min_label_freq)
 
 
-def _load_synthetic(entry: TableEntry, random_state: SeedLike, n_instances: int | None):
+def _spherical_options(entry: TableEntry, source: str) -> dict[str, Any]:
+    """moa_spherical's arguments for a MOA-Spher stream of Table 1 and a generator source."""
+    options: dict[str, Any] = {"shift_every": entry.sd}
+    if entry.name == "MOA-Spher-2C-2A":
+        options["rotate"] = True  # the rotating preset: the same for both sources
+    elif source == "generator":
+        cal = SPHERICAL_CALIBRATION
+        options["shift_every"] = entry.sd / cal["speed_factor"]
+        options["placement"] = cal["placement"]
+        options["pair_offset"] = cal["pair_offset"]
+    return options
+
+
+def _load_synthetic(
+    entry: TableEntry, random_state: SeedLike, n_instances: int | None, source: str = "generator"
+):
     n = entry.instances if n_instances is None else check_int("n_instances", n_instances, low=1000)
     z = entry.cardinality
     if entry.kind == "read":
@@ -342,16 +386,17 @@ def _load_synthetic(entry: TableEntry, random_state: SeedLike, n_instances: int 
             entry.labels,
             entry.attributes,
             n,
-            entry.sd,
-            random_state,
+            seed=random_state,
             target_cardinality=z,
             calib_fraction=TRAIN_FRACTION,
-            rotate=entry.name == "MOA-Spher-2C-2A",
+            **_spherical_options(entry, source),
         )
     split = _prefix_split(X, Y)
     description = _DESCRIPTIONS[entry.name]
     if entry.name == "MOA-Spher-2C-2A":
         description += " (generated preset; the paper's stream is source='file')"
+    elif entry.kind == "spherical" and source == "generator-v1":
+        description += " (the first generator: centres uniform in the cube)"
     return StreamDataset(
         name=entry.name,
         X_train=split.X_train,
@@ -361,7 +406,7 @@ def _load_synthetic(entry: TableEntry, random_state: SeedLike, n_instances: int 
         label_names=tuple(f"class{j}" for j in range(entry.labels)),
         description=description,
         table=entry,
-        info={"source": "generator", "generator": info, "split": "prefix", **split.info},
+        info={"source": source, "generator": info, "split": "prefix", **split.info},
     )
 
 
