@@ -75,6 +75,7 @@ CASES = [
     ("demo-seed-negative", DEMO + ["--seed", "-1"], ["--seed", "-1"]),
     ("demo-seed-huge", DEMO + ["--seed", "4294967296"], ["--seed", "4294967296"]),
     ("demo-seed-text", DEMO + ["--seed", "x"], ["--seed", "'x'"]),
+    ("demo-stream-source-unknown", DEMO + ["--stream-source", "v2"], ["--stream-source", "'v2'"]),
     ("demo-out-empty", DEMO + ["--out", ""], ["--out", "empty"]),
     ("demo-out-file", DEMO + ["--out", "{file}"], ["--out", "not a folder"]),
     ("demo-out-under-file", DEMO + ["--out", "{file}/sub"], ["--out", "Not a directory"]),
@@ -93,6 +94,12 @@ CASES = [
         ["--grid-size", "mlsom only", "BR-J48"],
     ),
     ("run-seed-negative", RUN + ["--seed", "-3"], ["--seed", "-3"]),
+    ("run-stream-source-empty", RUN + ["--stream-source", ""], ["--stream-source", "''"]),
+    (
+        "run-stream-source-other-stream",
+        RUN + ["--stream", "Mult-Spher-RB", "--stream-source", "generator-v1"],
+        ["--stream-source", "'generator-v1'", "Mult-Spher-RB"],
+    ),
     (
         "run-n-instances-real-stream",
         RUN + ["--stream", "Yeast"],
@@ -209,6 +216,7 @@ CASES = [
     ("exp-seeds-huge", EXP + ["--seeds", "4294967296"], ["--seeds", "4294967296"]),
     ("exp-seeds-twice", EXP + ["--seeds", "0", "0"], ["--seeds", "twice"]),
     ("exp-seeds-text", EXP + ["--seeds", "x"], ["--seeds", "'x'"]),
+    ("exp-stream-source-file", EXP + ["--stream-source", "file"], ["--stream-source", "'file'"]),
     ("exp-n-instances-small", EXP + ["--n-instances", "10"], ["--n-instances", "10"]),
     (
         "exp-n-instances-huge",

@@ -14,6 +14,12 @@ shows the traceback instead). Exit status:
 * 141: the reader of the output went away (``mlsom run ... | head``): the command stops and
   prints nothing more, as a program that the SIGPIPE signal ends (status 128 + 13 in a shell).
 
+``--stream-source`` chooses the generator of the generated MOA-Spher streams (5C-2A, 5C-3A,
+3C-2A), as ``source=`` of :func:`mlsom.datasets.load`: ``generator`` (the default, calibrated) or
+``generator-v1`` (the first one, the streams of earlier versions bit for bit). ``demo`` and ``run``
+refuse it for a stream that has no generator to choose; ``experiment`` applies it to its generated
+MOA-Spher streams and refuses it only when it has none.
+
 ``mlsom run --param KEY=VALUE`` cannot set a parameter that has its own option (``grid_size``:
 ``--grid-size``, ``random_state``: ``--seed``): such a ``--param`` is refused, so that there is
 one place for each value.
@@ -35,6 +41,7 @@ import numpy as np
 from . import __version__
 from ._som import SOMStreamClassifier
 from .experiment import (
+    STREAM_SOURCES,
     ExperimentInterrupted,
     Run,
     _canonical_stream,
@@ -62,19 +69,23 @@ def run_demo(
     out_dir="mlsom-demo",
     plot=True,
     file=None,
+    stream_source=None,
 ):
     """Run SOM-Stream-ML on a built-in drifting stream, print the results, plot the curves.
 
     The model is fitted on the stream's first 10 % and then classifies the rest without ever
     seeing a label. Beside it runs the same model frozen after ``fit`` (``predict`` only), which
-    shows what the online adaptation adds. Returns a dict of the results.
+    shows what the online adaptation adds. ``stream_source`` is ``source=`` of
+    :func:`mlsom.datasets.load` (None: the stream's default, the calibrated generator for the
+    generated MOA-Spher streams; "generator-v1": the first generator). Returns a dict of the
+    results.
     """
     from .datasets import load
     from .protocol import evaluate_many
 
     out = file or sys.stdout
     t0 = time.perf_counter()
-    ds = load(stream, n_instances=n_instances, random_state=seed)
+    ds = load(stream, n_instances=n_instances, random_state=seed, source=stream_source)
     print(
         f"mlsom {__version__} demo: {ds.name}, {ds.n_instances} instances "
         f"({len(ds.X_train)} labelled for training, {len(ds.X_stream)} in the stream), "
@@ -175,6 +186,7 @@ _OPTIONS = {
         "seed": "--seed",
         "n_windows": "--windows",
         "out_dir": "--out",
+        "stream_source": "--stream-source",
     },
     "run": {
         "stream": "--stream",
@@ -187,6 +199,7 @@ _OPTIONS = {
         "zero_division": "--zero-division",
         "data_home": "--data-home",
         "label_fraction": "--label-fraction",
+        "stream_source": "--stream-source",
     },
     "experiment": {
         "profile": "--profile",
@@ -208,6 +221,7 @@ _OPTIONS = {
         "connect_timeout": "--connect-timeout",
         "label_fractions": "--label-fractions",
         "label_delays": "--label-delays",
+        "stream_source": "--stream-source",
     },
 }
 
@@ -389,6 +403,7 @@ def _cmd_demo(args):
             args.seed,
             args.n_instances,
             n_windows=args.windows,
+            stream_source=args.stream_source,
         )
     )
     _find_data_files([run.stream], None)
@@ -402,6 +417,7 @@ def _cmd_demo(args):
         run.seed,
         args.out,
         plot=not args.no_plot,
+        stream_source=run.stream_source,
     )
 
 
@@ -420,6 +436,7 @@ def _cmd_run(args):
             label_fraction=args.label_fraction,
             label_delay=args.label_delay,
             label_seed=args.label_seed,
+            stream_source=args.stream_source,
         )
     )
     _find_data_files([run.stream], data_home)
@@ -468,6 +485,7 @@ def _cmd_experiment(args):
         label_fractions=args.label_fractions,
         label_delays=args.label_delays,
         label_seed=args.label_seed,
+        stream_source=args.stream_source,
     )
     return lambda: _report_experiment(experiment.run(), args.out)
 
@@ -584,6 +602,12 @@ exit status:
 An error is one line on stderr, 'mlsom: error: ...'; --debug shows its traceback
 instead."""
 
+_STREAM_SOURCE_HELP = (
+    "the generator of the generated MOA-Spher streams (5C-2A, 5C-3A, 3C-2A): generator, the "
+    "calibrated one, or generator-v1, the first one (the streams of earlier versions, bit for "
+    "bit); {which} (default: generator)"
+)
+
 _DEBUG_HELP = "show the traceback of an error instead of one line (default: off)"
 
 
@@ -661,6 +685,12 @@ def _parser():
         help="seed of the generated stream and of the model (default: %(default)s)",
     )
     demo.add_argument(
+        "--stream-source",
+        choices=STREAM_SOURCES,
+        default=None,
+        help=_STREAM_SOURCE_HELP.format(which="refused for the other streams"),
+    )
+    demo.add_argument(
         "--out",
         type=_PATH,
         default="mlsom-demo",
@@ -715,6 +745,15 @@ def _parser():
         default=None,
         help="instances to generate, at least 1000; generated streams only "
         "(default: the stream's size in Table 1)",
+    )
+    run.add_argument(
+        "--stream-source",
+        choices=STREAM_SOURCES,
+        default=None,
+        help=_STREAM_SOURCE_HELP.format(
+            which="refused for the other streams (MOA-Spher-2C-2A and the real ones are read "
+            "from their data files)"
+        ),
     )
     run.add_argument(
         "--param",
@@ -838,6 +877,15 @@ def _parser():
         default=None,
         help="instances of each generated stream, at least 1000 (default: the profile's: "
         "20,000 for quick, the sizes of Table 1 for paper)",
+    )
+    exp.add_argument(
+        "--stream-source",
+        choices=STREAM_SOURCES,
+        default=None,
+        help=_STREAM_SOURCE_HELP.format(
+            which="the other streams ignore it (refused when there is no such stream); the "
+            "runs finished with one generator are not reused for the other"
+        ),
     )
     exp.add_argument(
         "--data-home",
