@@ -158,7 +158,7 @@ def ref_fit(
     if k_nn % 2 == 0:
         k_nn -= 1
     k_nn = max(k_nn, 1)
-    return dict(
+    state = dict(
         maps=maps,
         T=T,
         N=n,
@@ -170,6 +170,9 @@ def ref_fit(
         min_gap=min_gap,
         equal_mean_ties=mean_ties,
     )
+    if variant == "robust":  # the acceptance offset, its gain and target (the training z)
+        state.update(theta=0.0, gain=0.01, z0=int(np.trace(T)) / n)
+    return state
 
 
 def fresh_units(bmu, counts, keep, factor=20):
@@ -256,6 +259,8 @@ def classify(state, x):
     def log(v):
         return math.log(v) if v > 0 else -math.inf
 
+    theta = state.get("theta", 0.0)
+    n_rej = 0  # ranked labels whose test was made and failed
     Y_hat = [ranking[0]]
     for c in ranking[1:]:
         dist_c = bmu_d2[c] if state["squared"] else math.sqrt(bmu_d2[c])
@@ -268,10 +273,14 @@ def classify(state, x):
         for k in range(L):
             if k != c and P[k, c] > 0:
                 threshold += log(P[k, c])
+        threshold += theta
         if math.isfinite(score) and math.isfinite(threshold):
             gap = min(gap, abs(score - threshold) / (1.0 + abs(threshold)))
         if score >= threshold:
             Y_hat.append(c)
+        elif state["skip"] or all(P[d, c] > 0 for d in Y_hat):
+            n_rej += 1  # (a zero P[d, c] rules c out without a test)
+    state["n_rej"] = n_rej
     return Y_hat, bmu, gap
 
 
@@ -303,6 +312,10 @@ def ref_stream(state, X, eta=0.05):
         for j in Y_hat:  # (4) co-occurrence counts (P is recomputed from T and N on use)
             for k in Y_hat:
                 state["T"][j, k] += 1
+        if "theta" in state:  # (5) robust variant: the acceptance offset tracks z0
+            err = float(len(Y_hat)) - state["z0"]
+            if (err > 0 and len(Y_hat) > 1) or (err < 0 and state["n_rej"] > 0):
+                state["theta"] = state["theta"] + state["gain"] * err
     return out, state
 
 

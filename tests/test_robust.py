@@ -111,6 +111,7 @@ def test_drifting_training_set_matches_reference(L, d, A, nb, dist, zc, seed):
     Y_pkg = model.predict_stream(X_te)
     explained(st, assert_same_predictions, Y_pkg, Y_ref)
     explained(st, assert_same_state, model, st)
+    assert model.acceptance_offset_ == st["theta"]  # bit for bit
 
 
 def test_every_unit_stale_keeps_the_one_reached_last():
@@ -153,7 +154,7 @@ def test_fresh_units_reference_fallback_and_bound():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_random_order_fits_the_papers_model(seed):
+def test_random_order_fits_the_papers_maps(seed):
     X_tr, Y_tr, _ = make_stream(seed, 4, 3, n_train=300)
     p = params(3, min_neuron_size=2)
     paper = fit(X_tr, Y_tr, **p)
@@ -162,8 +163,35 @@ def test_random_order_fits_the_papers_model(seed):
     assert robust.k_nn_ == paper.k_nn_
     for a, b in zip(paper.weights_, robust.weights_, strict=True):
         np.testing.assert_array_equal(a, b)
+    assert paper.acceptance_offset_ is None and robust.acceptance_offset_ == 0.0
+    # frozen scoring before any stream: theta = 0, the paper's decisions
     X_te = make_stream(seed + 100, 4, 3)[2]
-    np.testing.assert_array_equal(paper.predict_stream(X_te), robust.predict_stream(X_te))
+    np.testing.assert_array_equal(paper.predict(X_te), robust.predict(X_te))
+
+
+@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", CASES[:4])
+def test_random_order_stream_matches_reference(L, d, A, nb, dist, zc, seed):
+    """The acceptance offset on a set with nothing to prune: predictions, state and theta."""
+    X_tr, Y_tr, X_te = make_stream(seed, max(L, 3), A, n_train=300, n_test=300)
+    p = params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, variant="robust")
+    model, st = fit_both(X_tr, Y_tr, p)
+    assert st["min_gap"] > MIN_GAP
+    explained(st, assert_same_state, model, st)
+    Y_ref, st = ref.ref_stream(st, X_te, eta=p["learning_rate"])
+    assert st["min_gap"] > MIN_GAP, "degenerate data: a stream choice is a rounding tie"
+    Y_pkg = model.predict_stream(X_te)
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    explained(st, assert_same_state, model, st)
+    assert model.acceptance_offset_ == st["theta"]
+    assert st["theta"] != 0.0, "the offset never moved: this case tests nothing"
+    # frozen scoring uses the current offset: each row as the next instance
+    Y_fr, _ = ref.ref_predict(st, X_tr[:100])
+    np.testing.assert_array_equal(model.predict(X_tr[:100]), Y_fr)
+    # in chunks: the same stream
+    m2, _ = fit_both(X_tr, Y_tr, p)
+    Y2 = np.concatenate([m2.predict_stream(X_te[:77]), m2.predict_stream(X_te[77:])])
+    np.testing.assert_array_equal(Y2, Y_pkg)
+    assert m2.acceptance_offset_ == model.acceptance_offset_
 
 
 def test_default_is_the_papers_state_and_file(tmp_path):
@@ -185,15 +213,22 @@ def test_default_is_the_papers_state_and_file(tmp_path):
 def test_save_load_pickle_keep_the_variant(tmp_path, dtype):
     X_tr, Y_tr, X_te = drifting_stream(3, 3, 2)
     model = fit(X_tr.astype(dtype), Y_tr, **params(3, variant="robust", min_neuron_size=2))
+    X_te = X_te.astype(dtype)
+    model.predict_stream(X_te[:60])  # theta has moved: the file and the pickle keep it
+    theta = model.acceptance_offset_
+    assert theta != 0.0
     path = tmp_path / "m.npz"
     model.save(path)
     loaded = SOMStreamClassifier.load(path)
     assert loaded.variant_ == "robust" and loaded.get_params()["variant"] == "robust"
+    assert loaded.acceptance_offset_ == theta
     back = pickle.loads(pickle.dumps(model))
-    assert back.variant_ == "robust"
-    Y0 = model.predict_stream(X_te.astype(dtype))
-    np.testing.assert_array_equal(loaded.predict_stream(X_te.astype(dtype)), Y0)
-    np.testing.assert_array_equal(back.predict_stream(X_te.astype(dtype)), Y0)
+    assert back.variant_ == "robust" and back.acceptance_offset_ == theta
+    np.testing.assert_array_equal(loaded.predict(X_te[:5]), model.predict(X_te[:5]))
+    Y0 = model.predict_stream(X_te[60:])
+    np.testing.assert_array_equal(loaded.predict_stream(X_te[60:]), Y0)
+    np.testing.assert_array_equal(back.predict_stream(X_te[60:]), Y0)
+    assert loaded.acceptance_offset_ == back.acceptance_offset_ == model.acceptance_offset_
     # the variant the maps were fitted with, whatever the live parameter says
     loaded.set_params(variant="paper")
     assert loaded.variant_ == "robust"
@@ -223,6 +258,32 @@ def test_tampered_file_variant_is_refused(tmp_path):
         _model_file.write(bad_path, meta2, arrays)
         with pytest.raises(ValueError, match="fitted variant"):
             SOMStreamClassifier.load(bad_path)
+    for bad in (
+        None,
+        [0.0, 0.01],
+        [0.0, 0.01, 1.5, 2],
+        "x",
+        [float("nan"), 0.01, 1.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 2.0, 1.0],
+        [0.0, 0.01, -1.0],
+        [True, 0.01, 1.0],
+    ):
+        meta2 = json.loads(json.dumps(meta))
+        meta2["fitted"]["acceptance"] = bad
+        if bad is None:
+            del meta2["fitted"]["acceptance"]
+        bad_path = tmp_path / "bad.npz"
+        _model_file.write(bad_path, meta2, arrays)
+        # (the header reader itself refuses a NaN)
+        with pytest.raises(ValueError, match="fitted acceptance|NaN is not a valid header"):
+            SOMStreamClassifier.load(bad_path)
+    # the paper's variant with an acceptance record is refused too
+    meta2 = json.loads(json.dumps(meta))
+    del meta2["fitted"]["variant"]
+    _model_file.write(tmp_path / "bad.npz", meta2, arrays)
+    with pytest.raises(ValueError, match="fitted acceptance"):
+        SOMStreamClassifier.load(tmp_path / "bad.npz")
 
 
 def test_every_simd_path_fits_the_same_robust_model():

@@ -89,6 +89,9 @@ ctypedef struct Work:
                         # exact distances then read each neuron contiguously
     int64_t cnt[N_COUNTERS]  # this thread's counts (_core_switches.pxi), added to _counts
                              # when the workspace is freed: no shared counter per row
+    bint ctl            # the robust variant's acceptance offset is on: the Bayes test's right-
+    double theta        # hand side gets + theta
+    Py_ssize_t n_rej    # the ranked labels the last Bayes decision's test rejected
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -116,6 +119,9 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
         return NULL
     w.cur = 0
     w.wr = NULL
+    w.ctl = 0
+    w.theta = 0.0
+    w.n_rej = 0
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
@@ -411,14 +417,19 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
     cdef Py_ssize_t r, c, bc, n_pred = 1
     cdef double rhs
     w.in_y[w.rank[0]] = 1
+    w.n_rej = 0
     for r in range(1, n_ranked):
         c = w.rank[r]
         if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
             continue
+        if w.ctl:
+            rhs = rhs + w.theta  # the robust variant's acceptance offset
         bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
         if _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs, logA, squared, w):
             w.in_y[c] = 1
             n_pred += 1
+        else:
+            w.n_rej += 1
     return n_pred
 
 
@@ -437,6 +448,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     cdef double lo, hi
     cdef float fa, ftop
     w.cur += 1
+    w.n_rej = 0
 
     # 1. the best-matching unit of a map is found when it is first needed (_winner): for a tie,
     #    for the Bayes test of a ranked label, for the update of a predicted one

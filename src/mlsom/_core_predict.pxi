@@ -38,7 +38,8 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
                         const int64_t *poff, Py_ssize_t L, const int64_t *pT,
                         const double *plogC, const double *plogA, Py_ssize_t k_nn,
                         Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
-                        double wwmax, uint8_t *pY, int n_threads) noexcept nogil:
+                        double wwmax, uint8_t *pY, int n_threads, bint ctl,
+                        double theta) noexcept nogil:
     """Rows 0:n_lanes on the 16-row path: chunks of 64 rows over the threads (_lanes_chunk).
     Returns how many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -49,6 +50,8 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
         w = _work_alloc(M, L)
         if w != NULL:
             w.wr = pwr
+            w.ctl = ctl
+            w.theta = theta
         z = _lanes_alloc(A, M, L)
         for ch in prange((n_lanes + 63) // 64, schedule="static"):
             if w == NULL or z == NULL:
@@ -69,7 +72,8 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
                          const int64_t *poff, Py_ssize_t L, const int64_t *pT,
                          const double *plogC, const double *plogA, Py_ssize_t k_nn,
                          Py_ssize_t n_rank, bint squared, bint skip_zero, bint screening,
-                         double tscale, double wwmax, uint8_t *pY, int n_threads) noexcept nogil:
+                         double tscale, double wwmax, uint8_t *pY, int n_threads, bint ctl,
+                         double theta) noexcept nogil:
     """Rows s0:n row by row: blocks of PRB rows over the threads (_predict_rows). Returns how
     many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -82,6 +86,8 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
         w = _work_alloc(M, L)
         if w != NULL:
             w.wr = pwr
+            w.ctl = ctl
+            w.theta = theta
         G = <float *> malloc((PRB * M + 4) * sizeof(float))
         X2 = <float *> malloc(PRB * A * sizeof(float))
         xx = <double *> malloc(PRB * sizeof(double))
@@ -104,11 +110,13 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
             const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
-            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked):
+            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked,
+            bint ctl=False, double theta=0.0):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
-    and Wr (M, A) its neurons one per row (the exact distances read them contiguously).
+    and Wr (M, A) its neurons one per row (the exact distances read them contiguously); ctl:
+    the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset).
     OUT Y (n, L).
     With the 16-row kernels (AVX2 or AVX-512), chunks of 64 rows are spread over n_threads
     OpenMP threads and classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of
@@ -157,10 +165,10 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         if lanes:
             failed = _predict_lanes(px, n, n_lanes, pc, pws, pww, pw, pwr, A, M, pncls, poff, L,
                                     pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale,
-                                    wwmax, pY, n_threads)
+                                    wwmax, pY, n_threads, ctl, theta)
         if n_lanes < n and not failed:
             failed = _predict_blocks(px, n_lanes, n, pc, pws, pww, pw, pwr, A, M, pncls, poff,
                                      L, pT, plogC, plogA, k_nn, n_rank, squared, skip_zero,
-                                     screening, tscale, wwmax, pY, n_threads)
+                                     screening, tscale, wwmax, pY, n_threads, ctl, theta)
     if failed:
         raise MemoryError()

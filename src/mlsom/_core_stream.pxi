@@ -289,7 +289,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            float[:, ::1] Ws, float[::1] ww, const double[::1] cc, uint8_t[:, ::1] Y,
            const floating[:, ::1] Xl=None, const int8_t[:, ::1] Yl=None,
            const int64_t[::1] after=None, floating[:, ::1] Pos=None,
-           uint8_t[::1] has_pos=None, double rate=0.5):
+           uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
     the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
@@ -300,6 +300,11 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            Ws (A, M), ww (M): the screening copy of Wt centred on cc (screening_copy), kept in
            step with Wt as neurons move.
     OUT Y (n, L): the 0/1 predictions.
+    The robust variant's acceptance (optional): ctl = [theta, gain, z0], IN/OUT theta. The Bayes
+    test's right-hand side gets + theta; after each instance of X, with n labels predicted,
+    theta += gain (n - z0), unless that could not change the decisions (more labels than z0 and
+    none accepted beyond the first, or fewer and none rejected): conditional integration, so
+    that theta does not wind up where the offset has nothing left to change.
     Labels that arrive (optional, checked by the caller): the labelled instances Xl (nl, A) with
     labels Yl (nl, L) in {1, 0, -1}, row k learnt (_learn_labels) once after[k] rows of X have
     been classified (after non-decreasing, in 0..n); IN/OUT Pos (L, A), has_pos (L): each
@@ -307,7 +312,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     instance counts in N, its positives in S.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, npos
+    cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, npos, n_pred
+    cdef bint use_ctl = ctl is not None
+    cdef double gain = 0.0, z0 = 0.0, err
+    cdef double *pctl = NULL
     cdef Py_ssize_t nl = 0 if Xl is None else Xl.shape[0]
     cdef Py_ssize_t idx[4]
     cdef bint lab[4]
@@ -326,6 +334,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         hp = &has_pos[0]
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
+    if use_ctl:
+        if ctl.shape[0] != 3:
+            raise ValueError("ctl must hold [theta, gain, z0]")
+        pctl = &ctl[0]
+        gain = ctl[1]
+        z0 = ctl[2]
     cdef Work *w = _work_alloc(M, L)
     cdef float *G = <float *> malloc(4 * M * sizeof(float))
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
@@ -336,6 +350,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(X2)
         free(known)
         raise MemoryError()
+    if use_ctl:
+        w.ctl = 1
+        w.theta = pctl[0]
     try:
         with nogil:
             for c in range(L):
@@ -389,17 +406,24 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                             npos += known[c]
                         S += npos
                     else:
-                        S += _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L, t,
-                                        &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
-                                        <floating> eta, squared, skip_zero, &Ws[0, 0], &ww[0],
-                                        &cc[0], &wwmax, X2 + (e + 1) * A, xxb + e + 1,
-                                        G + (e + 1) * M, nb - e - 1 if screening else 0,
-                                        &Y[idx[e], 0], w)
+                        n_pred = _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
+                                            t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
+                                            <floating> eta, squared, skip_zero, &Ws[0, 0],
+                                            &ww[0], &cc[0], &wwmax, X2 + (e + 1) * A,
+                                            xxb + e + 1, G + (e + 1) * M,
+                                            nb - e - 1 if screening else 0, &Y[idx[e], 0], w)
+                        S += n_pred
+                        if use_ctl:
+                            err = <double> n_pred - z0
+                            if (err > 0 and n_pred > 1) or (err < 0 and w.n_rej > 0):
+                                w.theta = w.theta + gain * err
                     N += 1
                 row = r
                 k = kk
             NS[0] = N
             NS[1] = S
+            if use_ctl:
+                pctl[0] = w.theta
     finally:
         _work_free(w)
         free(G)

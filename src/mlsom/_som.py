@@ -48,6 +48,10 @@ VARIANTS = ("paper", "robust")
 #: with probability about exp(-STALE_FACTOR)
 STALE_FACTOR = 20
 
+#: robust variant: after each instance of the online phase, the Bayes test's offset theta moves
+#: by ACCEPTANCE_GAIN times (labels predicted - z0), z0 the training set's cardinality
+ACCEPTANCE_GAIN = 0.01
+
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
 
@@ -153,14 +157,18 @@ class SOMStreamClassifier(ParamsMixin):
         paper's Algorithm 1); "skip" leaves the factor out, like the threshold does.
     variant : {"paper", "robust"}, default="paper"
         "paper" is the paper's method. "robust" (beyond the paper; docs/method.md, "The robust
-        variant") also drops, at ``fit``, the neurons that the end of the training set no longer
-        reaches: it reads the set's order as time order and removes a neuron when its label's
-        last ``STALE_FACTOR`` (20) x n_j / n_b training rows never mapped to it (n_j the label's
-        rows, n_b the neuron's), the neuron reached last staying if all would go; ``k_nn_``
-        follows from the maps that remain. In a set in random order this drops a neuron with
-        probability about exp(-20), so the two variants then fit the same model. On a set that
-        is a drifting stream's prefix, it keeps the maps from voting with where the labels
-        used to be. The online phase is the paper's in both.
+        variant") changes two things. At ``fit`` it drops the neurons that the end of the
+        training set no longer reaches: it reads the set's order as time order and removes a
+        neuron when its label's last ``STALE_FACTOR`` (20) x n_j / n_b training rows never
+        mapped to it (n_j the label's rows, n_b the neuron's), the neuron reached last staying
+        if all would go; ``k_nn_`` follows from the maps that remain (in a set in random order
+        this drops a neuron with probability about exp(-20)). Online, it calibrates the
+        acceptance of extra labels: the Bayes test's threshold gets an offset theta
+        (``acceptance_offset_``, 0 after ``fit``), which after each instance of
+        ``predict_stream`` moves by ``ACCEPTANCE_GAIN`` (0.01) x (labels predicted - z0), z0
+        the training set's cardinality, unless the move could not change a decision; so the
+        predicted cardinality tracks z0 instead of drifting above it. ``predict`` uses the
+        current theta.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons.
     n_jobs : int or None, default=None
@@ -206,6 +214,9 @@ class SOMStreamClassifier(ParamsMixin):
         The side d the maps were fitted with (``grid_size``, or the choice of "auto").
     variant_ : str
         The variant the maps were fitted with ("paper" or "robust").
+    acceptance_offset_ : float or None
+        The robust variant's offset theta of the Bayes test (log scale; positive: fewer extra
+        labels); None for the paper's.
     grid_scores_ : dict of int to float or None
         With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
 
@@ -554,6 +565,8 @@ class SOMStreamClassifier(ParamsMixin):
         }
         if robust:  # absent: the paper's (the state, pickles and files of the paper's variant
             state["variant"] = "robust"  # stay what they were before variants existed)
+            # the acceptance offset theta, its gain, its target z0 (the core's ctl)
+            state["ctl"] = np.array([0.0, ACCEPTANCE_GAIN, float(int(Yi.sum())) / n])
         return state
 
     # ------------------------------------------------------------------ online phase
@@ -657,6 +670,7 @@ class SOMStreamClassifier(ParamsMixin):
                 c,
                 Y,
                 **extra,
+                **({"ctl": st["ctl"]} if "ctl" in st else {}),
             )
         finally:
             self._lock.release_write()
@@ -873,6 +887,8 @@ class SOMStreamClassifier(ParamsMixin):
                 self._copy(st, "rows"),
                 Y,
                 n_threads,
+                "ctl" in st,
+                float(st["ctl"][0]) if "ctl" in st else 0.0,
             )
         finally:
             self._lock.release_read()
@@ -975,6 +991,11 @@ class SOMStreamClassifier(ParamsMixin):
         return self._fitted_state().get("variant", "paper")
 
     @property
+    def acceptance_offset_(self):
+        ctl = self._fitted_state().get("ctl")
+        return None if ctl is None else float(ctl[0])
+
+    @property
     def grid_scores_(self):
         scores = self._fitted_state().get("grid_scores")
         return None if scores is None else dict(scores)
@@ -1022,6 +1043,8 @@ class SOMStreamClassifier(ParamsMixin):
             }
             if "variant" in st:
                 meta["fitted"]["variant"] = st["variant"]
+            if "ctl" in st:  # [theta, gain, z0]: exact through JSON (shortest repr)
+                meta["fitted"]["acceptance"] = [float(v) for v in st["ctl"]]
             if st.get("grid_scores") is not None:
                 meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
             arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
@@ -1074,7 +1097,14 @@ class SOMStreamClassifier(ParamsMixin):
                 isinstance(fitted, dict)
                 and {"grid_size", "averout_distance"} <= set(fitted)
                 and set(fitted)
-                <= {"grid_size", "averout_distance", "labels_dtype", "grid_scores", "variant"}
+                <= {
+                    "grid_size",
+                    "averout_distance",
+                    "labels_dtype",
+                    "grid_scores",
+                    "variant",
+                    "acceptance",
+                }
             ):
                 raise ValueError(f"fitted {fitted!r}")
             d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
@@ -1083,6 +1113,7 @@ class SOMStreamClassifier(ParamsMixin):
                 "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
             )
             variant = check_option("fitted variant", fitted.get("variant", "paper"), set(VARIANTS))
+            ctl = _check_acceptance(fitted.get("acceptance"), variant)
             labels_dtype = check_option(
                 "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
             )
@@ -1100,6 +1131,7 @@ class SOMStreamClassifier(ParamsMixin):
         )
         if variant != "paper":
             state["variant"] = variant
+            state["ctl"] = ctl
         model._state = state
         return model
 
@@ -1232,6 +1264,22 @@ def _version():
     from ._version import __version__
 
     return __version__
+
+
+def _check_acceptance(rec, variant):
+    """A model file's record of the robust variant's acceptance, [theta, gain, z0]: present
+    exactly for the robust variant, theta finite, gain in (0, 1], z0 in [0, 2**53]; as the
+    state's float64 array (or None)."""
+    if variant == "paper":
+        if rec is not None:
+            raise ValueError(f"fitted acceptance {rec!r} given for the paper's variant")
+        return None
+    if not (isinstance(rec, list) and len(rec) == 3):
+        raise ValueError(f"fitted acceptance must be [theta, gain, z0], got {rec!r}")
+    theta = check_float("fitted acceptance theta", rec[0])
+    gain = check_float("fitted acceptance gain", rec[1], low=0.0, high=1.0, low_open=True)
+    z0 = check_float("fitted acceptance z0", rec[2], low=0.0, high=float(2**53))
+    return np.array([theta, gain, z0], dtype=np.float64)
 
 
 def _fresh_units(bmu, cnt, keep):
