@@ -5,6 +5,9 @@ Usage::
     python benchmarks/robust_variant.py --data-home DIR [--streams A,B] [--grid-sizes 2,5,10]
         [--seeds 10] [--n-instances 20000] [--workers 2] [--json out.json]
 
+``--grid-sizes`` may include ``auto`` (``grid_size="auto"``, each variant choosing with its own
+online phase).
+
 Every (stream, d, seed) runs twice through ``mlsom.experiment.run_one`` (the paper's protocol:
 fit on the stream's training set, then the online phase over the rest), once per variant, with
 nothing else changed. For each run: the mean over the 50 windows of the cumulative macro F (the
@@ -74,7 +77,7 @@ def main():
     ap.add_argument("--json")
     opts = ap.parse_args()
     streams = opts.streams.split(",")
-    ds = [int(v) for v in opts.grid_sizes.split(",")]
+    ds = [v if v == "auto" else int(v) for v in opts.grid_sizes.split(",")]
     n = opts.n_instances or None
     jobs = [
         (s, d, seed, v, n, opts.data_home)

@@ -261,6 +261,7 @@ def classify(state, x):
 
     theta = state.get("theta", 0.0)
     n_rej = 0  # ranked labels whose test was made and failed
+    weak = []
     Y_hat = [ranking[0]]
     for c in ranking[1:]:
         dist_c = bmu_d2[c] if state["squared"] else math.sqrt(bmu_d2[c])
@@ -273,14 +274,20 @@ def classify(state, x):
         for k in range(L):
             if k != c and P[k, c] > 0:
                 threshold += log(P[k, c])
-        threshold += theta
+        threshold0, threshold = threshold, threshold + theta
         if math.isfinite(score) and math.isfinite(threshold):
             gap = min(gap, abs(score - threshold) / (1.0 + abs(threshold)))
         if score >= threshold:
             Y_hat.append(c)
+            if theta < 0:  # accepted thanks to the offset alone: predicted, not learnt from
+                if math.isfinite(score) and math.isfinite(threshold0):
+                    gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
+                if score < threshold0:
+                    weak.append(c)
         elif state["skip"] or all(P[d, c] > 0 for d in Y_hat):
             n_rej += 1  # (a zero P[d, c] rules c out without a test)
     state["n_rej"] = n_rej
+    state["weak"] = weak
     return Y_hat, bmu, gap
 
 
@@ -297,12 +304,14 @@ def ref_stream(state, X, eta=0.05):
         state["min_gap"] = min(state["min_gap"], gap)
         out[i, Y_hat] = 1
         maps = state["maps"]
-        for c in Y_hat:  # (1) move the BMU of every predicted label
+        learnt = [c for c in Y_hat if c not in state.get("weak", ())]
+        state["n_weak"] = state.get("n_weak", 0) + len(Y_hat) - len(learnt)
+        for c in learnt:  # (1) move the BMU of every predicted label (robust: but the weak)
             m = maps[c]["weights"][bmu[c]]
             m += eta * (x - m)
         state["N"] += 1  # (2) counters
         state["S"] += len(Y_hat)
-        for c in Y_hat:  # (3) running mean of the output, after the move
+        for c in learnt:  # (3) running mean of the output, after the move
             b = bmu[c]
             d2 = float(((x - maps[c]["weights"][b]) ** 2).sum())
             dist = d2 if state["squared"] else math.sqrt(d2)

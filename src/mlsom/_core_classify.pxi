@@ -83,6 +83,7 @@ ctypedef struct Work:
     uint8_t *skip       # (L) classes out of the pool: ranked, or without a map
     Py_ssize_t *below   # (L) per class: how many screening values are below the last t
     uint8_t *in_y       # (L) classes in the prediction
+    uint8_t *weak       # (L) ... accepted only thanks to a negative acceptance offset (robust)
     Py_ssize_t *rank    # (L) the winner classes in order, -1 after the last
     Py_ssize_t *moved   # (L) the online step's neurons to move (_learn_one)
     const void *wr      # a row-major copy of the neurons (M, A) in the model's type, or NULL:
@@ -109,11 +110,13 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.skip = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.below = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.in_y = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.weak = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.moved = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
-            or w.votes == NULL or w.in_y == NULL or w.rank == NULL or w.moved == NULL
+            or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
+            or w.moved == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
@@ -145,6 +148,7 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.skip)
     free(w.below)
     free(w.in_y)
+    free(w.weak)
     free(w.rank)
     free(w.moved)
     free(w)
@@ -415,19 +419,24 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
     accept c iff no P[d,c] = 0 for d in Y (unless skip_zero) and
     -dist - log averOut_b >= sum_{k not in Y, k != c, P[k,c] > 0} log P[k,c]."""
     cdef Py_ssize_t r, c, bc, n_pred = 1
-    cdef double rhs
+    cdef double rhs, rhs0
     w.in_y[w.rank[0]] = 1
     w.n_rej = 0
     for r in range(1, n_ranked):
         c = w.rank[r]
         if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
             continue
+        rhs0 = rhs
         if w.ctl:
             rhs = rhs + w.theta  # the robust variant's acceptance offset
         bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
         if _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs, logA, squared, w):
             w.in_y[c] = 1
             n_pred += 1
+            # accepted only thanks to a negative offset: predicted, not learnt from
+            if w.ctl and w.theta < 0:
+                w.weak[c] = not _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs0, logA, squared,
+                                              w)
         else:
             w.n_rej += 1
     return n_pred
@@ -455,6 +464,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
     for c in range(L):
         w.skip[c] = offsets[c + 1] == offsets[c]
         w.in_y[c] = 0
+        w.weak[c] = 0
         w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
         n_pool += offsets[c + 1] - offsets[c]
 

@@ -190,9 +190,11 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
         if c < 0:
             break
         if w.in_y[c]:
+            y[c] = 1
+            if w.weak[c]:
+                continue  # accepted only thanks to the robust variant's offset: not learnt
             w.moved[nb] = _winner(x, d, gap, wt, A, M, offsets, c, w)
             nb += 1
-            y[c] = 1
     k = 0
     while k < nb:
         if k + 1 < nb:
