@@ -13,10 +13,10 @@ Each case fits a model on the first part of a stream and records four digests:
 * ``after``: every fitted attribute after that stream, and frozen ``predict`` from it.
 
 The cases cover float64 and float32 input, both neighbourhoods, both averOut distances, both zero
-co-occurrence rules, few and many features (short and long vector loops, with remainders), and
-three kinds of stream: clustered instances drawn with NumPy's ``default_rng`` here, the same with
-many labels, and ``mlsom.datasets.moa_spherical`` (drifting kernels). The sizes are kept small:
-under emulation every floating-point instruction is slow.
+co-occurrence rules, both variants, few and many features (short and long vector loops, with
+remainders), and three kinds of stream: clustered instances drawn with NumPy's ``default_rng``
+here, the same with many labels, and ``mlsom.datasets.moa_spherical`` (drifting kernels). The
+sizes are kept small: under emulation every floating-point instruction is slow.
 
 This module is no test file (pytest does not collect it); it needs NumPy and mlsom only.
 """
@@ -42,6 +42,7 @@ FITTED_ATTRIBUTES = (
     "n_iter_",
     "n_features_in_",
     "n_labels_",
+    "acceptance_offset_",
 )
 PARTS = ("fit", "predict", "stream", "after")
 
@@ -99,6 +100,24 @@ def _cases():
                     }
                 )
                 i += 1
+    # the robust variant (stale neurons dropped at fit, the acceptance offset online) on the
+    # drifting stream, in both types
+    for dtype in ("float64", "float32"):
+        cases.append(
+            {
+                "name": f"moa-{dtype}-robust",
+                "stream": "moa",
+                "dtype": dtype,
+                "params": {
+                    "grid_size": 3,
+                    "variant": "robust",
+                    "n_epochs": 30,
+                    "max_epochs": 200,
+                    "random_state": 200 + i,
+                },
+            }
+        )
+        i += 1
     return cases
 
 

@@ -36,6 +36,7 @@ FITTED_ATTRIBUTES = (
     "n_iter_",
     "n_features_in_",
     "n_labels_",
+    "acceptance_offset_",
 )
 DTYPES = [np.float64, np.float32]
 
@@ -145,10 +146,11 @@ def _chunkings(n, rng):
     }
 
 
+@pytest.mark.parametrize("variant", ["paper", "robust"])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_predict_stream_does_not_depend_on_the_chunking(dtype):
+def test_predict_stream_does_not_depend_on_the_chunking(dtype, variant):
     X, Y = make_stream(2500, seed=5, dtype=dtype)
-    base = SOMStreamClassifier(grid_size=3, random_state=2).fit(X[:300], Y[:300])
+    base = SOMStreamClassifier(grid_size=3, random_state=2, variant=variant).fit(X[:300], Y[:300])
     stream = X[300:]
     n = stream.shape[0]
     results = {}
@@ -206,11 +208,14 @@ def test_predict_from_8_threads_equals_the_serial_result(big, dtype):
 # ---------------------------------------------------------------------------- model files
 
 
+@pytest.mark.parametrize("variant", ["paper", "robust"])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("split", [1, 777])
-def test_save_mid_stream_load_and_continue_equals_the_uninterrupted_run(tmp_path, dtype, split):
+def test_save_mid_stream_load_and_continue_equals_the_uninterrupted_run(
+    tmp_path, dtype, split, variant
+):
     X, Y = make_stream(2300, seed=6, dtype=dtype)
-    fit_params = {"grid_size": 3, "neighborhood": "gaussian", "random_state": 4}
+    fit_params = {"grid_size": 3, "neighborhood": "gaussian", "random_state": 4, "variant": variant}
     uninterrupted = SOMStreamClassifier(**fit_params).fit(X[:300], Y[:300])
     interrupted = copy.deepcopy(uninterrupted)
     stream = X[300:]
