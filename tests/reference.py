@@ -171,7 +171,8 @@ def ref_fit(
         equal_mean_ties=mean_ties,
     )
     if variant == "robust":  # the acceptance offset, its gain and target (the training z)
-        state.update(theta=0.0, gain=0.01, z0=int(np.trace(T)) / n)
+        z0 = int(np.trace(T)) / n
+        state.update(theta=0.0, gain=0.01, z0=z0, cbar=z0, alpha=0.005, band=0.1)
     return state
 
 
@@ -322,9 +323,12 @@ def ref_stream(state, X, eta=0.05):
             for k in Y_hat:
                 state["T"][j, k] += 1
         if "theta" in state:  # (5) robust variant: the acceptance offset tracks z0
-            err = float(len(Y_hat)) - state["z0"]
-            if (err > 0 and len(Y_hat) > 1) or (err < 0 and state["n_rej"] > 0):
-                state["theta"] = state["theta"] + state["gain"] * err
+            n_y, z0 = len(Y_hat), state["z0"]
+            state["cbar"] = state["cbar"] + state["alpha"] * (float(n_y) - state["cbar"])
+            if abs(state["cbar"] - z0) > state["band"] * z0:  # outside the dead band
+                err = float(n_y) - z0
+                if (err > 0 and n_y > 1) or (err < 0 and state["n_rej"] > 0):
+                    state["theta"] = state["theta"] + state["gain"] * err
     return out, state
 
 

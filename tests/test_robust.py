@@ -169,8 +169,18 @@ def test_random_order_fits_the_papers_maps(seed):
     np.testing.assert_array_equal(paper.predict(X_te), robust.predict(X_te))
 
 
-@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", CASES[:4])
-def test_random_order_stream_matches_reference(L, d, A, nb, dist, zc, seed):
+# (L, d, A, neighbourhood, distance, zero rule, seed, what the offset does on the stream)
+OFFSET_CASES = [
+    (1, 3, 2, "bubble", "euclidean", "reject", 0, "up"),
+    (3, 3, 2, "bubble", "sqeuclidean", "reject", 13, "up"),
+    (5, 3, 3, "bubble", "euclidean", "skip", 15, "up"),
+    (2, 2, 2, "bubble", "euclidean", "reject", 1, "down, weak acceptances"),
+    (1, 3, 2, "bubble", "euclidean", "reject", 10, "stays in the band"),
+]
+
+
+@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed, offset", OFFSET_CASES)
+def test_random_order_stream_matches_reference(L, d, A, nb, dist, zc, seed, offset):
     """The acceptance offset on a set with nothing to prune: predictions, state and theta."""
     X_tr, Y_tr, X_te = make_stream(seed, max(L, 3), A, n_train=300, n_test=300)
     p = params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, variant="robust")
@@ -183,9 +193,13 @@ def test_random_order_stream_matches_reference(L, d, A, nb, dist, zc, seed):
     explained(st, assert_same_predictions, Y_pkg, Y_ref)
     explained(st, assert_same_state, model, st)
     assert model.acceptance_offset_ == st["theta"]
-    assert st["theta"] != 0.0, "the offset never moved: this case tests nothing"
-    if seed == 1:  # labels accepted only thanks to a negative offset: predicted, not learnt
-        assert st["n_weak"] > 0, "no weak acceptance: the case tests nothing of it"
+    # what the case is there for (else it tests less than it says)
+    if offset == "up":
+        assert st["theta"] > 0.0
+    elif offset == "stays in the band":
+        assert st["theta"] == 0.0 and abs(st["cbar"] - st["z0"]) <= 0.1 * st["z0"]
+    else:
+        assert st["theta"] < 0.0 and st["n_weak"] > 0
     # frozen scoring uses the current offset: each row as the next instance
     Y_fr, _ = ref.ref_predict(st, X_tr[:100])
     np.testing.assert_array_equal(model.predict(X_tr[:100]), Y_fr)
@@ -260,16 +274,27 @@ def test_tampered_file_variant_is_refused(tmp_path):
         _model_file.write(bad_path, meta2, arrays)
         with pytest.raises(ValueError, match="fitted variant"):
             SOMStreamClassifier.load(bad_path)
+    good = [0.0, 0.01, 1.5, 1.5, 0.005, 0.1]
+
+    def with_(k, v):
+        rec = list(good)
+        rec[k] = v
+        return rec
+
     for bad in (
         None,
-        [0.0, 0.01],
-        [0.0, 0.01, 1.5, 2],
+        good[:3],
+        good + [1.0],
         "x",
-        [float("nan"), 0.01, 1.0],
-        [0.0, 0.0, 1.0],
-        [0.0, 2.0, 1.0],
-        [0.0, 0.01, -1.0],
-        [True, 0.01, 1.0],
+        with_(0, float("nan")),
+        with_(0, True),
+        with_(1, 0.0),
+        with_(1, 2.0),
+        with_(2, -1.0),
+        with_(3, -0.5),
+        with_(4, 0.0),
+        with_(5, 1.5),
+        with_(5, "0.1"),
     ):
         meta2 = json.loads(json.dumps(meta))
         meta2["fitted"]["acceptance"] = bad

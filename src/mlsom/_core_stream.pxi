@@ -302,11 +302,13 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            Ws (A, M), ww (M): the screening copy of Wt centred on cc (screening_copy), kept in
            step with Wt as neurons move.
     OUT Y (n, L): the 0/1 predictions.
-    The robust variant's acceptance (optional): ctl = [theta, gain, z0], IN/OUT theta. The Bayes
-    test's right-hand side gets + theta; after each instance of X, with n labels predicted,
-    theta += gain (n - z0), unless that could not change the decisions (more labels than z0 and
-    none accepted beyond the first, or fewer and none rejected): conditional integration, so
-    that theta does not wind up where the offset has nothing left to change.
+    The robust variant's acceptance (optional): ctl = [theta, gain, z0, cbar, alpha, band],
+    IN/OUT theta and cbar. The Bayes test's right-hand side gets + theta. After each instance of
+    X, with n labels predicted: cbar += alpha (n - cbar) (the recent predicted cardinality), and
+    if |cbar - z0| > band z0, theta += gain (n - z0), unless that could not change the
+    decisions (more labels than z0 and none accepted beyond the first, or fewer and none
+    rejected): a dead band, and conditional integration, so that theta does not wind up where
+    the offset has nothing left to change.
     Labels that arrive (optional, checked by the caller): the labelled instances Xl (nl, A) with
     labels Yl (nl, L) in {1, 0, -1}, row k learnt (_learn_labels) once after[k] rows of X have
     been classified (after non-decreasing, in 0..n); IN/OUT Pos (L, A), has_pos (L): each
@@ -316,7 +318,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, npos, n_pred
     cdef bint use_ctl = ctl is not None
-    cdef double gain = 0.0, z0 = 0.0, err
+    cdef double gain = 0.0, z0 = 0.0, err, cbar = 0.0, alpha = 0.0, band = 0.0
     cdef double *pctl = NULL
     cdef Py_ssize_t nl = 0 if Xl is None else Xl.shape[0]
     cdef Py_ssize_t idx[4]
@@ -337,11 +339,14 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
     if use_ctl:
-        if ctl.shape[0] != 3:
-            raise ValueError("ctl must hold [theta, gain, z0]")
+        if ctl.shape[0] != 6:
+            raise ValueError("ctl must hold [theta, gain, z0, cbar, alpha, band]")
         pctl = &ctl[0]
         gain = ctl[1]
         z0 = ctl[2]
+        cbar = ctl[3]
+        alpha = ctl[4]
+        band = ctl[5]
     cdef Work *w = _work_alloc(M, L)
     cdef float *G = <float *> malloc(4 * M * sizeof(float))
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
@@ -416,9 +421,11 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                             nb - e - 1 if screening else 0, &Y[idx[e], 0], w)
                         S += n_pred
                         if use_ctl:
-                            err = <double> n_pred - z0
-                            if (err > 0 and n_pred > 1) or (err < 0 and w.n_rej > 0):
-                                w.theta = w.theta + gain * err
+                            cbar = cbar + alpha * (<double> n_pred - cbar)
+                            if fabs(cbar - z0) > band * z0:
+                                err = <double> n_pred - z0
+                                if (err > 0 and n_pred > 1) or (err < 0 and w.n_rej > 0):
+                                    w.theta = w.theta + gain * err
                     N += 1
                 row = r
                 k = kk
@@ -426,6 +433,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
             NS[1] = S
             if use_ctl:
                 pctl[0] = w.theta
+                pctl[3] = cbar
     finally:
         _work_free(w)
         free(G)

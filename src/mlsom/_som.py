@@ -48,9 +48,13 @@ VARIANTS = ("paper", "robust")
 #: with probability about exp(-STALE_FACTOR)
 STALE_FACTOR = 20
 
-#: robust variant: after each instance of the online phase, the Bayes test's offset theta moves
-#: by ACCEPTANCE_GAIN times (labels predicted - z0), z0 the training set's cardinality
+#: robust variant: after each instance of the online phase, the recent predicted cardinality
+#: cbar moves by ACCEPTANCE_SMOOTHING times (labels predicted - cbar), and while cbar is more
+#: than ACCEPTANCE_BAND times z0 away from z0 (the training set's cardinality), the Bayes test's
+#: offset theta moves by ACCEPTANCE_GAIN times (labels predicted - z0)
 ACCEPTANCE_GAIN = 0.01
+ACCEPTANCE_SMOOTHING = 0.005
+ACCEPTANCE_BAND = 0.1
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
@@ -565,8 +569,12 @@ class SOMStreamClassifier(ParamsMixin):
         }
         if robust:  # absent: the paper's (the state, pickles and files of the paper's variant
             state["variant"] = "robust"  # stay what they were before variants existed)
-            # the acceptance offset theta, its gain, its target z0 (the core's ctl)
-            state["ctl"] = np.array([0.0, ACCEPTANCE_GAIN, float(int(Yi.sum())) / n])
+            # the core's ctl: the acceptance offset theta, its gain, its target z0, the recent
+            # predicted cardinality (z0 to begin with), its smoothing, the dead band
+            z0 = float(int(Yi.sum())) / n
+            state["ctl"] = np.array(
+                [0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND]
+            )
         return state
 
     # ------------------------------------------------------------------ online phase
@@ -1043,7 +1051,7 @@ class SOMStreamClassifier(ParamsMixin):
             }
             if "variant" in st:
                 meta["fitted"]["variant"] = st["variant"]
-            if "ctl" in st:  # [theta, gain, z0]: exact through JSON (shortest repr)
+            if "ctl" in st:  # [theta, gain, z0, cbar, alpha, band]: exact through JSON
                 meta["fitted"]["acceptance"] = [float(v) for v in st["ctl"]]
             if st.get("grid_scores") is not None:
                 meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
@@ -1267,19 +1275,24 @@ def _version():
 
 
 def _check_acceptance(rec, variant):
-    """A model file's record of the robust variant's acceptance, [theta, gain, z0]: present
-    exactly for the robust variant, theta finite, gain in (0, 1], z0 in [0, 2**53]; as the
-    state's float64 array (or None)."""
+    """A model file's record of the robust variant's acceptance, [theta, gain, z0, cbar, alpha,
+    band]: present exactly for the robust variant, theta finite, gain and alpha in (0, 1], z0
+    and cbar in [0, 2**53], band in [0, 1]; as the state's float64 array (or None)."""
     if variant == "paper":
         if rec is not None:
             raise ValueError(f"fitted acceptance {rec!r} given for the paper's variant")
         return None
-    if not (isinstance(rec, list) and len(rec) == 3):
-        raise ValueError(f"fitted acceptance must be [theta, gain, z0], got {rec!r}")
+    if not (isinstance(rec, list) and len(rec) == 6):
+        raise ValueError(
+            f"fitted acceptance must be [theta, gain, z0, cbar, alpha, band], got {rec!r}"
+        )
     theta = check_float("fitted acceptance theta", rec[0])
     gain = check_float("fitted acceptance gain", rec[1], low=0.0, high=1.0, low_open=True)
     z0 = check_float("fitted acceptance z0", rec[2], low=0.0, high=float(2**53))
-    return np.array([theta, gain, z0], dtype=np.float64)
+    cbar = check_float("fitted acceptance cbar", rec[3], low=0.0, high=float(2**53))
+    alpha = check_float("fitted acceptance alpha", rec[4], low=0.0, high=1.0, low_open=True)
+    band = check_float("fitted acceptance band", rec[5], low=0.0, high=1.0)
+    return np.array([theta, gain, z0, cbar, alpha, band], dtype=np.float64)
 
 
 def _fresh_units(bmu, cnt, keep):
