@@ -170,9 +170,10 @@ class SOMStreamClassifier(ParamsMixin):
         acceptance of extra labels: the Bayes test's threshold gets an offset theta
         (``acceptance_offset_``, 0 after ``fit``), which after each instance of
         ``predict_stream`` moves by ``ACCEPTANCE_GAIN`` (0.01) x (labels predicted - z0), z0
-        the training set's cardinality, unless the move could not change a decision; so the
-        predicted cardinality tracks z0 instead of drifting above it. ``predict`` uses the
-        current theta.
+        the training set's cardinality, while the recent predicted cardinality is more than
+        ``ACCEPTANCE_BAND`` (10 %) away from z0, and unless the move could not change a
+        decision; a label accepted only thanks to a negative theta is predicted but not learnt
+        from. ``predict`` uses the current theta.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons.
     n_jobs : int or None, default=None
