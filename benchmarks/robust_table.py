@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from mlsom.baselines import LOWER_BOUNDS, UPPER_BOUNDS
-from mlsom.evaluation import macro_f1
+from mlsom.evaluation import StreamEvaluation
 
 
 def _experiment_means(folder):
@@ -31,8 +31,7 @@ def _experiment_means(folder):
     per = {}
     for f in sorted((folder / "runs").glob("*.json")):
         res = json.loads(f.read_text())
-        counts = np.cumsum(np.asarray(res["label_counts"], dtype=np.int64), axis=0)
-        value = float(np.mean([macro_f1(c) for c in counts]))
+        value = float(np.mean(StreamEvaluation.from_dict(res).curve("macro_f1", cumulative=True)))
         per.setdefault(res["stream"], {}).setdefault(res["method"], []).append(value)
     return {s: {m: float(np.mean(v)) for m, v in ms.items()} for s, ms in per.items()}
 

@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from mlsom.evaluation import macro_f1
+from mlsom.evaluation import StreamEvaluation
 from mlsom.experiment import Run, run_one
 
 REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
@@ -49,9 +49,8 @@ def one(args):
     stream, d, seed, variant, n, data_home = args
     run = Run(stream, "mlsom", d, seed, None if stream in REAL else n, params={"variant": variant})
     res = run_one(run, data_home=data_home)
-    counts = np.cumsum(np.asarray(res["label_counts"], dtype=np.int64), axis=0)  # (W, L, 4)
-    curve = [macro_f1(c) for c in counts]
-    total = counts[-1]
+    curve = StreamEvaluation.from_dict(res).curve("macro_f1", cumulative=True)
+    total = np.asarray(res["label_counts"], dtype=np.int64).sum(axis=0)  # (L, 4)
     n_test = res["n_test"]
     return {
         "stream": stream,
