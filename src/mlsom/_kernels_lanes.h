@@ -518,47 +518,55 @@ __attribute__((target("avx2"))) static inline unsigned mlsom_bits8(__m256i v)
 /* Screening of 64 rows, as mlsom_screen64maps_f_avx512 (same inputs, outputs and values): a
  * register tile of 32 rows (four 8-lane vectors) x 3 neurons, for the two halves of the 64 rows
  * in turn (the neurons' weights still in the first level cache for the second), the per-map
- * smallest two and the row maxima kept lane-wise in memory between neurons. */
-#define MLSOM_T32_GROUP(NJ)                                                              \
+ * smallest two and the row maxima kept lane-wise in memory between neurons.
+ *
+ * The twelve accumulators are named variables, not an array: GCC kept an array indexed in the
+ * per-neuron loop below in memory and stored all twelve on every feature, which halved the
+ * tile's multiply-add rate (benchmarks/screen_tile.c measures it). */
+__attribute__((target("avx2"))) static inline void mlsom_t32_keep(
+    __m256 a, Py_ssize_t j_, int s, int b_, Py_ssize_t M, const float *MLSOM_RESTRICT ww,
+    float *MLSOM_RESTRICT gt, const __m256 *bv, __m256 *mx, __m256 *t1, __m256 *t2, __m256i *ti)
+{
+    const int r_ = 4 * s + b_;
+    const __m256 o = _mm256_add_ps(_mm256_add_ps(bv[r_], _mm256_broadcast_ss(ww + j_)), a);
+    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);
+    _mm256_storeu_ps(gt + 16 * M * (2 * s + b_ / 2) + 16 * j_ + 8 * (b_ % 2), o);
+    mx[r_] = _mm256_max_ps(mx[r_], o);
+    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));
+    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);
+    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], _mm256_set1_epi32((int)j_), lt_);
+}
+
+#define MLSOM_T32_FMA(k)                                                                 \
     do {                                                                                 \
-        for (s = 0; s < 2; s++) {                                                        \
-            __m256 acc[4][NJ];                                                           \
-            const float *w = Ws + j0;                                                    \
-            const float *xr = xb + 32 * A * s;                                           \
-            int b_, k_;                                                                  \
-            for (b_ = 0; b_ < 4; b_++)                                                   \
-                for (k_ = 0; k_ < NJ; k_++) acc[b_][k_] = _mm256_setzero_ps();           \
-            for (i = 0; i < A; i++, w += M, xr += 16) {                                  \
-                const __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);     \
-                const __m256 x2_ = _mm256_loadu_ps(xr + 16 * A),                         \
-                             x3 = _mm256_loadu_ps(xr + 16 * A + 8);                      \
-                for (k_ = 0; k_ < NJ; k_++) {                                            \
-                    const __m256 wk = _mm256_broadcast_ss(w + k_);                       \
-                    acc[0][k_] = _mm256_fmadd_ps(x0, wk, acc[0][k_]);                    \
-                    acc[1][k_] = _mm256_fmadd_ps(x1, wk, acc[1][k_]);                    \
-                    acc[2][k_] = _mm256_fmadd_ps(x2_, wk, acc[2][k_]);                   \
-                    acc[3][k_] = _mm256_fmadd_ps(x3, wk, acc[3][k_]);                    \
-                }                                                                        \
-            }                                                                            \
-            for (k_ = 0; k_ < NJ; k_++) {                                                \
-                const Py_ssize_t j_ = j0 + k_;                                           \
-                const __m256 wv = _mm256_broadcast_ss(ww + j_);                          \
-                const __m256i jv = _mm256_set1_epi32((int)j_);                           \
-                for (b_ = 0; b_ < 4; b_++) {                                             \
-                    const int r_ = 4 * s + b_;                                           \
-                    const __m256 o =                                                     \
-                        _mm256_add_ps(_mm256_add_ps(bv[r_], wv), acc[b_][k_]);           \
-                    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);                        \
-                    _mm256_storeu_ps(gt + 16 * M * (2 * s + b_ / 2) + 16 * j_ + 8 * (b_ % 2), \
-                                     o);                                                 \
-                    mx[r_] = _mm256_max_ps(mx[r_], o);                                   \
-                    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));            \
-                    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);                           \
-                    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], jv, lt_);                         \
-                }                                                                        \
-            }                                                                            \
+        const __m256 wk = _mm256_broadcast_ss(w + (k));                                  \
+        a0##k = _mm256_fmadd_ps(x0, wk, a0##k);                                          \
+        a1##k = _mm256_fmadd_ps(x1, wk, a1##k);                                          \
+        a2##k = _mm256_fmadd_ps(x2_, wk, a2##k);                                         \
+        a3##k = _mm256_fmadd_ps(x3, wk, a3##k);                                          \
+    } while (0)
+#define MLSOM_T32_KEEP(k)                                                                \
+    do {                                                                                 \
+        mlsom_t32_keep(a0##k, j0 + (k), s, 0, M, ww, gt, bv, mx, t1, t2, ti);            \
+        mlsom_t32_keep(a1##k, j0 + (k), s, 1, M, ww, gt, bv, mx, t1, t2, ti);            \
+        mlsom_t32_keep(a2##k, j0 + (k), s, 2, M, ww, gt, bv, mx, t1, t2, ti);            \
+        mlsom_t32_keep(a3##k, j0 + (k), s, 3, M, ww, gt, bv, mx, t1, t2, ti);            \
+    } while (0)
+/* one pass over the features for the 32 rows of half s and the neurons j0 .. j0 + NJ - 1 */
+#define MLSOM_T32_PASS(FMAS)                                                             \
+    do {                                                                                 \
+        const float *w = Ws + j0;                                                        \
+        const float *xr = xb + 32 * A * s;                                               \
+        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
+            const __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);         \
+            const __m256 x2_ = _mm256_loadu_ps(xr + 16 * A),                             \
+                         x3 = _mm256_loadu_ps(xr + 16 * A + 8);                          \
+            FMAS;                                                                        \
         }                                                                                \
     } while (0)
+#define MLSOM_T32_ZERO(k)                                                                \
+    __m256 a0##k = _mm256_setzero_ps(), a1##k = _mm256_setzero_ps(),                     \
+           a2##k = _mm256_setzero_ps(), a3##k = _mm256_setzero_ps()
 
 __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
     const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
@@ -579,8 +587,22 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
             t2[b] = _mm256_set1_ps(INFINITY);
             ti[b] = _mm256_set1_epi32((int)off[c]);
         }
-        for (j0 = off[c]; j0 + 3 <= off[c + 1]; j0 += 3) MLSOM_T32_GROUP(3);
-        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T32_GROUP(1);
+        for (j0 = off[c]; j0 + 3 <= off[c + 1]; j0 += 3)
+            for (s = 0; s < 2; s++) {
+                MLSOM_T32_ZERO(0);
+                MLSOM_T32_ZERO(1);
+                MLSOM_T32_ZERO(2);
+                MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));
+                MLSOM_T32_KEEP(0);
+                MLSOM_T32_KEEP(1);
+                MLSOM_T32_KEEP(2);
+            }
+        for (; j0 < off[c + 1]; j0 += 1)
+            for (s = 0; s < 2; s++) {
+                MLSOM_T32_ZERO(0);
+                MLSOM_T32_PASS(MLSOM_T32_FMA(0));
+                MLSOM_T32_KEEP(0);
+            }
         for (b = 0; b < 8; b++) {
             _mm256_storeu_ps(m1 + 64 * c + 8 * b, t1[b]);
             _mm256_storeu_ps(m2 + 64 * c + 8 * b, t2[b]);
@@ -589,7 +611,10 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
     }
     for (b = 0; b < 8; b++) _mm256_storeu_ps(hi + 8 * b, mx[b]);
 }
-#undef MLSOM_T32_GROUP
+#undef MLSOM_T32_FMA
+#undef MLSOM_T32_KEEP
+#undef MLSOM_T32_PASS
+#undef MLSOM_T32_ZERO
 
 /* As mlsom_lanes_search_f_avx512 (same arguments, the same passes, values and counts). */
 __attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2(
