@@ -454,7 +454,8 @@ cdef void _lanes_chunk(const floating *px, Py_ssize_t n, Py_ssize_t s, Py_ssize_
                              z.xx + 16 * q)
     for r in range(64):
         z.base[r] = <float> z.xx[r]
-    # the next chunk's rows (a thread's chunks are consecutive) are read while these are screened
+    # the next chunk's rows (a thread takes four consecutive chunks at a time) are read while
+    # these are screened
     n_next = min(64, n - e) if e < n else 0
     if n_next > 0:
         mlsom_prefetch(px + e * A, n_next * A * sizeof(floating))

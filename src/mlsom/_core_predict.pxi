@@ -53,7 +53,10 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
             w.ctl = ctl
             w.theta = theta
         z = _lanes_alloc(A, M, L)
-        for ch in prange((n_lanes + 63) // 64, schedule="static"):
+        # dynamic: a thread slowed by other work on a shared machine does not hold the others
+        # up (the rows are independent, so the results do not depend on who takes a chunk);
+        # four chunks (256 rows) per take keep the scheduling cost small
+        for ch in prange((n_lanes + 63) // 64, schedule="dynamic", chunksize=4):
             if w == NULL or z == NULL:
                 failed += 1
                 continue
@@ -91,7 +94,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
         G = <float *> malloc((PRB * M + 4) * sizeof(float))
         X2 = <float *> malloc(PRB * A * sizeof(float))
         xx = <double *> malloc(PRB * sizeof(double))
-        for ch in prange((n - s0 + PRB - 1) // PRB, schedule="static"):
+        for ch in prange((n - s0 + PRB - 1) // PRB, schedule="dynamic", chunksize=32):
             if w == NULL or G == NULL or X2 == NULL or xx == NULL:
                 failed += 1
                 continue
