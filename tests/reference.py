@@ -339,7 +339,7 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
     y_c = 1: the BMU of map c moves towards x by eta if c was predicted, by rate otherwise, and
     its averOut takes x (after the move); y_c = 0 and c predicted: the BMU moves onto the last
     labelled positive of c, if any (a copy), which is used up. Then each positive's last
-    positive is x, T counts the pairs of positives, N the instance, S its positives.
+    positive is x; T, N and S do not change.
     """
     state = copy.deepcopy(state)
     X = np.asarray(X, dtype=np.float64)
@@ -366,11 +366,7 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
                 m[:] = last.pop(c)  # used once
         for c in known:
             last[c] = x.copy()
-        for j in known:
-            for k in known:
-                state["T"][j, k] += 1
-        state["N"] += 1
-        state["S"] += len(known)
+        # T, N and S stay: the instance was counted as its prediction when the stream saw it
     return state
 
 

@@ -121,6 +121,23 @@ def test_labels_of_a_label_without_a_map_are_ignored():
     assert not model._state["has_positive"][2]
 
 
+def test_labels_leave_the_counts_as_they_are():
+    """T, N and S count the stream's instances as their predictions, once: labels that arrive
+    for them move neurons but add nothing to the counts (docs/method.md: counting the true
+    label sets as well made the model accept too many extra labels), while the neurons do
+    move."""
+    X_tr, Y_tr, X_te = make_stream(12, 4, 5)
+    model, _ = fit_both(X_tr, Y_tr, params(3))
+    model.predict_stream(X_te[:40])
+    T0, N0, z0 = model.T_.copy(), model.n_seen_, model.cardinality_
+    W0 = [w.copy() for w in model.weights_ if w is not None]
+    model.partial_fit(X_te[:40], _labels(12, 40, 4, unknown=0.0))
+    np.testing.assert_array_equal(model.T_, T0)
+    assert model.n_seen_ == N0 and model.cardinality_ == z0
+    W1 = [w for w in model.weights_ if w is not None]
+    assert any(not np.array_equal(a, b) for a, b in zip(W0, W1, strict=True))
+
+
 @pytest.mark.parametrize("rate", [0.5, 1.0])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_chunking_and_threads_change_nothing(dtype, rate):

@@ -239,8 +239,10 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
     * y_c = 0 and c predicted (a false alarm): its best-matching unit moves onto label c's last
       labelled positive (pos[c]), if there is one (a copy), which is then used up.
 
-    Then pos[c] = x for every positive c, and the pairs of positives count in T (known: OUT the
-    positives; a label without a map is left out). The best-matching units are those of the
+    Then pos[c] = x for every positive c (known: OUT the positives; a label without a map is
+    left out). T, N and S do not change: the instance was counted when the stream saw it, as
+    its prediction (docs/method.md: counting its true labels as well made the model accept
+    too many extra labels). The best-matching units are those of the
     state before any move (each map moves one neuron at most, and its own only). The screening
     copy and the look-ahead (xp, xxp, gnext, npend) follow the moved neurons as in _learn_one."""
     cdef Py_ssize_t c, b, i
@@ -282,7 +284,6 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             for i in range(A):
                 pos[c * A + i] = x[i]
             has_pos[c] = 1
-    _update_cooccurrence(t, logC, L, known)
 
 
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
@@ -313,10 +314,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     labels Yl (nl, L) in {1, 0, -1}, row k learnt (_learn_labels) once after[k] rows of X have
     been classified (after non-decreasing, in 0..n); IN/OUT Pos (L, A), has_pos (L): each
     label's last labelled positive, and whether it has one; rate: correction_rate. A labelled
-    instance counts in N, its positives in S.
+    instance leaves T, N and S as they are.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, npos, n_pred
+    cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
     cdef bint use_ctl = ctl is not None
     cdef double gain = 0.0, z0 = 0.0, err, cbar = 0.0, alpha = 0.0, band = 0.0
     cdef double *pctl = NULL
@@ -408,10 +409,6 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                       skip_zero, &Ws[0, 0], &ww[0], &cc[0], &wwmax, pos, hp,
                                       known, X2 + (e + 1) * A, xxb + e + 1, G + (e + 1) * M,
                                       nb - e - 1 if screening else 0, w)
-                        npos = 0
-                        for c in range(L):
-                            npos += known[c]
-                        S += npos
                     else:
                         n_pred = _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
                                             t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
@@ -426,7 +423,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                 err = <double> n_pred - z0
                                 if (err > 0 and n_pred > 1) or (err < 0 and w.n_rej > 0):
                                     w.theta = w.theta + gain * err
-                    N += 1
+                        N += 1
                 row = r
                 k = kk
             NS[0] = N

@@ -788,8 +788,9 @@ class SOMStreamClassifier(ParamsMixin):
           labelled positive instance, when one has been given since the last such move (it is
           kept for the purpose, and used once);
 
-        the moved neurons' averOut take the instance (hits and misses), the pairs of true labels
-        count in T, and the instance counts in N (its true labels in S). A label without a map
+        the moved neurons' averOut take the instance (hits and misses). The label counts (T,
+        N, S) do not change: the stream counted the instance, as its prediction, when it saw
+        it. A label without a map
         (no positive in the training set) stays without one: its labels are ignored. Without
         any call the model is exactly the one of the paper's method.
 
