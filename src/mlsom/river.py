@@ -187,8 +187,8 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     >>> model = SOMStreamML(grid_size=3, n_warmup=100, random_state=0)
     >>> evaluate.progressive_val_score(stream, model, metrics.multioutput.ExactMatch())
     ExactMatch: 80.63%
-    >>> model.model_.n_seen_, model.labels_  # 600 instances, and the labels of the last 500
-    (1100, ('a', 'b', 'c'))
+    >>> model.model_.n_seen_, model.labels_  # each instance counted once, as its prediction
+    (600, ('a', 'b', 'c'))
     """
 
     def __init__(
