@@ -18,6 +18,7 @@ State is a plain dict:
 
 import copy
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -232,7 +233,11 @@ def classify(state, x):
     see tie_gap.
     """
     L, T, N, S = state["L"], state["T"], state["N"], state["S"]
-    n_rank = min(-(-S // N), L)  # ceil(S / N), exact
+    n_rank = -(-S // N)  # ceil(S / N), exact
+    rule = state.get("rule")  # what labels taught the decision rule (ref_learn)
+    if rule is not None and rule["z_set"]:
+        n_rank = max(n_rank, math.ceil(rule["z"]))
+    n_rank = min(n_rank, L)
     owners, weights, bmu, bmu_d2 = [], [], {}, {}
     gap = np.inf
     for j, m in enumerate(state["maps"]):
@@ -264,6 +269,10 @@ def classify(state, x):
     n_rej = 0  # ranked labels whose test was made and failed
     weak = []
     Y_hat = [ranking[0]]
+    # each label's kind for the labelled update: 0 ranked first, 1 tested (with its margin),
+    # 2 neither
+    kinds = {c: (2, 0.0) for c in range(L)}
+    kinds[ranking[0]] = (0, 0.0)
     for c in ranking[1:]:
         dist_c = bmu_d2[c] if state["squared"] else math.sqrt(bmu_d2[c])
         score = log(P[c, c]) - dist_c
@@ -276,11 +285,19 @@ def classify(state, x):
             if k != c and P[k, c] > 0:
                 threshold += log(P[k, c])
         threshold0, threshold = threshold, threshold + theta
+        offset = rule["offsets"][c] if rule is not None else 0.0
+        margin = score - threshold
+        if math.isfinite(margin):
+            kinds[c] = (1, margin)
         if math.isfinite(score) and math.isfinite(threshold):
-            gap = min(gap, abs(score - threshold) / (1.0 + abs(threshold)))
-        if score >= threshold:
+            gap = min(gap, abs(margin - offset) / (1.0 + abs(threshold) + abs(offset)))
+        if margin >= offset if math.isfinite(margin) else score >= threshold:
             Y_hat.append(c)
-            if theta < 0:  # accepted thanks to the offset alone: predicted, not learnt from
+            if offset < 0 and not score >= threshold0:
+                if math.isfinite(score) and math.isfinite(threshold0):
+                    gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
+                weak.append(c)  # accepted thanks to the label's offset alone
+            elif theta < 0:  # accepted thanks to the offset alone: predicted, not learnt from
                 if math.isfinite(score) and math.isfinite(threshold0):
                     gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
                 if score < threshold0:
@@ -289,6 +306,7 @@ def classify(state, x):
             n_rej += 1  # (a zero P[d, c] rules c out without a test)
     state["n_rej"] = n_rej
     state["weak"] = weak
+    state["kinds"] = kinds
     return Y_hat, bmu, gap
 
 
@@ -332,6 +350,74 @@ def ref_stream(state, X, eta=0.05):
     return out, state
 
 
+OFFSET_WINDOW, OFFSET_MIN, OFFSET_EVERY, CARD_RATE = 500, 50, 25, 0.02
+
+
+def best_offset(entries):
+    """The F1-optimal acceptance offset of a label over its entries (kind, y, margin), oldest
+    first: kind 0 is predicted whatever the offset, kind 2 never, kind 1 iff margin >= offset.
+    Every cut of the tested entries sorted by margin (larger first, older first on a tie; no cut
+    between equal margins) is tried, F1 compared exactly; of the best, the offset nearest 0,
+    the first on a tie. Returns (offset, the smallest relative difference between distinct
+    margins and of a margin from 0: the choice's gap)."""
+    tp0 = sum(1 for k, y, _ in entries if k == 0 and y == 1)
+    fp0 = sum(1 for k, y, _ in entries if k == 0 and y == 0)
+    fn0 = sum(1 for k, y, _ in entries if k == 2 and y == 1)
+    tested = sorted(
+        ((m, i, y) for i, (k, y, m) in enumerate(entries) if k == 1), key=lambda e: (-e[0], e[1])
+    )
+    n1, npos = len(tested), sum(y for _, _, y in tested)
+    gap = min((abs(m) for m, _, _ in tested), default=math.inf)
+    for (a, _, _), (b, _, _) in zip(tested[:-1], tested[1:], strict=True):
+        if a != b:
+            gap = min(gap, (a - b) / (1.0 + abs(a)))
+    best, best_f, best_t = None, None, 0.0
+    for i in range(n1 + 1):
+        if 0 < i < n1 and tested[i - 1][0] == tested[i][0]:
+            continue
+        tp = sum(y for _, _, y in tested[:i])
+        fp = i - tp
+        f = Fraction(2 * (tp0 + tp), max(2 * (tp0 + tp) + fp0 + fp + fn0 + npos - tp, 1))
+        hi = math.inf if i == 0 else tested[i - 1][0]
+        lo = -math.inf if i == n1 else tested[i][0]
+        if lo < 0.0 <= hi:
+            t = 0.0
+        elif hi < 0.0:
+            t = hi
+        else:
+            t = math.nextafter(lo, math.inf)
+        if best is None or f > best_f or (f == best_f and abs(t) < abs(best_t)):
+            best, best_f, best_t = i, f, t
+    return best_t, gap
+
+
+def learn_rule(state, y, kinds):
+    """The decision rule learns from one labelled instance: an entry for every label with a map
+    whose value is known (its offset chosen again when due), and the labelled cardinality when
+    every label is known (from S / N at first)."""
+    L = state["L"]
+    rule = state.setdefault(
+        "rule",
+        dict(offsets=[0.0] * L, entries=[[] for _ in range(L)], total=[0] * L, z=0.0, z_set=False),
+    )
+    npos = 0
+    for c in range(L):
+        if state["maps"][c] is None or y[c] < 0:
+            continue
+        npos += int(y[c] == 1)
+        kind, m = kinds[c]
+        rule["entries"][c] = (rule["entries"][c] + [(kind, int(y[c] == 1), m)])[-OFFSET_WINDOW:]
+        rule["total"][c] += 1
+        t = rule["total"][c]
+        if t >= OFFSET_MIN and t % OFFSET_EVERY == 0:
+            rule["offsets"][c], g = best_offset(rule["entries"][c])
+            state["min_gap"] = min(state["min_gap"], g)
+    if all(v >= 0 for v in y):
+        if not rule["z_set"]:
+            rule["z"], rule["z_set"] = state["S"] / state["N"], True
+        rule["z"] = rule["z"] + CARD_RATE * (float(npos) - rule["z"])
+
+
 def ref_learn(state, X, Y, eta=0.05, rate=0.5):
     """Labelled instances in order (partial_fit): returns the new state (a copy).
 
@@ -339,7 +425,7 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
     y_c = 1: the BMU of map c moves towards x by eta if c was predicted, by rate otherwise, and
     its averOut takes x (after the move); y_c = 0 and c predicted: the BMU moves onto the last
     labelled positive of c, if any (a copy), which is used up. Then each positive's last
-    positive is x; T, N and S do not change.
+    positive is x; T, N and S do not change; the decision rule learns (learn_rule).
     """
     state = copy.deepcopy(state)
     X = np.asarray(X, dtype=np.float64)
@@ -367,6 +453,7 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
         for c in known:
             last[c] = x.copy()
         # T, N and S stay: the instance was counted as its prediction when the stream saw it
+        learn_rule(state, y, state["kinds"])
     return state
 
 

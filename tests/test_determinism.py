@@ -37,6 +37,8 @@ FITTED_ATTRIBUTES = (
     "n_features_in_",
     "n_labels_",
     "acceptance_offset_",
+    "label_offsets_",
+    "labelled_cardinality_",
 )
 DTYPES = [np.float64, np.float32]
 

@@ -25,7 +25,7 @@ from test_reference import (
 )
 
 import mlsom
-from mlsom import SOMStreamClassifier, _testing
+from mlsom import SOMStreamClassifier, _model_file, _testing
 from mlsom.exceptions import NotFittedError
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -66,6 +66,27 @@ def _assert_last_positives(model, st):
             assert not model._state["last_positive"][c].any()
 
 
+def _assert_same_rule(model, st):
+    """What labels taught the decision rule: offsets, entries and cardinality, the reference's."""
+    rule, pk = st["rule"], model._state
+    np.testing.assert_allclose(pk["label_offsets"], rule["offsets"], **TOL)
+    np.testing.assert_array_equal(model.label_offsets_, pk["label_offsets"])
+    if rule["z_set"]:
+        assert model.labelled_cardinality_ == pk["labelled_cardinality"][0]
+    else:
+        assert model.labelled_cardinality_ is None
+    np.testing.assert_array_equal(pk["margin_counts"], rule["total"])
+    assert pk["labelled_cardinality"][1] == float(rule["z_set"])
+    np.testing.assert_allclose(pk["labelled_cardinality"][0], rule["z"], **TOL)
+    W = pk["margin_memory"].shape[1]
+    for c, entries in enumerate(rule["entries"]):
+        t = rule["total"][c]
+        slots = [(t - len(entries) + i) % W for i in range(len(entries))]
+        kinds = pk["margin_kinds"][c, slots]
+        np.testing.assert_array_equal(kinds, [2 * k + y for k, y, _ in entries])
+        np.testing.assert_allclose(pk["margin_memory"][c, slots], [m for _, _, m in entries], **TOL)
+
+
 CASES = [
     # L, d, A, neighbourhood, averOut distance, zero co-occurrence rule, seed
     (2, 2, 2, "bubble", "euclidean", "reject", 1),
@@ -102,6 +123,7 @@ def test_partial_fit_matches_reference(L, d, A, nb, dist, zc, seed, rate):
         assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
         explained(st, assert_same_state, model, st)
         _assert_last_positives(model, st)
+        _assert_same_rule(model, st)
     # frozen predictions of the updated model too
     Y_ref, _ = ref.ref_predict(st, X_te)
     assert_same_predictions(model.predict(X_te), Y_ref)
@@ -306,8 +328,55 @@ def test_hostile_labelled_members_are_refused(tmp_path):
             SOMStreamClassifier.load(dst)
     # the untouched file loads, and a file from before labelled calls too
     SOMStreamClassifier.load(src)
-    _rewrite(src, tmp_path / "old.npz", last_positive=None, has_positive=None)
+    rule_none = dict.fromkeys(_model_file.RULE_ARRAYS)
+    _rewrite(src, tmp_path / "old.npz", last_positive=None, has_positive=None, **rule_none)
     assert "last_positive" not in SOMStreamClassifier.load(tmp_path / "old.npz")._state
+    # a file with the last positives but not the rule's arrays (written before the rule
+    # learnt from labels) loads, and the rule starts afresh at the next labelled call
+    _rewrite(src, tmp_path / "older.npz", **rule_none)
+    older = SOMStreamClassifier.load(tmp_path / "older.npz")
+    assert "last_positive" in older._state and "label_offsets" not in older._state
+    older.partial_fit(X_te[10:20], _labels(72, 10, 3))
+    assert older._state["margin_counts"].max() > 0
+
+
+def test_hostile_rule_members_are_refused(tmp_path):
+    """What labels taught the decision rule, read from a file: every array is checked."""
+    X_tr, Y_tr, X_te = make_stream(73, 3, 4)
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    model.partial_fit(X_te[:80], _labels(73, 80, 3, unknown=0.0))
+    st = model._state
+    assert st["margin_counts"].min() >= 50 and st["labelled_cardinality"][1] == 1.0
+    src = tmp_path / "m.npz"
+    model.save(src)
+    again = SOMStreamClassifier.load(src)
+    for k in _model_file.RULE_ARRAYS:
+        np.testing.assert_array_equal(again._state[k], st[k], err_msg=k)
+
+    def changed(key, edit):
+        a = np.array(st[key])
+        edit(a)
+        return {key: a}
+
+    W = st["margin_memory"].shape[1]
+    cases = [
+        ({"margin_kinds": None}, "'margin_kinds' is missing"),
+        ({"label_offsets": st["label_offsets"].astype(np.float32)}, "label_offsets has dtype"),
+        ({"margin_memory": np.zeros((3, W + 1))}, "margin_memory has dtype"),
+        (changed("label_offsets", lambda a: a.__setitem__(0, np.inf)), "label_offsets: non-finite"),
+        (changed("margin_counts", lambda a: a.__setitem__(1, -1)), "margin_counts: negative"),
+        (changed("margin_counts", lambda a: a.__setitem__(1, 2**60)), "beyond 2"),
+        (changed("margin_kinds", lambda a: a.__setitem__((0, 0), 6)), "kinds other than"),
+        (changed("margin_memory", lambda a: a.__setitem__((0, 0), np.nan)), "non-finite margins"),
+        (changed("margin_memory", lambda a: a.__setitem__((0, W - 1), 1.0)), "a slot not used"),
+        (changed("labelled_cardinality", lambda a: a.__setitem__(1, 0.5)), "labelled_cardinality"),
+        (changed("labelled_cardinality", lambda a: a.__setitem__(0, 99.0)), "labelled_cardinality"),
+    ]
+    for i, (change, match) in enumerate(cases):
+        dst = tmp_path / f"bad{i}.npz"
+        _rewrite(src, dst, **change)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(dst)
 
 
 def test_a_few_labels_undo_a_label_swap():
@@ -417,3 +486,58 @@ def test_every_simd_path_learns_the_same(dtype):
     for Y, m in runs[1:]:
         np.testing.assert_array_equal(Y, runs[0][0])
         _assert_bitwise_equal(m, runs[0][1])
+
+
+def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
+    """More labelled entries than a label's ring holds (500): the oldest leave the ring and the
+    sorted cache the online phase keeps of it; offsets, kinds and margins stay the reference's,
+    the cache equals one built afresh from the rings, and a model saved and loaded in between
+    (which rebuilds the cache) ends bit-identical to one that was not."""
+    X_tr, Y_tr, X_te = make_stream(81, 2, 3, n_test=1400)
+    model, st = fit_both(X_tr, Y_tr, params(2))
+    Yl = _labels(81, len(X_te), 2, unknown=0.1)
+    twin = None
+    for lo, hi in [(0, 500), (500, 900), (900, 1400)]:
+        st = ref.ref_learn(st, X_te[lo:hi], Yl[lo:hi])
+        model.partial_fit(X_te[lo:hi], Yl[lo:hi])
+        if twin is None:
+            model.save(tmp_path / "mid.npz")
+            twin = SOMStreamClassifier.load(tmp_path / "mid.npz")
+        else:
+            twin.partial_fit(X_te[lo:hi], Yl[lo:hi])
+        assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
+        _assert_same_rule(model, st)
+    s = model._state
+    assert s["margin_counts"].min() > 1000 and np.any(s["label_offsets"] != 0)
+    order, n_sorted = s["margin_order"]
+    fresh_order, fresh_n = mlsom._som._margin_order(
+        s["margin_memory"], s["margin_kinds"], s["margin_counts"]
+    )
+    np.testing.assert_array_equal(n_sorted, fresh_n)
+    for c in range(2):
+        np.testing.assert_array_equal(order[c, : n_sorted[c]], fresh_order[c, : fresh_n[c]])
+    _assert_bitwise_equal(model, twin)
+    for k in _model_file.RULE_ARRAYS:
+        np.testing.assert_array_equal(s[k], twin._state[k], err_msg=k)
+    np.testing.assert_array_equal(model.predict(X_te), twin.predict(X_te))
+
+
+@pytest.mark.parametrize("seed", [91, 92])
+def test_labels_in_the_robust_variant_match_reference(seed):
+    """The robust variant's acceptance offset and each label's offset learnt from labels act
+    together (the label's on top of the variant's); every choice is the reference's."""
+    X_tr, Y_tr, X_te = make_stream(seed, 4, 6, n_test=400)
+    model, st = fit_both(X_tr, Y_tr, params(3, variant="robust"))
+    assert st["min_gap"] > MIN_GAP
+    Yl = _labels(seed, len(X_te), 4, unknown=0.1)
+    for lo, hi in [(0, 150), (150, 400)]:
+        Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
+        explained(st, assert_same_predictions, model.predict_stream(X_te[lo:hi]), Y_ref)
+        st = ref.ref_learn(st, X_te[lo:hi], Yl[lo:hi])
+        model.partial_fit(X_te[lo:hi], Yl[lo:hi])
+        assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
+        explained(st, assert_same_state, model, st)
+        _assert_same_rule(model, st)
+    assert np.any(model._state["label_offsets"] != 0)
+    Y_ref, _ = ref.ref_predict(st, X_te)
+    assert_same_predictions(model.predict(X_te), Y_ref)

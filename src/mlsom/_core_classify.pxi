@@ -93,6 +93,10 @@ ctypedef struct Work:
     bint ctl            # the robust variant's acceptance offset is on: the Bayes test's right-
     double theta        # hand side gets + theta
     Py_ssize_t n_rej    # the ranked labels the last Bayes decision's test rejected
+    const double *thl   # (L) each label's acceptance offset learnt from labels, or NULL
+    bint rec            # record the Bayes tests' margins (a labelled instance): ...
+    double *marg        # (L) ... OUT the margin of every label tested (mkind 1)
+    uint8_t *mkind      # (L) ... OUT 0: ranked first, 1: tested, 2: neither (set by caller)
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -113,10 +117,12 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.weak = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.moved = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.marg = <double *> malloc(L * sizeof(double))
+    w.mkind = <uint8_t *> malloc(L * sizeof(uint8_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
             or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
-            or w.moved == NULL
+            or w.moved == NULL or w.marg == NULL or w.mkind == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
@@ -125,6 +131,8 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.ctl = 0
     w.theta = 0.0
     w.n_rej = 0
+    w.thl = NULL
+    w.rec = 0
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
@@ -151,6 +159,8 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.weak)
     free(w.rank)
     free(w.moved)
+    free(w.marg)
+    free(w.mkind)
     free(w)
 
 
@@ -273,6 +283,26 @@ cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t
     if not squared:
         dist = sqrt(dist)
     return -dist - logA[bc] >= rhs
+
+
+cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                         Py_ssize_t c, Py_ssize_t bc, float dv, double gap, double rhs,
+                         const double *logA, bint squared, Work *w) noexcept nogil:
+    """The Bayes test of label c (best-matching unit bc, screening value dv) with the label's
+    acceptance offset learnt from labels (w.thl; docs/method.md): accept iff the margin
+    (-dist - log averOut_bc) - rhs >= thl[c]. With no offset (or 0) this is _bayes_accept's
+    test (a - rhs >= 0 exactly when a >= rhs). The margin is recorded when w.rec is set."""
+    cdef double dist, m
+    if w.thl == NULL or (w.thl[c] == 0.0 and not w.rec):
+        return _bayes_accept(x, Wt, A, M, bc, dv, gap, rhs, logA, squared, w)
+    dist = _exact(x, Wt, A, M, bc, w)
+    if not squared:
+        dist = sqrt(dist)
+    m = (-dist - logA[bc]) - rhs
+    if w.rec and isfinite(m):
+        w.marg[c] = m
+        w.mkind[c] = 1
+    return m >= w.thl[c]
 
 
 cdef inline void _narrow_to_window(const float *dp, Py_ssize_t M, Py_ssize_t k_nn, float *fa,
@@ -422,6 +452,8 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
     cdef double rhs, rhs0
     w.in_y[w.rank[0]] = 1
     w.n_rej = 0
+    if w.rec:
+        w.mkind[w.rank[0]] = 0
     for r in range(1, n_ranked):
         c = w.rank[r]
         if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
@@ -430,11 +462,11 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
         if w.ctl:
             rhs = rhs + w.theta  # the robust variant's acceptance offset
         bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
-        if _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs, logA, squared, w):
+        if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
             w.in_y[c] = 1
             n_pred += 1
             # accepted only thanks to a negative offset: predicted, not learnt from
-            if w.ctl and w.theta < 0:
+            if (w.ctl and w.theta < 0) or (w.thl != NULL and w.thl[c] < 0):
                 w.weak[c] = not _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs0, logA, squared,
                                               w)
         else:

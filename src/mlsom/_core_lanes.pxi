@@ -368,7 +368,7 @@ cdef void _lanes_bayes(const floating *x, Py_ssize_t l, const floating *Wt, Py_s
             rhs = rhs + w.theta  # the robust variant's acceptance offset
         bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
                        m2[64 * c + l], z.gap[l], z.gapf[l], w)
-        if _bayes_accept(x, Wt, A, M, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
+        if _accept(x, Wt, A, M, c, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
             w.in_y[c] = 1
 
 

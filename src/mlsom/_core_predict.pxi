@@ -39,7 +39,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
                         const double *plogC, const double *plogA, Py_ssize_t k_nn,
                         Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
                         double wwmax, uint8_t *pY, int n_threads, bint ctl,
-                        double theta) noexcept nogil:
+                        double theta, const double *thl) noexcept nogil:
     """Rows 0:n_lanes on the 16-row path: chunks of 64 rows over the threads (_lanes_chunk).
     Returns how many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -52,6 +52,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
             w.wr = pwr
             w.ctl = ctl
             w.theta = theta
+            w.thl = thl
         z = _lanes_alloc(A, M, L)
         # dynamic: a thread slowed by other work on a shared machine does not hold the others
         # up (the rows are independent, so the results do not depend on who takes a chunk);
@@ -76,7 +77,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
                          const double *plogC, const double *plogA, Py_ssize_t k_nn,
                          Py_ssize_t n_rank, bint squared, bint skip_zero, bint screening,
                          double tscale, double wwmax, uint8_t *pY, int n_threads, bint ctl,
-                         double theta) noexcept nogil:
+                         double theta, const double *thl) noexcept nogil:
     """Rows s0:n row by row: blocks of PRB rows over the threads (_predict_rows). Returns how
     many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -91,6 +92,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
             w.wr = pwr
             w.ctl = ctl
             w.theta = theta
+            w.thl = thl
         G = <float *> malloc((PRB * M + 4) * sizeof(float))
         X2 = <float *> malloc(PRB * A * sizeof(float))
         xx = <double *> malloc(PRB * sizeof(double))
@@ -114,12 +116,15 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
             const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
             const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked,
-            bint ctl=False, double theta=0.0):
+            bint ctl=False, double theta=0.0, const double[::1] thl=None,
+            const double[::1] zl=None):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
     and Wr (M, A) its neurons one per row (the exact distances read them contiguously); ctl:
-    the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset).
+    the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset);
+    thl (L) and zl (2), together or not at all: what labels taught the decision rule, the
+    acceptance offsets and the labelled cardinality (stream's LabelMem).
     OUT Y (n, L).
     With the 16-row kernels (AVX2 or AVX-512), chunks of 64 rows are spread over n_threads
     OpenMP threads and classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of
@@ -144,9 +149,14 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             n_lanes = n
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
-    n_rank = _ceil_div(S, N)
-    if n_rank > L:
-        n_rank = L
+    cdef const double *pthl = NULL
+    cdef const double *pzl = NULL
+    if thl is not None or zl is not None:
+        if thl is None or zl is None or thl.shape[0] != L or zl.shape[0] != 2:
+            raise ValueError("thl and zl must come together, shaped (L,) and (2,)")
+        pthl = &thl[0]
+        pzl = &zl[0]
+    n_rank = _n_ranked(S, N, L, pzl)
     # raw pointers inside the parallel region (no memoryview checks there in debug builds)
     cdef const floating *px = &X[0, 0]
     cdef const floating *pw = &Wt[0, 0]
@@ -168,10 +178,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         if lanes:
             failed = _predict_lanes(px, n, n_lanes, pc, pws, pww, pw, pwr, A, M, pncls, poff, L,
                                     pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale,
-                                    wwmax, pY, n_threads, ctl, theta)
+                                    wwmax, pY, n_threads, ctl, theta, pthl)
         if n_lanes < n and not failed:
             failed = _predict_blocks(px, n_lanes, n, pc, pws, pww, pw, pwr, A, M, pncls, poff,
                                      L, pT, plogC, plogA, k_nn, n_rank, squared, skip_zero,
-                                     screening, tscale, wwmax, pY, n_threads, ctl, theta)
+                                     screening, tscale, wwmax, pY, n_threads, ctl, theta,
+                                     pthl)
     if failed:
         raise MemoryError()

@@ -223,6 +223,168 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
 # labels that arrive (beyond the paper; docs/method.md, "Labels that arrive")
 # --------------------------------------------------------------------------------------------------
 
+cdef enum:
+    OFFSET_MIN = 50     # a label's acceptance offset stays 0 until it has this many entries ...
+    OFFSET_EVERY = 25   # ... then it is chosen again every OFFSET_EVERY entries
+
+cdef double CARD_RATE = 0.02   # the labelled cardinality's running mean: its weight of a new set
+
+
+ctypedef struct LabelMem:
+    # What the labels teach the decision rule (docs/method.md, "Labels that arrive"), the
+    # model's arrays: per label c,
+    double *thl         # (L) the acceptance offset
+    double *mg          # (L, win) the margins of its last win labelled entries (a ring) ...
+    uint8_t *mk         # (L, win) ... and 2 * kind + y (kind: _bayes_decision's mkind)
+    int64_t *mtot       # (L) entries ever (the ring's next slot is mtot % win)
+    double *zl          # (2) the labelled cardinality's running mean, and 1 once set
+    Py_ssize_t win
+    int32_t *srt        # (L, win) the ring's slots of tested entries, larger margin first,
+    int64_t *nsrt       # (L) older first on a tie (a cache the caller builds), and how many
+
+
+cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
+    """Label c's acceptance offset: the threshold on the margin that maximises the F1 score of
+    label c over its remembered labelled entries (after Lipton, Elkan and Naryanaswamy,
+    "Optimal thresholding of classifiers to maximize F1 measure", ECML PKDD 2014).
+
+    An entry ranked first (kind 0) is predicted whatever the offset, one neither ranked nor
+    tested (kind 2) never; a tested one (kind 1) is predicted iff its margin >= the offset. The
+    cuts of the tested entries sorted by margin (lm.srt) are the offsets that differ; F1 is
+    compared exactly (as fractions of integers), and of the best cuts the one whose offset is
+    nearest 0 (the paper's test) wins, the first on a tie. The offset of a cut between margins
+    hi > lo is 0 when lo < 0 <= hi, else the end nearer 0: hi, or the double just above lo."""
+    cdef Py_ssize_t win = lm.win, n, k, i, n1 = lm.nsrt[c]
+    cdef int64_t tp0 = 0, fp0 = 0, fn0 = 0, npos = 0, tp = 0, fp = 0, num, den
+    cdef int64_t best_num = 0, best_den = 1
+    cdef int kind, y
+    cdef bint have = False, take
+    cdef double hi, lo, t, best_t = 0.0
+    cdef const uint8_t *mk = lm.mk + c * win
+    cdef const double *mg = lm.mg + c * win
+    cdef const int32_t *o = lm.srt + c * win
+    n = lm.mtot[c] if lm.mtot[c] < win else win
+    for k in range(n):  # the slots in use, in any order
+        kind = mk[k] >> 1
+        y = mk[k] & 1
+        if kind == 0:
+            tp0 += y
+            fp0 += 1 - y
+        elif kind == 2:
+            fn0 += y
+        else:
+            npos += y
+    for i in range(n1 + 1):
+        if i > 0:
+            y = mk[o[i - 1]] & 1
+            tp += y
+            fp += 1 - y
+        if 0 < i < n1 and mg[o[i - 1]] == mg[o[i]]:
+            continue  # no offset separates equal margins
+        num = 2 * (tp0 + tp)
+        den = num + fp0 + fp + fn0 + (npos - tp)
+        if den < 1:
+            den = 1
+        hi = INFINITY if i == 0 else mg[o[i - 1]]
+        lo = -INFINITY if i == n1 else mg[o[i]]
+        if lo < 0.0 and 0.0 <= hi:
+            t = 0.0
+        elif hi < 0.0:
+            t = hi
+        else:
+            t = nextafter(lo, INFINITY)
+        if not have:
+            take = True
+        elif num * best_den != best_num * den:
+            take = num * best_den > best_num * den
+        else:
+            take = fabs(t) < fabs(best_t)
+        if take:
+            have = True
+            best_num = num
+            best_den = den
+            best_t = t
+    return best_t
+
+
+cdef void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m) noexcept nogil:
+    """Label c's new entry, in its ring's next slot (over the oldest once the ring is full),
+    and in the sorted cache: the oldest entry leaves it (it is the first of its equal margins),
+    the new one goes after every margin >= its own (it is the last of its equals)."""
+    cdef Py_ssize_t win = lm.win, p = lm.mtot[c] % win, lo, hi, mid, j, n = lm.nsrt[c]
+    cdef uint8_t *mk = lm.mk + c * win
+    cdef double *mg = lm.mg + c * win
+    cdef int32_t *o = lm.srt + c * win
+    cdef double mo
+    if lm.mtot[c] >= win and mk[p] >> 1 == 1:
+        mo = mg[p]
+        lo = 0
+        hi = n
+        while lo < hi:  # the first position whose margin is <= mo
+            mid = (lo + hi) // 2
+            if mg[o[mid]] > mo:
+                lo = mid + 1
+            else:
+                hi = mid
+        while lo < n and o[lo] != p:
+            lo += 1   # (never taken: the oldest is first among its equals)
+        if lo < n:
+            memmove(o + lo, o + lo + 1, (n - lo - 1) * sizeof(int32_t))
+            n -= 1
+    mk[p] = <uint8_t> (2 * kind + y)
+    mg[p] = m if kind == 1 else 0.0
+    lm.mtot[c] += 1
+    if kind == 1:
+        lo = 0
+        hi = n
+        while lo < hi:  # the first position whose margin is < m
+            mid = (lo + hi) // 2
+            if mg[o[mid]] >= m:
+                lo = mid + 1
+            else:
+                hi = mid
+        memmove(o + lo + 1, o + lo, (n - lo) * sizeof(int32_t))
+        o[lo] = <int32_t> p
+        n += 1
+    lm.nsrt[c] = n
+
+
+cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets, Py_ssize_t L,
+                         int64_t S, int64_t N, Work *w) noexcept nogil:
+    """After a labelled instance (its classification's margins in w): a new entry for every
+    label with a map whose value is known, the offsets of those due for a new choice, and the
+    labelled cardinality's running mean when every label is known (it starts from the
+    stream's S / N then)."""
+    cdef Py_ssize_t c
+    cdef int64_t npos = 0
+    cdef bint every = True
+    for c in range(L):
+        if yl[c] < 0:
+            every = False
+        if offsets[c + 1] == offsets[c] or yl[c] < 0:
+            continue
+        npos += yl[c] == 1
+        _add_entry(lm, c, w.mkind[c], yl[c] == 1, w.marg[c])
+        if lm.mtot[c] >= OFFSET_MIN and lm.mtot[c] % OFFSET_EVERY == 0:
+            lm.thl[c] = _best_offset(lm, c)
+    if every:
+        if lm.zl[1] == 0.0:
+            lm.zl[0] = <double> S / <double> N
+            lm.zl[1] = 1.0
+        lm.zl[0] = lm.zl[0] + CARD_RATE * (<double> npos - lm.zl[0])
+
+
+cdef inline Py_ssize_t _n_ranked(int64_t S, int64_t N, Py_ssize_t L,
+                                 const double *zl) noexcept nogil:
+    """How many labels the ranking ranks: ceil(S / N), or the labelled cardinality's ceiling
+    if larger (zl, when labels have set it), at most L."""
+    cdef Py_ssize_t n_rank = _ceil_div(S, N), nz
+    if zl != NULL and zl[1] != 0.0:
+        nz = <Py_ssize_t> ceil(zl[0])
+        if nz > n_rank:
+            n_rank = nz
+    return n_rank if n_rank < L else L
+
 cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, double gap,
                         floating *wt, Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
                         const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
@@ -230,7 +392,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
                         floating eta, floating rate, bint squared, bint skip_zero, float *Ws,
                         float *ww, const double *cc, double *wwmax, floating *pos,
                         uint8_t *has_pos, uint8_t *known, const float *xp, const double *xxp,
-                        float *gnext, Py_ssize_t npend, Work *w) noexcept nogil:
+                        float *gnext, Py_ssize_t npend, LabelMem *lm, int64_t S, int64_t N,
+                        Work *w) noexcept nogil:
     """One labelled instance x, its labels yl (1, 0, -1 unknown), given its screening values d:
     classify x from the current state, then for every map c whose label is known:
 
@@ -244,13 +407,20 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
     its prediction (docs/method.md: counting its true labels as well made the model accept
     too many extra labels). The best-matching units are those of the
     state before any move (each map moves one neuron at most, and its own only). The screening
-    copy and the look-ahead (xp, xxp, gnext, npend) follow the moved neurons as in _learn_one."""
+    copy and the look-ahead (xp, xxp, gnext, npend) follow the moved neurons as in _learn_one.
+    Then the decision rule learns from the labels (_record_labels, with the margins of x's
+    classification)."""
     cdef Py_ssize_t c, b, i
     cdef floating s
     cdef float nrm
     cdef float gp[3]
+    for c in range(L):
+        w.mkind[c] = 2
+        w.marg[c] = 0.0
+    w.rec = 1
     _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank, squared,
               skip_zero, w)
+    w.rec = 0
     for c in range(L):
         # a label without a map is never predicted: its labels are left out (T, S, pos)
         known[c] = yl[c] == 1 and offsets[c + 1] > offsets[c]
@@ -284,6 +454,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             for i in range(A):
                 pos[c * A + i] = x[i]
             has_pos[c] = 1
+    if lm != NULL:
+        _record_labels(lm, yl, offsets, L, S, N, w)
 
 
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
@@ -292,7 +464,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            float[:, ::1] Ws, float[::1] ww, const double[::1] cc, uint8_t[:, ::1] Y,
            const floating[:, ::1] Xl=None, const int8_t[:, ::1] Yl=None,
            const int64_t[::1] after=None, floating[:, ::1] Pos=None,
-           uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None):
+           uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None,
+           double[::1] thl=None, double[:, ::1] mg=None, uint8_t[:, ::1] mk=None,
+           int64_t[::1] mtot=None, double[::1] zl=None, int32_t[:, ::1] mo=None,
+           int64_t[::1] mn=None):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
     the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
@@ -315,6 +490,11 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     been classified (after non-decreasing, in 0..n); IN/OUT Pos (L, A), has_pos (L): each
     label's last labelled positive, and whether it has one; rate: correction_rate. A labelled
     instance leaves T, N and S as they are.
+    What labels taught the decision rule (optional, all or none, checked by the caller): IN/OUT
+    thl (L) the acceptance offsets, mg (L, win) and mk (L, win) the rings of margins and kinds,
+    mtot (L) their entries ever, zl (2) the labelled cardinality, mo (L, win) and mn (L) the
+    rings' tested entries in order (LabelMem; the caller builds that cache from the rings);
+    labelled instances update them, and every instance is classified with them.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
@@ -334,6 +514,27 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef double xxb[4]
     cdef bint screening = _sw.screening
     cdef int64_t *t = &T[0, 0]
+    cdef LabelMem lmem
+    cdef LabelMem *lm = NULL
+    cdef const double *pzl = NULL
+    if thl is not None:
+        if (mg is None or mk is None or mtot is None or zl is None or mo is None or mn is None
+                or thl.shape[0] != L or mg.shape[0] != L or mk.shape[0] != L
+                or mo.shape[0] != L or mg.shape[1] != mk.shape[1] or mo.shape[1] != mg.shape[1]
+                or mg.shape[1] < 1 or mtot.shape[0] != L or mn.shape[0] != L
+                or zl.shape[0] != 2):
+            raise ValueError("thl, mg, mk, mtot, zl, mo and mn must come together, shaped (L,), "
+                             "(L, win), (L, win), (L,), (2,), (L, win) and (L,)")
+        lmem.thl = &thl[0]
+        lmem.mg = &mg[0, 0]
+        lmem.mk = &mk[0, 0]
+        lmem.mtot = &mtot[0]
+        lmem.zl = &zl[0]
+        lmem.win = mg.shape[1]
+        lmem.srt = &mo[0, 0]
+        lmem.nsrt = &mn[0]
+        lm = &lmem
+        pzl = lmem.zl
     if nl > 0:
         pos = &Pos[0, 0]
         hp = &has_pos[0]
@@ -358,6 +559,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(X2)
         free(known)
         raise MemoryError()
+    if lm != NULL:
+        w.thl = lmem.thl
     if use_ctl:
         w.ctl = 1
         w.theta = pctl[0]
@@ -394,9 +597,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                 for e in range(nb):
                     # this instance's screening values, the gap, the labels to rank
                     d = G + e * M
-                    n_rank = _ceil_div(S, N)
-                    if n_rank > L:
-                        n_rank = L
+                    n_rank = _n_ranked(S, N, L, pzl)
                     gap = _screen_gap(tscale, xxb[e], wwmax) if screening else INFINITY
                     if not isfinite(gap):
                         gap = INFINITY   # every neuron a candidate: all distances exact
@@ -408,7 +609,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                       k_nn, n_rank, <floating> eta, <floating> rate, squared,
                                       skip_zero, &Ws[0, 0], &ww[0], &cc[0], &wwmax, pos, hp,
                                       known, X2 + (e + 1) * A, xxb + e + 1, G + (e + 1) * M,
-                                      nb - e - 1 if screening else 0, w)
+                                      nb - e - 1 if screening else 0, lm, S, N, w)
                     else:
                         n_pred = _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
                                             t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,

@@ -33,6 +33,18 @@ STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "
 # written from the first partial_fit on (labels that arrive), both or neither: each label's last
 # labelled positive instance (in Wt's dtype) and whether it has one
 LABELLED_ARRAYS = ("last_positive", "has_positive")
+# written with them (all or none; a file with the two above alone predates them): what labels
+# taught the decision rule, each label's acceptance offset, the ring of its last MARGIN_WINDOW
+# labelled margins and their kinds (2 * kind + label, kind 0: ranked first, 1: tested, 2:
+# neither), how many entries it ever had, and the labelled cardinality [mean, 1 once set]
+RULE_ARRAYS = (
+    "label_offsets",
+    "margin_memory",
+    "margin_kinds",
+    "margin_counts",
+    "labelled_cardinality",
+)
+MARGIN_WINDOW = 500
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -199,7 +211,7 @@ def _read_archive(zf, file_size):
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
-    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS}
+    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS, *RULE_ARRAYS}
     members = {}
     for info in infos:
         key = info.filename[:-4] if info.filename.endswith(".npy") else None
@@ -209,9 +221,12 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
-    if len(missing & set(LABELLED_ARRAYS)) == 1:
-        raise _Bad(f"inconsistent model file: {sorted(missing)[0]!r} is missing")
-    missing -= set(LABELLED_ARRAYS)
+    for group in (LABELLED_ARRAYS, RULE_ARRAYS):
+        if 0 < len(missing & set(group)) < len(group):
+            raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
+    if missing.isdisjoint(RULE_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
+        raise _Bad("inconsistent model file: 'last_positive' is missing")
+    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS}
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
     total = 0
@@ -307,7 +322,42 @@ def _check_shapes(headers):
         dtype, shape = headers["has_positive"][0], headers["has_positive"][1]
         if dtype.str[1:] != "u1" or shape != (L,):
             bad(f"has_positive has dtype {dtype} and shape {shape}, expected uint8, {(L,)}")
+    if "label_offsets" in headers:
+        W = MARGIN_WINDOW
+        for key, kind, shape in (
+            ("label_offsets", "f8", (L,)),
+            ("margin_memory", "f8", (L, W)),
+            ("margin_kinds", "u1", (L, W)),
+            ("margin_counts", "i8", (L,)),
+            ("labelled_cardinality", "f8", (2,)),
+        ):
+            dtype, got = headers[key][0], headers[key][1]
+            if dtype.str[1:] != kind or got != shape:
+                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
     return {"A": A, "M": M, "L": L}
+
+
+def _check_rule(a, sizes, L):
+    """What labels taught the decision rule (RULE_ARRAYS): values the online phase can use."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    theta, mg, mk = a["label_offsets"], a["margin_memory"], a["margin_kinds"]
+    cnt, z = a["margin_counts"], a["labelled_cardinality"]
+    W = mg.shape[1]
+    if not np.all(np.isfinite(theta)) or np.any((theta != 0) & (sizes == 0)):
+        bad("label_offsets: non-finite values, or an offset for a label without a map")
+    if np.any(cnt < 0) or np.any(cnt > MAX_COUNT) or np.any((cnt > 0) & (sizes == 0)):
+        bad("margin_counts: negative, beyond 2**53, or counting a label without a map")
+    if np.any(mk > 5) or not np.all(np.isfinite(mg)):
+        bad("margin_memory, margin_kinds: non-finite margins or kinds other than 0..5")
+    used = np.arange(W)[None, :] < np.minimum(cnt, W)[:, None]
+    if np.any(~used & ((mk != 0) | (mg != 0))) or np.any((mk >> 1 != 1) & (mg != 0)):
+        bad("margin_memory: a margin in a slot not used, or for an entry that was not tested")
+    zf, zv = float(z[1]), float(z[0])
+    if zf not in (0.0, 1.0) or not (0.0 <= zv <= L) or (zf == 0.0 and zv != 0.0):
+        bad(f"labelled_cardinality {[zv, zf]}: expected [0, 0], or [z, 1] with 0 <= z <= {L}")
 
 
 def _read_meta(zf, info, header, n_features):
@@ -413,6 +463,8 @@ def check_state(a, meta, grid_size):
             bad(f"last_positive: non-finite values or values beyond {limit:g}")
         if np.any(pos[has == 0] != 0):
             bad("last_positive: a row given for a label without a labelled positive")
+    if "label_offsets" in a:
+        _check_rule(a, sizes, L)
     k = meta.get("k_nn")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

@@ -57,6 +57,10 @@ ACCEPTANCE_SMOOTHING = 0.005
 ACCEPTANCE_BAND = 0.1
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
+# Labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
+# offset is chosen on the margins of its last MARGIN_WINDOW labelled entries.
+MARGIN_WINDOW = _model_file.MARGIN_WINDOW
+
 _MAX_GRID_SIZE = 1000
 
 # grid_size="auto": the candidates (the paper's range of d) and the folds of the labelled set
@@ -222,6 +226,13 @@ class SOMStreamClassifier(ParamsMixin):
     acceptance_offset_ : float or None
         The robust variant's offset theta of the Bayes test (log scale; positive: fewer extra
         labels); None for the paper's.
+    label_offsets_ : ndarray of shape (n_labels,)
+        Each label's acceptance offset learnt from labelled instances (``partial_fit``): its
+        Bayes test accepts it when the test's margin is at least this (0: the paper's test;
+        all 0 until labels arrive).
+    labelled_cardinality_ : float or None
+        The running mean of the number of labels of the fully labelled instances given to
+        ``partial_fit``; the ranking ranks at least its ceiling. None until one arrives.
     grid_scores_ : dict of int to float or None
         With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
 
@@ -680,6 +691,7 @@ class SOMStreamClassifier(ParamsMixin):
                 Y,
                 **extra,
                 **({"ctl": st["ctl"]} if "ctl" in st else {}),
+                **self._rule_from_labels(st),
             )
         finally:
             self._lock.release_write()
@@ -724,10 +736,42 @@ class SOMStreamClassifier(ParamsMixin):
 
     @staticmethod
     def _labelled_memory(st):
-        """Each label's last labelled positive: kept from the first labelled update on."""
+        """What labels teach, kept from the first labelled update on: each label's last labelled
+        positive, and the decision rule's acceptance offsets, the margins they are chosen from
+        and the labelled cardinality (docs/method.md, "Labels that arrive")."""
+        L = st["n_labels"]
         if "last_positive" not in st:
-            st["last_positive"] = np.zeros((st["n_labels"], st["n_features"]), st["Wt"].dtype)
-            st["has_positive"] = np.zeros(st["n_labels"], dtype=np.uint8)
+            st["last_positive"] = np.zeros((L, st["n_features"]), st["Wt"].dtype)
+            st["has_positive"] = np.zeros(L, dtype=np.uint8)
+        if "label_offsets" not in st:
+            st["label_offsets"] = np.zeros(L, dtype=np.float64)
+            st["margin_memory"] = np.zeros((L, MARGIN_WINDOW), dtype=np.float64)
+            st["margin_kinds"] = np.zeros((L, MARGIN_WINDOW), dtype=np.uint8)
+            st["margin_counts"] = np.zeros(L, dtype=np.int64)
+            st["labelled_cardinality"] = np.zeros(2, dtype=np.float64)
+
+    @staticmethod
+    def _rule_from_labels(st, frozen=False):
+        """The core's arguments for what labels taught the decision rule (none before the first
+        labelled update: the paper's rule)."""
+        if "label_offsets" not in st:
+            return {}
+        if frozen:
+            return {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
+        if "margin_order" not in st:
+            st["margin_order"] = _margin_order(
+                st["margin_memory"], st["margin_kinds"], st["margin_counts"]
+            )
+        order, n_sorted = st["margin_order"]
+        return {
+            "thl": st["label_offsets"],
+            "mg": st["margin_memory"],
+            "mk": st["margin_kinds"],
+            "mtot": st["margin_counts"],
+            "zl": st["labelled_cardinality"],
+            "mo": order,
+            "mn": n_sorted,
+        }
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
         """Classify one instance, River style, and (by default) adapt the model to it.
@@ -899,6 +943,7 @@ class SOMStreamClassifier(ParamsMixin):
                 n_threads,
                 "ctl" in st,
                 float(st["ctl"][0]) if "ctl" in st else 0.0,
+                **self._rule_from_labels(st, frozen=True),
             )
         finally:
             self._lock.release_read()
@@ -1006,6 +1051,18 @@ class SOMStreamClassifier(ParamsMixin):
         return None if ctl is None else float(ctl[0])
 
     @property
+    def label_offsets_(self):
+        st = self._fitted_state()
+        if "label_offsets" not in st:
+            return np.zeros(st["n_labels"])
+        return np.array(st["label_offsets"])
+
+    @property
+    def labelled_cardinality_(self):
+        z = self._fitted_state().get("labelled_cardinality")
+        return None if z is None or z[1] == 0.0 else float(z[0])
+
+    @property
     def grid_scores_(self):
         scores = self._fitted_state().get("grid_scores")
         return None if scores is None else dict(scores)
@@ -1058,7 +1115,8 @@ class SOMStreamClassifier(ParamsMixin):
             if st.get("grid_scores") is not None:
                 meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
             arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
-            for k in _model_file.LABELLED_ARRAYS:  # kept from the first partial_fit on
+            # kept from the first partial_fit on
+            for k in (*_model_file.LABELLED_ARRAYS, *_model_file.RULE_ARRAYS):
                 if k in st:
                     arrays[k] = np.array(st[k])
             _model_file.write(path, meta, arrays)
@@ -1201,6 +1259,23 @@ def _check_stream_X(st, X):
 
 
 # Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
+def _margin_order(margins, kinds, counts):
+    """The cache the online phase keeps of each label's ring of labelled entries: the slots of
+    its tested entries (kind 1) by margin, larger first, older first on a tie, and how many
+    (built once, from a loaded model's rings; the online phase then keeps it in step)."""
+    L, W = margins.shape
+    order = np.zeros((L, W), dtype=np.int32)
+    n_sorted = np.zeros(L, dtype=np.int64)
+    for c in range(L):
+        t = int(counts[c])
+        slots = np.arange(t - min(t, W), t) % W  # oldest first
+        slots = slots[kinds[c, slots] >> 1 == 1]
+        ranked = slots[np.lexsort((np.arange(slots.size), -margins[c, slots]))]
+        order[c, : ranked.size] = ranked
+        n_sorted[c] = ranked.size
+    return order, n_sorted
+
+
 _LABEL_DTYPES = {
     np.dtype(t).name: np.dtype(t)
     for t in (
