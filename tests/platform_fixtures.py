@@ -10,7 +10,9 @@ Each case fits a model on the first part of a stream and records four digests:
 * ``fit``: every fitted attribute after ``fit``;
 * ``predict``: frozen ``predict`` on the rest of the stream;
 * ``stream``: ``predict_stream`` on the rest of the stream (the model adapts after each row);
-* ``after``: every fitted attribute after that stream, and frozen ``predict`` from it.
+* ``after``: every fitted attribute after that stream, and frozen ``predict`` from it; in the
+  cases marked ``labels``, after ``partial_fit`` of the rest of the stream's true labels too
+  (one in seven unknown), which moves neurons and sets the labels' acceptance offsets.
 
 The cases cover float64 and float32 input, both neighbourhoods, both averOut distances, both zero
 co-occurrence rules, both variants, few and many features (short and long vector loops, with
@@ -43,6 +45,8 @@ FITTED_ATTRIBUTES = (
     "n_features_in_",
     "n_labels_",
     "acceptance_offset_",
+    "label_offsets_",
+    "labelled_cardinality_",
 )
 PARTS = ("fit", "predict", "stream", "after")
 
@@ -88,6 +92,7 @@ def _cases():
                         "name": f"{stream}-{dtype}-{neighborhood}",
                         "stream": stream,
                         "dtype": dtype,
+                        "labels": stream != "wide",
                         "params": {
                             "grid_size": 4 if stream == "wide" else 3 + i % 2,
                             "neighborhood": neighborhood,
@@ -108,6 +113,7 @@ def _cases():
                 "name": f"moa-{dtype}-robust",
                 "stream": "moa",
                 "dtype": dtype,
+                "labels": True,
                 "params": {
                     "grid_size": 3,
                     "variant": "robust",
@@ -180,6 +186,10 @@ def run_case(case):
     digests["predict"], detail["predict"] = _digest([("predict", model.predict(rest))])
     Y_stream = model.predict_stream(rest)
     digests["stream"], detail["stream"] = _digest([("predict_stream", Y_stream)])
+    if case.get("labels"):
+        Y_known = np.asarray(Y[n_train:], dtype=np.int8)
+        Y_known.flat[::7] = -1
+        model.partial_fit(rest, Y_known)
     after = _fitted(model) + [("predict", model.predict(rest))]
     digests["after"], detail["after"] = _digest(after)
     return digests, detail
