@@ -254,8 +254,24 @@ def fitted_model(dtype, cache, threads):
 
 
 def neuron_matrix(model, dtype):
-    """All kept neurons of all labels, one row each (M x A), C-contiguous."""
-    return np.ascontiguousarray(np.concatenate([w for w in model.weights_ if w is not None]), dtype)
+    """All kept neurons of all labels, one row each (M x A), C-contiguous, starting on a 64-byte
+    boundary: the floors' best case. (NumPy aligns an array to 16 bytes only; a matrix-vector
+    product over a (527, 128) float32 matrix one row of 512 bytes apart took 4.1 us per call
+    when the matrix started on a cache line and 4.9-5.3 us when it did not, an OpenBLAS sgemv
+    run with OPENBLAS_CORETYPE=Haswell on the 2-core Xeon: a floor that moved by a quarter with
+    where the allocator put it.)"""
+    W = np.concatenate([w for w in model.weights_ if w is not None]).astype(dtype, copy=False)
+    return aligned_copy(W)
+
+
+def aligned_copy(a, alignment=64):
+    """A C-contiguous copy of ``a`` whose first element lies on an ``alignment``-byte boundary."""
+    a = np.asarray(a)
+    buf = np.empty(a.nbytes + alignment, dtype=np.uint8)
+    start = (-buf.ctypes.data) % alignment
+    out = buf[start : start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 def model_dtype(model):

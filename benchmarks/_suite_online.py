@@ -18,6 +18,7 @@ from _suite_common import (
     HERE,
     N_STREAM,
     N_TRAIN,
+    aligned_copy,
     best_of,
     fitted_model,
     interleaved,
@@ -111,7 +112,7 @@ def section_online(rec, opts):
         if model is not None:
             W = neuron_matrix(model, dt)
         else:
-            W = np.ascontiguousarray(Xtr[:FALLBACK_M], dtype=dt)
+            W = aligned_copy(np.asarray(Xtr[:FALLBACK_M], dtype=dt))
         M = W.shape[0]
         o = np.empty(M, dtype=dt)
 
