@@ -45,6 +45,7 @@ def _labels(seed, n, L, unknown=0.25):
 def _state_arrays(model):
     st = model._state
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
+    keys += list(_model_file.RULE_ARRAYS)
     return {k: np.array(st[k]) for k in keys if k in st}
 
 
