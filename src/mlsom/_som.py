@@ -834,9 +834,12 @@ class SOMStreamClassifier(ParamsMixin):
 
         the moved neurons' averOut take the instance (hits and misses). The label counts (T,
         N, S) do not change: the stream counted the instance, as its prediction, when it saw
-        it. A label without a map
-        (no positive in the training set) stays without one: its labels are ignored. Without
-        any call the model is exactly the one of the paper's method.
+        it. The decision rule learns as well: each known label's margin in the Bayes test
+        joins its memory of its last 500 labelled instances, from which its acceptance offset
+        is chosen for F1 (``label_offsets_``), and the ranking ranks at least as many labels
+        as the fully labelled instances have on average (``labelled_cardinality_``). A label
+        without a map (no positive in the training set) stays without one: its labels are
+        ignored. Without any call the model is exactly the one of the paper's method.
 
         Parameters
         ----------
