@@ -483,10 +483,14 @@ def test_every_simd_path_learns_the_same(dtype):
         with _testing.switches(**switch):
             Y = m.predict_stream(X_te[100:], arrivals=(X_te[:10], Yl[:10], after))
             m.partial_fit(X_te[10:100], Yl[10:100])
-        runs.append((Y, m))
-    for Y, m in runs[1:]:
+            # then the labels' acceptance offsets are set: frozen scoring with them
+            P = m.predict(X_te)
+        runs.append((Y, m, P))
+    assert np.any(runs[0][1].label_offsets_ != 0)
+    for Y, m, P in runs[1:]:
         np.testing.assert_array_equal(Y, runs[0][0])
         _assert_bitwise_equal(m, runs[0][1])
+        np.testing.assert_array_equal(P, runs[0][2])
 
 
 def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):

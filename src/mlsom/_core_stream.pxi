@@ -311,7 +311,7 @@ cdef void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m) noex
     """Label c's new entry, in its ring's next slot (over the oldest once the ring is full),
     and in the sorted cache: the oldest entry leaves it (it is the first of its equal margins),
     the new one goes after every margin >= its own (it is the last of its equals)."""
-    cdef Py_ssize_t win = lm.win, p = lm.mtot[c] % win, lo, hi, mid, j, n = lm.nsrt[c]
+    cdef Py_ssize_t win = lm.win, p = lm.mtot[c] % win, lo, hi, mid, n = lm.nsrt[c]
     cdef uint8_t *mk = lm.mk + c * win
     cdef double *mg = lm.mg + c * win
     cdef int32_t *o = lm.srt + c * win

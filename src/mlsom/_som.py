@@ -56,11 +56,11 @@ ACCEPTANCE_GAIN = 0.01
 ACCEPTANCE_SMOOTHING = 0.005
 ACCEPTANCE_BAND = 0.1
 
-# The largest grid side accepted (memory is checked against the machine as well: see fit).
 # Labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
 # offset is chosen on the margins of its last MARGIN_WINDOW labelled entries.
 MARGIN_WINDOW = _model_file.MARGIN_WINDOW
 
+# The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
 
 # grid_size="auto": the candidates (the paper's range of d) and the folds of the labelled set
@@ -1261,7 +1261,6 @@ def _check_stream_X(st, X):
     )
 
 
-# Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
 def _margin_order(margins, kinds, counts):
     """The cache the online phase keeps of each label's ring of labelled entries: the slots of
     its tested entries (kind 1) by margin, larger first, older first on a tie, and how many
@@ -1279,6 +1278,7 @@ def _margin_order(margins, kinds, counts):
     return order, n_sorted
 
 
+# Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
 _LABEL_DTYPES = {
     np.dtype(t).name: np.dtype(t)
     for t in (
