@@ -44,16 +44,14 @@ WORK = {
     "avx2": {
         # (predict goes 16 rows at a time on this path too: the four-row screen, max and gather
         # serve only its small calls and the rows the 16-row kernels leave over)
-        "screen4": ("fit", "online"),
-        "min2": ("fit",),
+        "screen4": ("online",),
+        "screen64": ("fit",),
         "max": ("online",),
         "gather": ("online",),
         "lanes": ("predict",),
     },
     "avx512f": {
         "screen4": ("online",),
-        # (min2: fit's 64-row screen finds each row's smallest two itself; the AVX2 kernel is
-        # called here only when screen64 is made plain, so it is measured on the AVX2 path)
         "screen64": ("fit",),
         "max": ("online",),
         "gather": ("online",),

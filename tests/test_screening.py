@@ -210,7 +210,9 @@ def test_smallest_two_scan_on_every_path(n):
 def _check_training_screening(X, W, Wt):
     n, M = X.shape[0], W.shape[0]
     results = [_core.screen_values(X, Wt, False)]
-    if _core.simd_info()[0] == "avx512f":
+    # training's 64-row kernel exists on the paths with predict's 16-row kernels (AVX-512, and
+    # AVX2 with FMA): every such path must run it here
+    if _core._lanes_kernels():
         results.append(_core.screen_values(X, Wt, True))
     else:
         with pytest.raises(ValueError, match="blocked"):

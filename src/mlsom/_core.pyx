@@ -66,9 +66,8 @@ cdef extern from "_kernels.h" nogil:
                                         Py_ssize_t M, const float *base, const float *ww,
                                         float *out) noexcept nogil
     mlsom_screen4_f_fn mlsom_screen4_f
-    ctypedef void (*mlsom_min2_f_fn)(const float *g, Py_ssize_t n, int32_t *idx, float *m1,
-                                     float *m2) noexcept nogil
-    mlsom_min2_f_fn mlsom_min2_f
+    void mlsom_min2_f(const float *g, Py_ssize_t n, int32_t *idx, float *m1,
+                      float *m2) noexcept nogil
     mlsom_group_sums_d_fn mlsom_group_sums_d
     mlsom_group_sums_f_fn mlsom_group_sums_f
     mlsom_combine_fn mlsom_combine
@@ -125,7 +124,6 @@ cdef extern from "_kernels.h" nogil:
     unsigned mlsom_plain
     enum:
         MLSOM_K_SCREEN4
-        MLSOM_K_MIN2
         MLSOM_K_MAX
         MLSOM_K_GATHER
         MLSOM_K_SCREEN64

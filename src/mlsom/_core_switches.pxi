@@ -30,8 +30,8 @@ cdef struct Switches:
 
 # the hand-written kernels that `plain` can replace by the plain-C body of their path, by name
 # (the bits are _kernels.h's MLSOM_K_ constants)
-PLAIN_KERNELS = {"screen4": MLSOM_K_SCREEN4, "min2": MLSOM_K_MIN2, "max": MLSOM_K_MAX,
-                 "gather": MLSOM_K_GATHER, "screen64": MLSOM_K_SCREEN64}
+PLAIN_KERNELS = {"screen4": MLSOM_K_SCREEN4, "max": MLSOM_K_MAX, "gather": MLSOM_K_GATHER,
+                 "screen64": MLSOM_K_SCREEN64}
 cdef long _ALL_PLAIN = sum(PLAIN_KERNELS.values())
 
 

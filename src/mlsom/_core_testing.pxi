@@ -22,11 +22,12 @@ def screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt, bint bloc
     """For tests: (G, idx, m1, m2) of the training's screening kernel for the rows of X (n, A) and
     the neurons Wt (A, M): G (n, M) the screening values, and each row's smallest value m1, its
     first index idx and the smallest of the others m2. blocked: the 64-row kernel of the AVX-512
-    path (ValueError where the path is not selected); otherwise the four-row tile."""
+    and AVX2 (with FMA) paths (ValueError where the selected path has none); otherwise the
+    four-row tile."""
     cdef mlsom_screen64min_f_fn k64 = mlsom_screen64min_f if blocked else NULL
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], s, e, r, j
     if blocked and k64 == NULL:
-        raise ValueError("blocked: the 64-row kernel needs the AVX-512 path")
+        raise ValueError("blocked: the 64-row kernel needs the AVX-512 or AVX2 (FMA) path")
     if A != Wt.shape[0]:
         raise ValueError(f"Wt: expected {A} rows, got {Wt.shape[0]}")
     c_arr = np.mean(X, axis=0).astype(np.float64)
@@ -74,7 +75,8 @@ def screen_values(const floating[:, ::1] X, const floating[:, ::1] Wt, bint bloc
 
 
 def min2_values(const float[::1] g):
-    """For tests: (idx, m1, m2) of the selected SIMD path's smallest-two scan of g: the smallest
+    """For tests: (idx, m1, m2) of the smallest-two scan of g (plain C on every path; the paths
+    with a 64-row training screen track the smallest two in it instead): the smallest
     value m1 (NaN never counts; infinity where none is smaller), its first index idx (0 where no
     value is below infinity) and the smallest of the others m2."""
     cdef int32_t idx = 0

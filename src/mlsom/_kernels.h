@@ -216,12 +216,11 @@ static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
 static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
 static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
-typedef void (*mlsom_min2_f_fn)(const float *g, Py_ssize_t n, int32_t *idx, float *m1, float *m2);
-static mlsom_min2_f_fn mlsom_min2_f = mlsom_min2_f_base;
 typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                       Py_ssize_t M, const float *base, const float *ww,
                                       float *gt, int32_t *idx, float *m1, float *m2);
-/* the 64-row transposed screening (blocked rows): only on the AVX-512 path, NULL otherwise */
+/* the 64-row transposed screening (blocked rows): on the AVX-512 and AVX2 (with FMA) paths,
+ * NULL otherwise */
 static mlsom_screen64min_f_fn mlsom_screen64min_f = NULL;
 
 /* frozen scoring 16 rows at a time: only on the AVX-512 path, NULL otherwise (all or none) */
@@ -273,14 +272,13 @@ static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
  * smallest-two scan has one plain body, the baseline's; the 64-row training screen gives way to
  * the four-row one). 0 in production. */
 enum {
-    MLSOM_K_SCREEN4 = 1, MLSOM_K_MIN2 = 2, MLSOM_K_MAX = 4, MLSOM_K_GATHER = 8, MLSOM_K_SCREEN64 = 16
+    MLSOM_K_SCREEN4 = 1, MLSOM_K_MAX = 2, MLSOM_K_GATHER = 4, MLSOM_K_SCREEN64 = 8
 };
 static unsigned mlsom_plain = 0;
 
 #define MLSOM_USE_PLAIN(SUFFIX, MASK)                                                    \
     do {                                                                                 \
         if ((MASK) & MLSOM_K_SCREEN4) mlsom_screen4_f = mlsom_screen4_f_##SUFFIX;        \
-        if ((MASK) & MLSOM_K_MIN2) mlsom_min2_f = mlsom_min2_f_base;                     \
         if ((MASK) & MLSOM_K_MAX) mlsom_max_f = mlsom_max_f_##SUFFIX;                    \
         if ((MASK) & MLSOM_K_GATHER) mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX; \
         if ((MASK) & MLSOM_K_SCREEN64) mlsom_screen64min_f = NULL;                       \
@@ -293,7 +291,6 @@ static int mlsom_set_simd_level(int level)
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
     MLSOM_USE_PATH(base);
-    mlsom_min2_f = mlsom_min2_f_base;
     mlsom_screen64min_f = NULL;
     mlsom_screen64maps_f = NULL;
     mlsom_lanes_search_f = NULL;
@@ -306,11 +303,11 @@ static int mlsom_set_simd_level(int level)
         MLSOM_USE_PATH(avx2);
         mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
         mlsom_max_f = mlsom_max_f_avx2_vec;
-        mlsom_min2_f = mlsom_min2_f_avx2;
         int fma;
         mlsom_cpu_level(&fma);
         if (fma) {
             mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
+            mlsom_screen64min_f = mlsom_screen64min_f_avx2;
             mlsom_screen64maps_f = mlsom_screen64maps_f_avx2;
             mlsom_lanes_search_f = mlsom_lanes_search_f_avx2;
             mlsom_lanes_window_f = mlsom_lanes_window_f_avx2;
@@ -322,7 +319,6 @@ static int mlsom_set_simd_level(int level)
     if (level == 2) {
         MLSOM_USE_PATH(avx512);
         mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
-        mlsom_min2_f = mlsom_min2_f_avx2;
         mlsom_screen64min_f = mlsom_screen64min_f_avx512;
         mlsom_screen64maps_f = mlsom_screen64maps_f_avx512;
         mlsom_lanes_search_f = mlsom_lanes_search_f_avx512;

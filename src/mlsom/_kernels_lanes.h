@@ -611,8 +611,72 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
     }
     for (b = 0; b < 8; b++) _mm256_storeu_ps(hi + 8 * b, mx[b]);
 }
+
+/* As mlsom_t32_keep, for training's layout (gt[64 j + row], the rows of one block of 64) and
+ * without the row maxima. */
+__attribute__((target("avx2"))) static inline void mlsom_t32_min(
+    __m256 a, Py_ssize_t j_, int s, int b_, const float *MLSOM_RESTRICT ww,
+    float *MLSOM_RESTRICT gt, const __m256 *bv, __m256 *t1, __m256 *t2, __m256i *ti)
+{
+    const int r_ = 4 * s + b_;
+    const __m256 o = _mm256_add_ps(_mm256_add_ps(bv[r_], _mm256_broadcast_ss(ww + j_)), a);
+    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);
+    _mm256_storeu_ps(gt + 64 * j_ + 8 * r_, o);
+    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));
+    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);
+    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], _mm256_set1_epi32((int)j_), lt_);
+}
+#define MLSOM_T32_MIN(k)                                                                 \
+    do {                                                                                 \
+        mlsom_t32_min(a0##k, j0 + (k), s, 0, ww, gt, bv, t1, t2, ti);                    \
+        mlsom_t32_min(a1##k, j0 + (k), s, 1, ww, gt, bv, t1, t2, ti);                    \
+        mlsom_t32_min(a2##k, j0 + (k), s, 2, ww, gt, bv, t1, t2, ti);                    \
+        mlsom_t32_min(a3##k, j0 + (k), s, 3, ww, gt, bv, t1, t2, ti);                    \
+    } while (0)
+
+/* Training's screening of 64 rows, as mlsom_screen64min_f_avx512 (same inputs, outputs and
+ * values: the values bit-identical to the AVX2 four-row tile's), with the tile of
+ * mlsom_screen64maps_f_avx2 (32 rows x 3 neurons, the two halves of the 64 rows in turn). */
+__attribute__((target("avx2,fma"))) static void mlsom_screen64min_f_avx2(
+    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
+    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT gt,
+    int32_t *idx, float *m1, float *m2)
+{
+    __m256 t1[8], t2[8], bv[8];
+    __m256i ti[8];
+    Py_ssize_t i, j0;
+    int s, b;
+    for (b = 0; b < 8; b++) {
+        bv[b] = _mm256_loadu_ps(base + 8 * b);
+        t1[b] = _mm256_set1_ps(INFINITY);
+        t2[b] = _mm256_set1_ps(INFINITY);
+        ti[b] = _mm256_setzero_si256();
+    }
+    for (j0 = 0; j0 + 3 <= M; j0 += 3)
+        for (s = 0; s < 2; s++) {
+            MLSOM_T32_ZERO(0);
+            MLSOM_T32_ZERO(1);
+            MLSOM_T32_ZERO(2);
+            MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));
+            MLSOM_T32_MIN(0);
+            MLSOM_T32_MIN(1);
+            MLSOM_T32_MIN(2);
+        }
+    for (; j0 < M; j0 += 1)
+        for (s = 0; s < 2; s++) {
+            MLSOM_T32_ZERO(0);
+            MLSOM_T32_PASS(MLSOM_T32_FMA(0));
+            MLSOM_T32_MIN(0);
+        }
+    for (b = 0; b < 8; b++) {
+        _mm256_storeu_ps(m1 + 8 * b, t1[b]);
+        _mm256_storeu_ps(m2 + 8 * b, t2[b]);
+        _mm256_storeu_si256((__m256i *)(idx + 8 * b), ti[b]);
+    }
+}
 #undef MLSOM_T32_FMA
 #undef MLSOM_T32_KEEP
+#undef MLSOM_T32_MIN
 #undef MLSOM_T32_PASS
 #undef MLSOM_T32_ZERO
 

@@ -82,8 +82,8 @@
 
 /* the first index of the smallest of g[0:n] (*idx), that value (*m1) and the smallest of the
  * others (*m2; equal to *m1 when the minimum is not unique, +inf when n = 1) */
-static void mlsom_min2_f_base(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *idx,
-                              float *m1, float *m2)
+static void mlsom_min2_f(const float *MLSOM_RESTRICT g, Py_ssize_t n, int32_t *idx,
+                         float *m1, float *m2)
 {
     float a = INFINITY, b = INFINITY;
     Py_ssize_t j, ia = 0;
@@ -185,71 +185,6 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen4_f_avx2_tile MLSOM_
                                                   acc[q]));
         }
     }
-}
-
-/* the smallest of the eight lanes, in every lane */
-__attribute__((target("avx2"))) static inline __m256 mlsom_hmin8_ps(__m256 v)
-{
-    v = _mm256_min_ps(v, _mm256_permute2f128_ps(v, v, 1));
-    v = _mm256_min_ps(v, _mm256_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
-    return _mm256_min_ps(v, _mm256_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
-}
-
-__attribute__((target("avx2"))) static inline __m256i mlsom_hmin8_epi32(__m256i v)
-{
-    v = _mm256_min_epi32(v, _mm256_permute2x128_si256(v, v, 1));
-    v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
-    return _mm256_min_epi32(v, _mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
-}
-
-/* mlsom_min2_f_base eight lanes at a time: each lane keeps the smallest value of its neurons, the
-   first index of it and the smallest of its others, with the scalar loop's comparisons (strict,
-   so a NaN never enters, and a later equal value is only a second); the last values fill a
-   partial block, infinity in the lanes past the end. The lanes then combine: the smallest value,
-   the lowest index among the lanes holding it (each lane's is its first), and the smallest of
-   every lane's second and of the other lanes' smallest. */
-__attribute__((target("avx2"))) static void mlsom_min2_f_avx2(const float *MLSOM_RESTRICT g,
-                                                               Py_ssize_t n, int32_t *idx,
-                                                               float *m1, float *m2)
-{
-    const __m256 inf = _mm256_set1_ps(INFINITY);
-    const __m256i eight = _mm256_set1_epi32(8), lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    __m256 va = inf, vb = inf, lo;
-    __m256i vi = _mm256_setzero_si256(), vj = lanes, best, mine;
-    Py_ssize_t j = 0;
-    if (n < 16 || n > INT32_MAX) {
-        mlsom_min2_f_base(g, n, idx, m1, m2);
-        return;
-    }
-    for (;; j += 8, vj = _mm256_add_epi32(vj, eight)) {
-        __m256 v, lt;
-        if (j + 8 <= n) {
-            v = _mm256_loadu_ps(g + j);
-        } else if (j < n) {
-            const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - j)), lanes);
-            v = _mm256_blendv_ps(inf, _mm256_maskload_ps(g + j, in), _mm256_castsi256_ps(in));
-        } else {
-            break;
-        }
-        lt = _mm256_cmp_ps(v, va, _CMP_LT_OQ);
-        /* a new smallest pushes the old one to second; otherwise v may be a new second */
-        vb = _mm256_blendv_ps(_mm256_blendv_ps(vb, v, _mm256_cmp_ps(v, vb, _CMP_LT_OQ)), va, lt);
-        va = _mm256_blendv_ps(va, v, lt);
-        vi = _mm256_blendv_epi8(vi, vj, _mm256_castps_si256(lt));
-    }
-    lo = mlsom_hmin8_ps(va);
-    {
-        const __m256 at = _mm256_cmp_ps(va, lo, _CMP_EQ_OQ);
-        best = mlsom_hmin8_epi32(
-            _mm256_blendv_epi8(_mm256_set1_epi32(INT32_MAX), vi, _mm256_castps_si256(at)));
-        /* the one lane holding the first smallest (its index is no other lane's) */
-        mine = _mm256_and_si256(_mm256_cmpeq_epi32(vi, best), _mm256_castps_si256(at));
-    }
-    /* no value below infinity: the scalar loop's index 0 */
-    *idx = _mm256_cvtss_f32(lo) < INFINITY ? _mm256_cvtsi256_si32(best) : 0;
-    *m1 = _mm256_cvtss_f32(lo);
-    *m2 = _mm256_cvtss_f32(
-        mlsom_hmin8_ps(_mm256_min_ps(vb, _mm256_blendv_ps(va, inf, _mm256_castsi256_ps(mine)))));
 }
 
 /* ------------------------------------------------------------------------- hand-written, AVX-512F */

@@ -46,9 +46,9 @@ __all__ = [
 
 SIMD_NAMES = ("baseline", "avx2", "avx512f")
 # the hand-written kernels `plain` can replace by the plain-C body of the same path:
-# "screen4" (the four-row screening tile), "min2" (training's smallest-two scan, AVX2), "max"
+# "screen4" (the four-row screening tile), "max"
 # (largest and smallest value), "gather" (the values within a window), "screen64" (training's
-# 64-row screen, AVX-512)
+# 64-row screen, AVX-512 and AVX2)
 KERNELS = tuple(_core.PLAIN_KERNELS)
 
 _levels_run = {_core._switches()[2]}  # the path chosen at import
