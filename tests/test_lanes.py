@@ -154,7 +154,7 @@ def test_small_calls_go_row_by_row():
 def test_lanes_screening_is_the_64_row_kernel(n, A, dtype, lanes_path):
     """The 16-row path centres rows with its own code and screens them with per-map minima: the
     values must be bit-identical to the four-row tile of the same path (on its rows) and to
-    training's 64-row kernel (AVX-512), |x'|^2 must be the
+    training's 64-row kernel (AVX-512 and AVX2), |x'|^2 must be the
     row-by-row centring's float32 sums in its order, and the per-map minima, first indices,
     second minima and row maxima those of the values (NumPy), with an empty map and a neuron
     repeated so that a minimum is shared."""

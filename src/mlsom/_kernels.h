@@ -312,8 +312,8 @@ static int mlsom_set_simd_level(int level)
             mlsom_lanes_search_f = mlsom_lanes_search_f_avx2;
             mlsom_lanes_window_f = mlsom_lanes_window_f_avx2;
             mlsom_lanes_winner = mlsom_lanes_winner_avx2;
-            mlsom_centre16_d = mlsom_centre16_d_plain;
-            mlsom_centre16_f = mlsom_centre16_f_plain;
+            mlsom_centre16_d = mlsom_centre16_d_avx2;
+            mlsom_centre16_f = mlsom_centre16_f_avx2;
         }
     }
     if (level == 2) {

@@ -468,36 +468,6 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512(
  * every trial value, bracket and count.
  */
 
-/* The rows' centring for the AVX2 path, in plain C (16 A values, next to nothing beside the
- * screening): the same values as mlsom_centre16_d/f_avx512, xb[16 i + r] = -2 x'_{r,i} and
- * xx[r] = |x'_r|^2 in _centre_row's float32 sums and order; rows r >= nr are zeros (buf is not
- * used). */
-#define MLSOM_CENTRE16_PLAIN(NAME, T)                                                    \
-    static void NAME(const T *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, \
-                     float *xb, double *xx)                                              \
-    {                                                                                    \
-        const Py_ssize_t a8 = A - A % 8;                                                 \
-        Py_ssize_t r, i;                                                                 \
-        (void)buf;                                                                       \
-        for (r = 0; r < 16; r++) {                                                       \
-            float part[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum;                               \
-            for (i = 0; i < A; i++) {                                                    \
-                const float v = r < nr ? (float)((double)x[r * A + i] - c[i]) : 0.0f;    \
-                const float sq = v * v;                                                  \
-                if (i < a8)                                                              \
-                    part[i % 8] += sq;                                                   \
-                else                                                                     \
-                    part[0] += sq;                                                       \
-                xb[16 * i + r] = -2.0f * v;                                              \
-            }                                                                            \
-            sum = part[0];                                                               \
-            for (i = 1; i < 8; i++) sum += part[i];                                      \
-            xx[r] = (double)sum;                                                         \
-        }                                                                                \
-    }
-MLSOM_CENTRE16_PLAIN(mlsom_centre16_d_plain, double)
-MLSOM_CENTRE16_PLAIN(mlsom_centre16_f_plain, float)
-#undef MLSOM_CENTRE16_PLAIN
 
 /* the lanes of bits m & 0xFF, as an AVX2 compare result (all ones where the bit is set) */
 __attribute__((target("avx2"))) static inline __m256i mlsom_m8(unsigned m)
@@ -510,6 +480,118 @@ __attribute__((target("avx2"))) static inline unsigned mlsom_bits8(__m256i v)
 {
     return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(v));
 }
+
+/* an 8 x 8 transpose in registers: r[i] holds row i on entry, column i on return */
+__attribute__((target("avx2"))) static inline void mlsom_tr8(__m256 *r)
+{
+    __m256 t[8], u[8];
+    int i;
+    for (i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    /* u[4 g + m]: column m of rows 4 g .. 4 g + 3 in its low half, column m + 4 in its high */
+    for (i = 0; i < 2; i++) {
+        u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x20);
+        r[4 + i] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x31);
+    }
+}
+
+/* 8 values x[0:8] (the first `left` of them, zeros after) minus c[0:8] in float64, rounded to
+ * float32 */
+__attribute__((target("avx2"))) static inline __m256 mlsom_centred8_d(const double *x,
+                                                                     const double *c,
+                                                                     Py_ssize_t left)
+{
+    __m256d a, b, ca, cb;
+    if (left >= 8) {
+        a = _mm256_loadu_pd(x);
+        b = _mm256_loadu_pd(x + 4);
+        ca = _mm256_loadu_pd(c);
+        cb = _mm256_loadu_pd(c + 4);
+    } else {
+        const __m256i k = _mm256_set1_epi64x(left);
+        const __m256i m0 = _mm256_cmpgt_epi64(k, _mm256_setr_epi64x(0, 1, 2, 3));
+        const __m256i m1 = _mm256_cmpgt_epi64(k, _mm256_setr_epi64x(4, 5, 6, 7));
+        a = _mm256_maskload_pd(x, m0);
+        b = _mm256_maskload_pd(x + 4, m1);
+        ca = _mm256_maskload_pd(c, m0);
+        cb = _mm256_maskload_pd(c + 4, m1);
+    }
+    return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(b, cb)),
+                           _mm256_cvtpd_ps(_mm256_sub_pd(a, ca)));
+}
+
+__attribute__((target("avx2"))) static inline __m256 mlsom_centred8_f(const float *x,
+                                                                     const double *c,
+                                                                     Py_ssize_t left)
+{
+    __m256 v;
+    __m256d ca, cb;
+    if (left >= 8) {
+        v = _mm256_loadu_ps(x);
+        ca = _mm256_loadu_pd(c);
+        cb = _mm256_loadu_pd(c + 4);
+    } else {
+        const __m256i k = _mm256_set1_epi64x(left);
+        v = _mm256_maskload_ps(
+            x, _mm256_cmpgt_epi32(_mm256_set1_epi32((int)left),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+        ca = _mm256_maskload_pd(c, _mm256_cmpgt_epi64(k, _mm256_setr_epi64x(0, 1, 2, 3)));
+        cb = _mm256_maskload_pd(c + 4, _mm256_cmpgt_epi64(k, _mm256_setr_epi64x(4, 5, 6, 7)));
+    }
+    return _mm256_set_m128(
+        _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), cb)),
+        _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), ca)));
+}
+
+/* The rows' centring of the AVX2 path: the same values as mlsom_centre16_d/f_avx512,
+ * xb[16 i + r] = -2 x'_{r,i} and xx[r] = |x'_r|^2 in _centre_row's float32 sums and order
+ * (feature i of the first 8 floor(A / 8) into partial sum i mod 8, the others into the first,
+ * the eight added in turn), one lane per row; rows r >= nr are zeros (buf is not used). The
+ * rows go 8 at a time, 8 features of each, transposed 8 x 8 in registers. */
+#define MLSOM_CENTRE16_AVX2(NAME, T, LOAD)                                               \
+    __attribute__((target("avx2"))) static void NAME(const T *x, Py_ssize_t A,           \
+                                                     Py_ssize_t nr, const double *c,     \
+                                                     float *buf, float *xb, double *xx)  \
+    {                                                                                    \
+        const Py_ssize_t a8 = A - A % 8;                                                 \
+        const __m256 m2 = _mm256_set1_ps(-2.0f);                                         \
+        __m256 part[8], r[8], sum;                                                       \
+        float sv[8];                                                                     \
+        Py_ssize_t i0, i, q, h;                                                          \
+        (void)buf;                                                                       \
+        for (h = 0; h < 2; h++) {                                                        \
+            for (q = 0; q < 8; q++) part[q] = _mm256_setzero_ps();                       \
+            for (i0 = 0; i0 < A; i0 += 8) {                                              \
+                for (q = 0; q < 8; q++)                                                  \
+                    r[q] = 8 * h + q < nr ? LOAD(x + (8 * h + q) * A + i0, c + i0, A - i0) \
+                                          : _mm256_setzero_ps();                         \
+                mlsom_tr8(r);                                                            \
+                for (i = 0; i < 8 && i0 + i < A; i++) {                                  \
+                    const __m256 sq = _mm256_mul_ps(r[i], r[i]);                         \
+                    if (i0 + i < a8)                                                     \
+                        part[i] = _mm256_add_ps(part[i], sq);                            \
+                    else                                                                 \
+                        part[0] = _mm256_add_ps(part[0], sq);                            \
+                    _mm256_storeu_ps(xb + 16 * (i0 + i) + 8 * h, _mm256_mul_ps(m2, r[i])); \
+                }                                                                        \
+            }                                                                            \
+            sum = part[0];                                                               \
+            for (q = 1; q < 8; q++) sum = _mm256_add_ps(sum, part[q]);                   \
+            _mm256_storeu_ps(sv, sum);                                                   \
+            for (q = 0; q < 8; q++) xx[8 * h + q] = (double)sv[q];                       \
+        }                                                                                \
+    }
+MLSOM_CENTRE16_AVX2(mlsom_centre16_d_avx2, double, mlsom_centred8_d)
+MLSOM_CENTRE16_AVX2(mlsom_centre16_f_avx2, float, mlsom_centred8_f)
+#undef MLSOM_CENTRE16_AVX2
 
 #define MLSOM_AVX2_LT(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ))
 #define MLSOM_AVX2_BLEND(a, b, m) _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m))
@@ -788,9 +870,18 @@ __attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2(
             }
             for (s = 0; s < 2; s++) {
                 /* one half of the rows at a time: its accumulators and trial values stay in
-                 * registers */
+                 * registers; a half none of whose rows still searches with this map is skipped
+                 * (its counts, zeros, are never used) */
                 const __m256 ps = p[s], qs = q[s];
                 __m256i tp0 = _mm256_setzero_si256(), tq0 = tp0, tp1 = tp0, tq1 = tp0, tp, tq, pv;
+                if (!((pm >> (8 * s)) & 0xFFu)) {
+                    if (keep) {
+                        _mm256_storeu_si256((__m256i *)(hc + 16 * (L * h + c) + 8 * s), tp0);
+                        _mm256_storeu_si256((__m256i *)(hc + 16 * (L * (h + 1) + c) + 8 * s),
+                                            tp0);
+                    }
+                    continue;
+                }
                 for (j = off[c]; j + 3 < e; j += 4) {
                     const __m256 v0 = _mm256_loadu_ps(g + 16 * j + 8 * s);
                     const __m256 v1 = _mm256_loadu_ps(g + 16 * j + 16 + 8 * s);
