@@ -1599,3 +1599,40 @@ def test_iter_arff_refuses_a_bad_chunk_size(arff_file, chunk_size):
 def test_iter_arff_accepts_numpy_integers(arff_file):
     chunks = list(iter_arff(arff_file, np.int64(1)))
     assert [x.shape for x, _ in chunks] == [(1, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_range_check_counts_what_numpy_counts(dtype, n_threads):
+    """The compiled pass behind check_features: NaN, infinities and values beyond the limit
+    count, the limit itself does not; in blocks of rows across threads (a bad value in any
+    block, the last partial one included)."""
+    from mlsom import _core
+    from mlsom._validation import MAX_ABS_VALUE, MAX_ABS_VALUE_32
+
+    limit = MAX_ABS_VALUE_32 if dtype == np.float32 else MAX_ABS_VALUE
+    rng = np.random.default_rng(7)
+    # past a million values (the threads' threshold), rows not a multiple of the block
+    X = rng.normal(size=(9_001, 128)).astype(dtype)
+
+    def numpy_count(a):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return int((~(np.abs(a.astype(np.float64)) <= limit)).sum())
+
+    assert _core.count_out_of_range(X, limit, n_threads) == 0
+    top = np.nextafter(dtype(limit), dtype(np.inf))  # the first value of the type past it
+    at = np.nextafter(top, dtype(0))  # the largest value of the type at most the limit
+    cells = [(0, 0), (511, 127), (4_000, 3), (9_000, 127), (9_000, 0)]
+    for value in (np.nan, np.inf, -np.inf, top, -top):
+        Y = X.copy()
+        for i, j in cells:
+            Y[i, j] = value
+        assert _core.count_out_of_range(Y, limit, n_threads) == numpy_count(Y) == len(cells)
+    Y = X.copy()
+    Y[5, 5], Y[6, 6] = at, -at
+    assert _core.count_out_of_range(Y, limit, n_threads) == numpy_count(Y) == 0
+    # small and empty inputs, one column
+    assert _core.count_out_of_range(X[:0], limit, n_threads) == 0
+    col = np.ascontiguousarray(X[:7, :1])
+    col[3, 0] = np.nan
+    assert _core.count_out_of_range(col, limit, n_threads) == 1

@@ -120,6 +120,8 @@ cdef extern from "_kernels.h" nogil:
     mlsom_centre16_d_fn mlsom_centre16_d
     mlsom_centre16_f_fn mlsom_centre16_f
     void mlsom_prefetch(const void *p, Py_ssize_t n) noexcept nogil
+    Py_ssize_t mlsom_count_out_d(const double *x, Py_ssize_t n, double lim) noexcept nogil
+    Py_ssize_t mlsom_count_out_f(const float *x, Py_ssize_t n, float lim) noexcept nogil
     int mlsom_simd_level
     unsigned mlsom_plain
     enum:

@@ -27,3 +27,35 @@ def max_threads():
     """The most threads the core will start for one call (the processors OpenMP may use; 1
     without OpenMP), whatever n_jobs asks for."""
     return mlsom_cap_threads(1 << 62)
+
+
+# --------------------------------------------------------------------------------------------------
+# input validation
+# --------------------------------------------------------------------------------------------------
+
+def count_out_of_range(const floating[:, ::1] X, double limit, long long n_threads_asked):
+    """The number of values of X that are NaN or outside [-limit, limit] (infinities included):
+    one pass, blocks of rows over the threads (a float32 X is compared with the largest float32
+    at most limit, which gives the same answer as comparing its values in float64)."""
+    cdef int n_threads = mlsom_cap_threads(n_threads_asked)
+    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], rb, nb, b, e
+    cdef Py_ssize_t bad = 0
+    cdef float limf = <float> limit
+    cdef const floating *px
+    if n == 0 or A == 0:
+        return 0
+    if <double> limf > limit:
+        limf = nextafterf(limf, 0)
+    px = &X[0, 0]
+    rb = max(1, 65536 // A)   # rows per block: about 64k values
+    nb = (n + rb - 1) // rb
+    if n * A < 1 << 20:
+        n_threads = 1   # below a million values, starting threads costs more than it saves
+    with nogil:
+        for b in prange(nb, schedule="static", num_threads=n_threads):
+            e = min(n, (b + 1) * rb)
+            if floating is double:
+                bad += mlsom_count_out_d(px + b * rb * A, (e - b * rb) * A, limit)
+            else:
+                bad += mlsom_count_out_f(px + b * rb * A, (e - b * rb) * A, limf)
+    return bad

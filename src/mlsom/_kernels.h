@@ -107,6 +107,20 @@ static inline __mmask16 mlsom_mask16(Py_ssize_t left)
 #include "_kernels_search.h"
 #include "_kernels_lanes.h"
 
+/* Input validation: how many of x[0:n] are NaN or outside [-lim, lim] (a NaN fails both
+ * compares). The compares are joined with a bitwise & so that the loop has no branch and the
+ * compiler vectorizes it. */
+#define MLSOM_COUNT_OUT(NAME, T)                                                         \
+    static Py_ssize_t NAME(const T *x, Py_ssize_t n, T lim)                              \
+    {                                                                                    \
+        Py_ssize_t i, bad = 0;                                                           \
+        for (i = 0; i < n; i++) bad += !((x[i] >= -lim) & (x[i] <= lim));                \
+        return bad;                                                                      \
+    }
+MLSOM_COUNT_OUT(mlsom_count_out_d, double)
+MLSOM_COUNT_OUT(mlsom_count_out_f, float)
+#undef MLSOM_COUNT_OUT
+
 /* a hint that bytes [p, p + n) will be read soon (a no-op where the compiler has no such hint) */
 static void mlsom_prefetch(const void *p, Py_ssize_t n)
 {

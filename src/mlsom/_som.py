@@ -413,7 +413,7 @@ class SOMStreamClassifier(ParamsMixin):
         """
         d, _, n_epochs, max_epochs = self._validate_params()
         names = _feature_names(X)
-        X = check_features("X", X, dtype=None)
+        X = check_features("X", X, dtype=None, n_threads=effective_n_threads(self.n_jobs))
         labels_dtype = _labels_dtype(Y)
         Y = check_labels("Y", Y, X.shape[0])
         n_threads = effective_n_threads(self.n_jobs)
@@ -914,7 +914,7 @@ class SOMStreamClassifier(ParamsMixin):
         Y : ndarray of shape (n_samples, n_labels), dtype uint8
         """
         st = self._fitted_state()
-        X = _check_stream_X(st, X)
+        X = _check_stream_X(st, X, effective_n_threads(self.n_jobs))
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         _, skip_zero = self._online_settings()
         if X.shape[0] == 0:
@@ -1242,8 +1242,9 @@ def _check_headroom(st, n):
         )
 
 
-def _check_stream_X(st, X):
-    """Validate X against the fitted model, feature names included when both have them."""
+def _check_stream_X(st, X, n_threads=1):
+    """Validate X against the fitted model, feature names included when both have them (the
+    values checked over n_threads threads)."""
     names = _feature_names(X)
     fitted = st.get("feature_names")
     if names is not None and fitted is not None and names != fitted:
@@ -1258,6 +1259,7 @@ def _check_stream_X(st, X):
         allow_empty=True,
         dtype=st["Wt"].dtype,
         estimator="SOMStreamClassifier",
+        n_threads=n_threads,
     )
 
 
