@@ -42,15 +42,15 @@ cdef extern from "_kernels.h" nogil:
                                        float *out) noexcept nogil
     ctypedef void (*mlsom_group_sums_d_fn)(const double *X, Py_ssize_t n, Py_ssize_t A,
                                            const int64_t *bmu, Py_ssize_t M, double *hi,
-                                           double *lo, Py_ssize_t a0,
+                                           double *lo, Py_ssize_t ld, Py_ssize_t a0,
                                            Py_ssize_t a1) noexcept nogil
     ctypedef void (*mlsom_group_sums_f_fn)(const float *X, Py_ssize_t n, Py_ssize_t A,
                                            const int64_t *bmu, Py_ssize_t M, double *hi,
-                                           double *lo, Py_ssize_t a0,
+                                           double *lo, Py_ssize_t ld, Py_ssize_t a0,
                                            Py_ssize_t a1) noexcept nogil
     ctypedef void (*mlsom_combine_fn)(const double *hi, const double *lo, Py_ssize_t A,
-                                      const Py_ssize_t *v, const double *h, Py_ssize_t nv,
-                                      int unit_weights, double *out_hi,
+                                      Py_ssize_t ld, const Py_ssize_t *v, const double *h,
+                                      Py_ssize_t nv, int unit_weights, double *out_hi,
                                       double *out_lo) noexcept nogil
     ctypedef Py_ssize_t (*mlsom_argmin_f_fn)(const float *d, Py_ssize_t n, double gap,
                                              Py_ssize_t *n_cand) noexcept nogil

@@ -291,11 +291,11 @@ cdef inline double _radius(Py_ssize_t e, double r0, Py_ssize_t n_epochs) noexcep
 
 
 cdef void _bmu_sums(const floating *X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,
-                    Py_ssize_t M, int64_t *cnt, double *shi, double *slo, Py_ssize_t fblock,
-                    Py_ssize_t n_blocks, int n_threads) noexcept nogil:
+                    Py_ssize_t M, int64_t *cnt, double *shi, double *slo, Py_ssize_t ld,
+                    Py_ssize_t fblock, Py_ssize_t n_blocks, int n_threads) noexcept nogil:
     """The update sums, first half: OUT cnt (M) the rows per best-matching unit and shi + slo
-    (M, A) their sums, each in row order in double-double arithmetic (in parallel over blocks
-    of fblock features; about 8 floating-point operations per element)."""
+    (M, A; rows ld apart) their sums, each in row order in double-double arithmetic (in parallel
+    over blocks of fblock features; about 8 floating-point operations per element)."""
     cdef Py_ssize_t i, v, blk
     for v in range(M):
         cnt[v] = 0
@@ -303,10 +303,10 @@ cdef void _bmu_sums(const floating *X, Py_ssize_t n, Py_ssize_t A, const int64_t
         cnt[bmu[i]] += 1
     for blk in prange(n_blocks, schedule="static", num_threads=_threads(8.0 * n * A, n_threads)):
         if floating is double:
-            mlsom_group_sums_d(X, n, A, bmu, M, shi, slo, blk * fblock,
+            mlsom_group_sums_d(X, n, A, bmu, M, shi, slo, ld, blk * fblock,
                                min(A, (blk + 1) * fblock))
         else:
-            mlsom_group_sums_f(X, n, A, bmu, M, shi, slo, blk * fblock,
+            mlsom_group_sums_f(X, n, A, bmu, M, shi, slo, ld, blk * fblock,
                                min(A, (blk + 1) * fblock))
 
 
@@ -339,18 +339,19 @@ cdef void _neighbourhoods(const double[:, ::1] G, Py_ssize_t M, double r, bint w
 
 
 cdef void _unit_means(floating *Wt, Py_ssize_t A, Py_ssize_t M, const double *shi,
-                      const double *slo, const int64_t *cnt, const Py_ssize_t *nbs,
+                      const double *slo, Py_ssize_t ld, const int64_t *cnt, const Py_ssize_t *nbs,
                       const Py_ssize_t *nbv, const double *nbh, bint gaussian, double *uhi,
                       double *ulo, double *den, int n_threads) noexcept nogil:
     """The update sums, second half, and the update: unit u becomes
     sum_v h(u, v) S_v / sum_v h(u, v) n_v, both sums in double-double arithmetic, rounded once
-    (a unit with no rows in its neighbourhood keeps its weight). IN/OUT Wt (A, M)."""
+    (a unit with no rows in its neighbourhood keeps its weight). IN/OUT Wt (A, M). Every (M, A)
+    array of sums has its rows ld apart."""
     cdef Py_ssize_t u, a, t
     cdef double dh, dl, p, pe, se
     for u in prange(M, schedule="static",
                     num_threads=_threads(8.0 * (nbs[M] + M) * A, n_threads)):
-        mlsom_combine(shi, slo, A, nbv + nbs[u], nbh + nbs[u], nbs[u + 1] - nbs[u],
-                      not gaussian, uhi + u * A, ulo + u * A)
+        mlsom_combine(shi, slo, A, ld, nbv + nbs[u], nbh + nbs[u], nbs[u + 1] - nbs[u],
+                      not gaussian, uhi + u * ld, ulo + u * ld)
         dh = 0.0
         dl = 0.0
         for t in range(nbs[u], nbs[u + 1]):
@@ -361,7 +362,15 @@ cdef void _unit_means(floating *Wt, Py_ssize_t A, Py_ssize_t M, const double *sh
     for u in range(M):
         if den[u] > 0.0:
             for a in range(A):
-                Wt[a * M + u] = <floating> ((uhi[u * A + a] + ulo[u * A + a]) / den[u])
+                Wt[a * M + u] = <floating> ((uhi[u * ld + a] + ulo[u * ld + a]) / den[u])
+
+
+cdef _zeros64(shape):
+    """A float64 array of zeros of the given 2-D shape whose data starts on a 64-byte boundary."""
+    cdef Py_ssize_t size = shape[0] * shape[1]
+    buf = np.zeros(size + 8, dtype=np.float64)
+    cdef Py_ssize_t off = ((-buf.ctypes.data) % 64) // 8
+    return buf[off:off + size].reshape(shape)
 
 
 def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, double r0,
@@ -407,10 +416,15 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef double[::1] c_v = c_arr
     cdef double[::1] xxs_v = xxs_arr
     cdef int64_t[::1] cnt = np.zeros(M, dtype=np.int64)
-    cdef double[:, ::1] shi = np.zeros((M, A), dtype=np.float64)  # rows' sums per BMU ...
-    cdef double[:, ::1] slo = np.zeros((M, A), dtype=np.float64)  # ... and their low parts
-    cdef double[:, ::1] uhi = np.zeros((M, A), dtype=np.float64)  # units' weighted sums ...
-    cdef double[:, ::1] ulo = np.zeros((M, A), dtype=np.float64)  # ... and their low parts
+    # the sums' rows are ld = A rounded up to 8 doubles apart, from a 64-byte boundary: each
+    # thread's block of features (a multiple of 8) then starts on a cache line of every row, so
+    # that no two threads write one line (with rows A apart they shared a line in most rows,
+    # and two threads took longer for the sums than one)
+    cdef Py_ssize_t ld = (A + 7) // 8 * 8
+    cdef double[:, ::1] shi = _zeros64((M, ld))  # rows' sums per BMU ...
+    cdef double[:, ::1] slo = _zeros64((M, ld))  # ... and their low parts
+    cdef double[:, ::1] uhi = _zeros64((M, ld))  # units' weighted sums ...
+    cdef double[:, ::1] ulo = _zeros64((M, ld))  # ... and their low parts
     cdef double[::1] den = np.zeros(M, dtype=np.float64)
     cdef int64_t[::1] bmu_new = np.empty(n, dtype=np.int64)
     cdef Py_ssize_t[::1] nb_start = np.zeros(M + 1, dtype=np.intp)
@@ -422,11 +436,11 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         r = _radius(e, r0, n_epochs)
         winner_only = r < 1.0
         with nogil:
-            _bmu_sums(&X[0, 0], n, A, &bmu[0], M, &cnt[0], &shi[0, 0], &slo[0, 0], fblock,
-                      n_blocks, n_threads)
+            _bmu_sums(&X[0, 0], n, A, &bmu[0], M, &cnt[0], &shi[0, 0], &slo[0, 0], ld,
+                      fblock, n_blocks, n_threads)
             _neighbourhoods(G, M, r, winner_only, gaussian, &cnt[0], &nb_start[0], &nb_v[0],
                             &nb_h[0])
-            _unit_means(&Wt[0, 0], A, M, &shi[0, 0], &slo[0, 0], &cnt[0], &nb_start[0],
+            _unit_means(&Wt[0, 0], A, M, &shi[0, 0], &slo[0, 0], ld, &cnt[0], &nb_start[0],
                         &nb_v[0], &nb_h[0], gaussian, &uhi[0, 0], &ulo[0, 0], &den[0], n_threads)
         _assign(X, X2, xxs_v, c_v, Wt, bmu_new, bmu_d2, False, n_threads, k64)
         changed = 0

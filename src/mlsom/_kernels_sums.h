@@ -26,19 +26,20 @@
         (s) = s_;                                                                        \
     } while (0)
 
-/* group sums, features [a0, a1): (hi, lo)[v*A + a] = sum over the rows i with bmu[i] = v. */
+/* group sums, features [a0, a1): (hi, lo)[v*ld + a] = sum over the rows i with bmu[i] = v (ld:
+ * the sums' row stride, at least A). */
 #define MLSOM_GROUP_SUMS_BODY(T)                                                         \
     {                                                                                    \
         Py_ssize_t i, v, a;                                                              \
         for (v = 0; v < M; v++)                                                          \
             for (a = a0; a < a1; a++) {                                                  \
-                hi[v * A + a] = 0.0;                                                     \
-                lo[v * A + a] = 0.0;                                                     \
+                hi[v * ld + a] = 0.0;                                                    \
+                lo[v * ld + a] = 0.0;                                                    \
             }                                                                            \
         for (i = 0; i < n; i++) {                                                        \
             const T *MLSOM_RESTRICT xr = X + i * A;                                      \
-            double *MLSOM_RESTRICT h_ = hi + (Py_ssize_t)bmu[i] * A;                     \
-            double *MLSOM_RESTRICT l_ = lo + (Py_ssize_t)bmu[i] * A;                     \
+            double *MLSOM_RESTRICT h_ = hi + (Py_ssize_t)bmu[i] * ld;                    \
+            double *MLSOM_RESTRICT l_ = lo + (Py_ssize_t)bmu[i] * ld;                    \
             for (a = a0; a < a1; a++) {                                                  \
                 double s, e;                                                             \
                 const double x = (double)xr[a];                                          \
@@ -49,7 +50,7 @@
         }                                                                                \
     }
 
-/* one unit: (out_hi, out_lo)[a] = sum over t < nv of h[t] * (hi, lo)[v[t]*A + a], a in [0, A);
+/* one unit: (out_hi, out_lo)[a] = sum over t < nv of h[t] * (hi, lo)[v[t]*ld + a], a in [0, A);
  * unit_weights: every h is 1 (no products). */
 #define MLSOM_COMBINE_BODY                                                               \
     {                                                                                    \
@@ -59,8 +60,8 @@
             out_lo[a] = 0.0;                                                             \
         }                                                                                \
         for (t = 0; t < nv; t++) {                                                       \
-            const double *MLSOM_RESTRICT sh = hi + v[t] * A;                             \
-            const double *MLSOM_RESTRICT sl = lo + v[t] * A;                             \
+            const double *MLSOM_RESTRICT sh = hi + v[t] * ld;                            \
+            const double *MLSOM_RESTRICT sl = lo + v[t] * ld;                            \
             if (unit_weights) {                                                          \
                 for (a = 0; a < A; a++) {                                                \
                     double s, e;                                                         \
