@@ -42,12 +42,12 @@ cdef extern from "_kernels.h" nogil:
                                        float *out) noexcept nogil
     ctypedef void (*mlsom_group_sums_d_fn)(const double *X, Py_ssize_t n, Py_ssize_t A,
                                            const int64_t *bmu, Py_ssize_t M, double *hi,
-                                           double *lo, Py_ssize_t ld, Py_ssize_t a0,
-                                           Py_ssize_t a1) noexcept nogil
+                                           double *lo, Py_ssize_t ld, Py_ssize_t v0,
+                                           Py_ssize_t v1) noexcept nogil
     ctypedef void (*mlsom_group_sums_f_fn)(const float *X, Py_ssize_t n, Py_ssize_t A,
                                            const int64_t *bmu, Py_ssize_t M, double *hi,
-                                           double *lo, Py_ssize_t ld, Py_ssize_t a0,
-                                           Py_ssize_t a1) noexcept nogil
+                                           double *lo, Py_ssize_t ld, Py_ssize_t v0,
+                                           Py_ssize_t v1) noexcept nogil
     ctypedef void (*mlsom_combine_fn)(const double *hi, const double *lo, Py_ssize_t A,
                                       Py_ssize_t ld, const Py_ssize_t *v, const double *h,
                                       Py_ssize_t nv, int unit_weights, double *out_hi,

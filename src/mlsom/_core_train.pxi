@@ -292,22 +292,34 @@ cdef inline double _radius(Py_ssize_t e, double r0, Py_ssize_t n_epochs) noexcep
 
 cdef void _bmu_sums(const floating *X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,
                     Py_ssize_t M, int64_t *cnt, double *shi, double *slo, Py_ssize_t ld,
-                    Py_ssize_t fblock, Py_ssize_t n_blocks, int n_threads) noexcept nogil:
+                    Py_ssize_t *vb, int n_threads) noexcept nogil:
     """The update sums, first half: OUT cnt (M) the rows per best-matching unit and shi + slo
-    (M, A; rows ld apart) their sums, each in row order in double-double arithmetic (in parallel
-    over blocks of fblock features; about 8 floating-point operations per element)."""
-    cdef Py_ssize_t i, v, blk
+    (M, A; rows ld apart) their sums, each in row order in double-double arithmetic (about 8
+    floating-point operations per element). In parallel over ranges of units holding about as
+    many rows each (vb: n_threads + 1 bounds, scratch), so that each row is read by one thread
+    and each sum is taken in row order whatever the thread count."""
+    cdef Py_ssize_t i, v, t, acc = 0
+    cdef int nt = _threads(8.0 * n * A, n_threads)
     for v in range(M):
         cnt[v] = 0
     for i in range(n):
         cnt[bmu[i]] += 1
-    for blk in prange(n_blocks, schedule="static", num_threads=_threads(8.0 * n * A, n_threads)):
+    # unit ranges: range t ends at the first unit where the rows so far reach (t + 1) n / nt
+    vb[0] = 0
+    t = 1
+    for v in range(M):
+        acc += cnt[v]
+        while t < nt and acc * nt >= t * n:
+            vb[t] = v + 1
+            t += 1
+    while t <= nt:
+        vb[t] = M
+        t += 1
+    for t in prange(nt, schedule="static", num_threads=nt):
         if floating is double:
-            mlsom_group_sums_d(X, n, A, bmu, M, shi, slo, ld, blk * fblock,
-                               min(A, (blk + 1) * fblock))
+            mlsom_group_sums_d(X, n, A, bmu, M, shi, slo, ld, vb[t], vb[t + 1])
         else:
-            mlsom_group_sums_f(X, n, A, bmu, M, shi, slo, ld, blk * fblock,
-                               min(A, (blk + 1) * fblock))
+            mlsom_group_sums_f(X, n, A, bmu, M, shi, slo, ld, vb[t], vb[t + 1])
 
 
 cdef void _neighbourhoods(const double[:, ::1] G, Py_ssize_t M, double r, bint winner_only,
@@ -400,14 +412,11 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1]
     cdef Py_ssize_t e, i, n_epochs_run = 0
-    cdef Py_ssize_t n_blocks = n_threads if n_threads > 1 else 1
-    cdef Py_ssize_t fblock = ((A + n_blocks - 1) // n_blocks + 7) // 8 * 8
     cdef double r
     cdef bint winner_only, converged = False
     cdef int64_t changed
     if n == 0:
         raise ValueError("train_map needs at least one row")
-    n_blocks = (A + fblock - 1) // fblock
     # centre of the screening copies (any point will do: the mean in the rows' own type)
     cdef mlsom_screen64min_f_fn k64 = mlsom_screen64min_f
     c_arr = np.mean(X, axis=0).astype(np.float64)
@@ -416,11 +425,12 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
     cdef double[::1] c_v = c_arr
     cdef double[::1] xxs_v = xxs_arr
     cdef int64_t[::1] cnt = np.zeros(M, dtype=np.int64)
-    # the sums' rows are ld = A rounded up to 8 doubles apart, from a 64-byte boundary: each
-    # thread's block of features (a multiple of 8) then starts on a cache line of every row, so
-    # that no two threads write one line (with rows A apart they shared a line in most rows,
-    # and two threads took longer for the sums than one)
+    # the sums' rows are ld = A rounded up to 8 doubles apart, from a 64-byte boundary: every
+    # row starts on a cache line, so that threads writing different units' rows never write one
+    # line (the threads once split the features of rows A doubles apart: they then wrote the
+    # same lines, and two threads took longer for the sums than one)
     cdef Py_ssize_t ld = (A + 7) // 8 * 8
+    cdef Py_ssize_t[::1] vb = np.zeros(n_threads + 1, dtype=np.intp)
     cdef double[:, ::1] shi = _zeros64((M, ld))  # rows' sums per BMU ...
     cdef double[:, ::1] slo = _zeros64((M, ld))  # ... and their low parts
     cdef double[:, ::1] uhi = _zeros64((M, ld))  # units' weighted sums ...
@@ -437,7 +447,7 @@ def train_map(floating[:, ::1] X, floating[:, ::1] Wt, const double[:, ::1] G, d
         winner_only = r < 1.0
         with nogil:
             _bmu_sums(&X[0, 0], n, A, &bmu[0], M, &cnt[0], &shi[0, 0], &slo[0, 0], ld,
-                      fblock, n_blocks, n_threads)
+                      &vb[0], n_threads)
             _neighbourhoods(G, M, r, winner_only, gaussian, &cnt[0], &nb_start[0], &nb_v[0],
                             &nb_h[0])
             _unit_means(&Wt[0, 0], A, M, &shi[0, 0], &slo[0, 0], ld, &cnt[0], &nb_start[0],

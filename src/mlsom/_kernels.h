@@ -61,7 +61,7 @@ typedef struct {
 #define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
     (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
      Py_ssize_t M, double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t ld,   \
-     Py_ssize_t a0, Py_ssize_t a1)
+     Py_ssize_t v0, Py_ssize_t v1)
 #define MLSOM_COMBINE_ARGS                                                               \
     (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
      Py_ssize_t ld, const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights,               \

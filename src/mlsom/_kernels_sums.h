@@ -26,13 +26,15 @@
         (s) = s_;                                                                        \
     } while (0)
 
-/* group sums, features [a0, a1): (hi, lo)[v*ld + a] = sum over the rows i with bmu[i] = v (ld:
- * the sums' row stride, at least A). */
+/* group sums of the units [v0, v1): (hi, lo)[v*ld + a] = sum over the rows i with bmu[i] = v, in
+ * row order (ld: the sums' row stride, at least A). The threads take disjoint ranges of units,
+ * so that each row is read by one thread only. */
 #define MLSOM_GROUP_SUMS_BODY(T)                                                         \
     {                                                                                    \
         Py_ssize_t i, v, a;                                                              \
-        for (v = 0; v < M; v++)                                                          \
-            for (a = a0; a < a1; a++) {                                                  \
+        (void)M;                                                                         \
+        for (v = v0; v < v1; v++)                                                        \
+            for (a = 0; a < A; a++) {                                                    \
                 hi[v * ld + a] = 0.0;                                                    \
                 lo[v * ld + a] = 0.0;                                                    \
             }                                                                            \
@@ -40,7 +42,8 @@
             const T *MLSOM_RESTRICT xr = X + i * A;                                      \
             double *MLSOM_RESTRICT h_ = hi + (Py_ssize_t)bmu[i] * ld;                    \
             double *MLSOM_RESTRICT l_ = lo + (Py_ssize_t)bmu[i] * ld;                    \
-            for (a = a0; a < a1; a++) {                                                  \
+            if (bmu[i] < v0 || bmu[i] >= v1) continue;                                   \
+            for (a = 0; a < A; a++) {                                                    \
                 double s, e;                                                             \
                 const double x = (double)xr[a];                                          \
                 MLSOM_TWO_SUM(h_[a], x, s, e);                                           \
