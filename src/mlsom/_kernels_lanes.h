@@ -605,15 +605,16 @@ MLSOM_CENTRE16_AVX2(mlsom_centre16_f_avx2, float, mlsom_centred8_f)
  * The twelve accumulators are named variables, not an array: GCC kept an array indexed in the
  * per-neuron loop below in memory and stored all twelve on every feature, which halved the
  * tile's multiply-add rate (benchmarks/screen_tile.c measures it). */
+/* One neuron's values for 8 rows (r_ = 4 s + b_ of the 64): stored at dst, kept in the row
+ * maxima (mx, NULL for none) and in the smallest two with the first index of the smallest. */
 __attribute__((target("avx2"))) static inline void mlsom_t32_keep(
-    __m256 a, Py_ssize_t j_, int s, int b_, Py_ssize_t M, const float *MLSOM_RESTRICT ww,
-    float *MLSOM_RESTRICT gt, const __m256 *bv, __m256 *mx, __m256 *t1, __m256 *t2, __m256i *ti)
+    __m256 a, Py_ssize_t j_, int r_, float *MLSOM_RESTRICT dst, const float *MLSOM_RESTRICT ww,
+    const __m256 *bv, __m256 *mx, __m256 *t1, __m256 *t2, __m256i *ti)
 {
-    const int r_ = 4 * s + b_;
     const __m256 o = _mm256_add_ps(_mm256_add_ps(bv[r_], _mm256_broadcast_ss(ww + j_)), a);
     const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);
-    _mm256_storeu_ps(gt + 16 * M * (2 * s + b_ / 2) + 16 * j_ + 8 * (b_ % 2), o);
-    mx[r_] = _mm256_max_ps(mx[r_], o);
+    _mm256_storeu_ps(dst, o);
+    if (mx) mx[r_] = _mm256_max_ps(mx[r_], o);
     t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));
     t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);
     ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], _mm256_set1_epi32((int)j_), lt_);
@@ -627,12 +628,15 @@ __attribute__((target("avx2"))) static inline void mlsom_t32_keep(
         a2##k = _mm256_fmadd_ps(x2_, wk, a2##k);                                         \
         a3##k = _mm256_fmadd_ps(x3, wk, a3##k);                                          \
     } while (0)
-#define MLSOM_T32_KEEP(k)                                                                \
+/* neuron j0 + k's values for the 32 rows of half s, stored at DST(j, s, b) for 8 rows b */
+#define MLSOM_T32_KEEP1(a, k, b_, DST, MX)                                               \
+    mlsom_t32_keep(a, j0 + (k), 4 * s + (b_), DST(j0 + (k), s, b_), ww, bv, MX, t1, t2, ti)
+#define MLSOM_T32_KEEP(k, DST, MX)                                                       \
     do {                                                                                 \
-        mlsom_t32_keep(a0##k, j0 + (k), s, 0, M, ww, gt, bv, mx, t1, t2, ti);            \
-        mlsom_t32_keep(a1##k, j0 + (k), s, 1, M, ww, gt, bv, mx, t1, t2, ti);            \
-        mlsom_t32_keep(a2##k, j0 + (k), s, 2, M, ww, gt, bv, mx, t1, t2, ti);            \
-        mlsom_t32_keep(a3##k, j0 + (k), s, 3, M, ww, gt, bv, mx, t1, t2, ti);            \
+        MLSOM_T32_KEEP1(a0##k, k, 0, DST, MX);                                           \
+        MLSOM_T32_KEEP1(a1##k, k, 1, DST, MX);                                           \
+        MLSOM_T32_KEEP1(a2##k, k, 2, DST, MX);                                           \
+        MLSOM_T32_KEEP1(a3##k, k, 3, DST, MX);                                           \
     } while (0)
 /* one pass over the features for the 32 rows of half s and the neurons j0 .. j0 + NJ - 1 */
 #define MLSOM_T32_PASS(FMAS)                                                             \
@@ -649,6 +653,31 @@ __attribute__((target("avx2"))) static inline void mlsom_t32_keep(
 #define MLSOM_T32_ZERO(k)                                                                \
     __m256 a0##k = _mm256_setzero_ps(), a1##k = _mm256_setzero_ps(),                     \
            a2##k = _mm256_setzero_ps(), a3##k = _mm256_setzero_ps()
+/* the neurons j0 = START .. END - 1, three at a time then one, each for the two halves of the
+ * 64 rows in turn (the neurons' weights still in the first level cache for the second) */
+#define MLSOM_T32_NEURONS(START, END, DST, MX)                                           \
+    do {                                                                                 \
+        for (j0 = (START); j0 + 3 <= (END); j0 += 3)                                     \
+            for (s = 0; s < 2; s++) {                                                    \
+                MLSOM_T32_ZERO(0);                                                       \
+                MLSOM_T32_ZERO(1);                                                       \
+                MLSOM_T32_ZERO(2);                                                       \
+                MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));    \
+                MLSOM_T32_KEEP(0, DST, MX);                                              \
+                MLSOM_T32_KEEP(1, DST, MX);                                              \
+                MLSOM_T32_KEEP(2, DST, MX);                                              \
+            }                                                                            \
+        for (; j0 < (END); j0 += 1)                                                      \
+            for (s = 0; s < 2; s++) {                                                    \
+                MLSOM_T32_ZERO(0);                                                       \
+                MLSOM_T32_PASS(MLSOM_T32_FMA(0));                                        \
+                MLSOM_T32_KEEP(0, DST, MX);                                              \
+            }                                                                            \
+    } while (0)
+/* where predict (16-row groups, gt[16 M q + 16 j + l]) and training (gt[64 j + row]) keep a
+ * neuron's values for rows 8 (4 s + b) .. + 7 */
+#define MLSOM_T32_GROUPS(j, s, b) (gt + 16 * M * (2 * (s) + (b) / 2) + 16 * (j) + 8 * ((b) % 2))
+#define MLSOM_T32_ROWS(j, s, b) (gt + 64 * (j) + 8 * (4 * (s) + (b)))
 
 __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
     const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
@@ -669,22 +698,7 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
             t2[b] = _mm256_set1_ps(INFINITY);
             ti[b] = _mm256_set1_epi32((int)off[c]);
         }
-        for (j0 = off[c]; j0 + 3 <= off[c + 1]; j0 += 3)
-            for (s = 0; s < 2; s++) {
-                MLSOM_T32_ZERO(0);
-                MLSOM_T32_ZERO(1);
-                MLSOM_T32_ZERO(2);
-                MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));
-                MLSOM_T32_KEEP(0);
-                MLSOM_T32_KEEP(1);
-                MLSOM_T32_KEEP(2);
-            }
-        for (; j0 < off[c + 1]; j0 += 1)
-            for (s = 0; s < 2; s++) {
-                MLSOM_T32_ZERO(0);
-                MLSOM_T32_PASS(MLSOM_T32_FMA(0));
-                MLSOM_T32_KEEP(0);
-            }
+        MLSOM_T32_NEURONS(off[c], off[c + 1], MLSOM_T32_GROUPS, mx);
         for (b = 0; b < 8; b++) {
             _mm256_storeu_ps(m1 + 64 * c + 8 * b, t1[b]);
             _mm256_storeu_ps(m2 + 64 * c + 8 * b, t2[b]);
@@ -694,31 +708,9 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
     for (b = 0; b < 8; b++) _mm256_storeu_ps(hi + 8 * b, mx[b]);
 }
 
-/* As mlsom_t32_keep, for training's layout (gt[64 j + row], the rows of one block of 64) and
- * without the row maxima. */
-__attribute__((target("avx2"))) static inline void mlsom_t32_min(
-    __m256 a, Py_ssize_t j_, int s, int b_, const float *MLSOM_RESTRICT ww,
-    float *MLSOM_RESTRICT gt, const __m256 *bv, __m256 *t1, __m256 *t2, __m256i *ti)
-{
-    const int r_ = 4 * s + b_;
-    const __m256 o = _mm256_add_ps(_mm256_add_ps(bv[r_], _mm256_broadcast_ss(ww + j_)), a);
-    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);
-    _mm256_storeu_ps(gt + 64 * j_ + 8 * r_, o);
-    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));
-    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);
-    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], _mm256_set1_epi32((int)j_), lt_);
-}
-#define MLSOM_T32_MIN(k)                                                                 \
-    do {                                                                                 \
-        mlsom_t32_min(a0##k, j0 + (k), s, 0, ww, gt, bv, t1, t2, ti);                    \
-        mlsom_t32_min(a1##k, j0 + (k), s, 1, ww, gt, bv, t1, t2, ti);                    \
-        mlsom_t32_min(a2##k, j0 + (k), s, 2, ww, gt, bv, t1, t2, ti);                    \
-        mlsom_t32_min(a3##k, j0 + (k), s, 3, ww, gt, bv, t1, t2, ti);                    \
-    } while (0)
-
 /* Training's screening of 64 rows, as mlsom_screen64min_f_avx512 (same inputs, outputs and
  * values: the values bit-identical to the AVX2 four-row tile's), with the tile of
- * mlsom_screen64maps_f_avx2 (32 rows x 3 neurons, the two halves of the 64 rows in turn). */
+ * mlsom_screen64maps_f_avx2 in training's layout and without the row maxima. */
 __attribute__((target("avx2,fma"))) static void mlsom_screen64min_f_avx2(
     const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
     const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT gt,
@@ -734,22 +726,7 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64min_f_avx2(
         t2[b] = _mm256_set1_ps(INFINITY);
         ti[b] = _mm256_setzero_si256();
     }
-    for (j0 = 0; j0 + 3 <= M; j0 += 3)
-        for (s = 0; s < 2; s++) {
-            MLSOM_T32_ZERO(0);
-            MLSOM_T32_ZERO(1);
-            MLSOM_T32_ZERO(2);
-            MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));
-            MLSOM_T32_MIN(0);
-            MLSOM_T32_MIN(1);
-            MLSOM_T32_MIN(2);
-        }
-    for (; j0 < M; j0 += 1)
-        for (s = 0; s < 2; s++) {
-            MLSOM_T32_ZERO(0);
-            MLSOM_T32_PASS(MLSOM_T32_FMA(0));
-            MLSOM_T32_MIN(0);
-        }
+    MLSOM_T32_NEURONS(0, M, MLSOM_T32_ROWS, NULL);
     for (b = 0; b < 8; b++) {
         _mm256_storeu_ps(m1 + 8 * b, t1[b]);
         _mm256_storeu_ps(m2 + 8 * b, t2[b]);
@@ -758,9 +735,12 @@ __attribute__((target("avx2,fma"))) static void mlsom_screen64min_f_avx2(
 }
 #undef MLSOM_T32_FMA
 #undef MLSOM_T32_KEEP
-#undef MLSOM_T32_MIN
+#undef MLSOM_T32_KEEP1
 #undef MLSOM_T32_PASS
 #undef MLSOM_T32_ZERO
+#undef MLSOM_T32_NEURONS
+#undef MLSOM_T32_GROUPS
+#undef MLSOM_T32_ROWS
 
 /* As mlsom_lanes_search_f_avx512 (same arguments, the same passes, values and counts). */
 __attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2(
