@@ -85,12 +85,49 @@ def main():
             )
             Path(args.png_dir).mkdir(parents=True, exist_ok=True)
             save_png(fig, Path(args.png_dir) / f"labels-{stream}.png")
+    print_summary(with_labels, checks)
     print("\n### Checks\n")
     for (stream, name), c in checks.items():
         text = ", ".join(
             f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in c.items()
         )
         print(f"* {stream}, {name}: {text}")
+
+
+def print_summary(with_labels, checks):
+    """The table of docs/results.md (mlsom at each d and the best upper bound at each setting,
+    D = 1,000, and every label at once) and the issue's targets counted over the streams."""
+    cols = [(f, 1000) for f in (0.0, 0.001, 0.01, 0.1, 1.0)] + [(1.0, 0)]
+    print("\n### Summary (mean macro F; D = 1,000, then every label at once)\n")
+    print("| stream | method | f = 0 | 0.001 | 0.01 | 0.1 | 1 | f = 1, D = 0 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for stream in sorted(with_labels):
+        methods = with_labels[stream]
+        ups = {m: v for m, v in methods.items() if not m.startswith("mlsom")}
+        best = max(ups, key=lambda m: ups[m].get((1.0, 0), float("-inf")))
+        first = True
+        for name in sorted(m for m in methods if m.startswith("mlsom")) + [best]:
+            label = name if name.startswith("mlsom") else f"best upper bound ({name})"
+            cells = [f"{methods[name].get(c, float('nan')):.3f}" for c in cols]
+            print(f"| {stream if first else ''} | {label} | " + " | ".join(cells) + " |")
+            first = False
+    print("\n### Targets over the streams, per mlsom setting\n")
+    for som_name in sorted({name for _, name in checks}):
+        rows = {st: c for (st, name), c in checks.items() if name == som_name}
+        half = [st for st, c in rows.items() if c["share of the gap closed at 10%"] >= 0.5]
+        beat1 = [st for st, c in rows.items() if c["beats every upper bound at 1%"]]
+        beat10 = [st for st, c in rows.items() if c["beats every upper bound at 10%"]]
+        close = [
+            st
+            for st, c in rows.items()
+            if c["all labels (f=1, D=0)"] >= c["best upper bound, all labels"] - 0.05
+        ]
+        n = len(rows)
+        print(
+            f"* {som_name}: half the gap closed at 10 % on {len(half)}/{n} ({', '.join(half)}); "
+            f"beats every upper bound at 1 % on {len(beat1)}/{n}, at 10 % on {len(beat10)}/{n}; "
+            f"every label within 0.05 of the best upper bound on {len(close)}/{n}"
+        )
 
 
 if __name__ == "__main__":
