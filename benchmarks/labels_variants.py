@@ -1,0 +1,348 @@
+"""Variants of the labelled update (``partial_fit``), measured under the delayed-label protocol.
+
+    python benchmarks/labels_variants.py --variants package record drift-train \
+        [--runs "MOA-Spher-2C-2A 2 0.01" "Mult-Non-Spher-HP 4 0.1" ...] [--seeds 0 1] \
+        [--delay 1000] [--n-jobs 2] [--json out.jsonl] [--data-home tests/data]
+
+The package fits the model; the online phase and the labelled updates then run in the exact
+NumPy reference of the tests (``tests/reference.py``: ``classify`` and ``learn_rule`` as they
+are), with the labelled update changed as each variant says. With ``package`` the scores are the
+package's own to the last digit (the reference is exact), which is what makes the other rows
+comparable. The MOA-Spher generators are the first generator's (``generator-v1``), at 20,000
+instances; label seed 0. docs/results.md ("What the labels could do next") has the table.
+"""
+
+import argparse
+import json
+import math
+import sys
+from collections import deque
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import reference as ref  # noqa: E402  (the tests' exact NumPy reference)
+
+ETA, RATE = 0.05, 0.5  # the package's learning_rate and correction_rate
+
+# name: (what it does, its switches)
+VARIANTS = {
+    "package": ("the package's update: miss step 0.5, false-alarm re-seeding", {}),
+    "eta-only": ("every labelled move by eta: no strong correction", {"strong": "never"}),
+    "rule-only": ("no neuron moves: only the decision rule learns", {"moves": False}),
+    "record": (
+        "strong corrections only for a neuron whose record (misses and false alarms against "
+        "hits) is mostly wrong",
+        {"strong": "record", "count_misses": True, "factor": 1},
+    ),
+    "record-fa2": (
+        "strong corrections only past two false alarms per hit of the neuron",
+        {"strong": "record", "count_misses": False, "factor": 2},
+    ),
+    "eta-miss": ("miss step eta, re-seeding kept", {"miss": "eta"}),
+    "missed-positive": (
+        "miss step eta, re-seeding only onto the last missed positive",
+        {"miss": "eta", "positive": "missed"},
+    ),
+    "worst-positive": (
+        "miss step eta, re-seeding onto the worst-covered positive since the last one",
+        {"miss": "eta", "positive": "worst"},
+    ),
+    "coverage": (
+        "strong corrections only for a positive farther from its neuron than -log averOut",
+        {"strong": "coverage"},
+    ),
+    "drift-train": (
+        "strong corrections while a label's error over its last 50 labelled instances is 3 "
+        "standard deviations above its training-set error (after DDM)",
+        {"strong": "drift", "level": "train", "sigmas": 3.0},
+    ),
+    "drift-train-2": ("the same at 2 standard deviations", {"strong": "drift", "sigmas": 2.0}),
+    "drift-heldout": (
+        "the same with the error on the labelled set's last fifth (maps of the first four fifths)",
+        {"strong": "drift", "level": "heldout", "sigmas": 3.0},
+    ),
+    "ddm": (
+        "DDM's own levels on each label's labelled errors: strong from a drift until the error "
+        "is back under the level it left",
+        {"strong": "ddm"},
+    ),
+    "ddm-start": (
+        "the same, strong also before a label's first level (its first 30 labelled instances)",
+        {"strong": "ddm", "start_strong": True},
+    ),
+}
+
+RUNS = [
+    "MOA-Spher-2C-2A 2 0.01",
+    "MOA-Spher-2C-2A 4 0.1",
+    "MOA-Spher-3C-2A 4 0.1",
+    "MOA-Spher-5C-2A 2 0.1",
+    "MOA-Spher-5C-2A 4 0.1",
+    "Mult-Non-Spher-HP 4 0.1",
+    "Mult-Non-Spher-WF 4 0.1",
+    "Mult-Non-Spher-RT 4 0.1",
+]
+
+
+def state_of(model):
+    """The reference's state of a fitted package model."""
+    maps = []
+    for j in range(model.n_labels_):
+        if model.weights_[j] is None:
+            maps.append(None)
+            continue
+        maps.append(
+            dict(
+                weights=np.array(model.weights_[j], dtype=np.float64),
+                averout=np.array(model.averout_[j], dtype=np.float64),
+                counts=np.array(model.neuron_counts_[j], dtype=np.int64),
+            )
+        )
+    N = int(model.n_seen_)
+    return dict(
+        L=model.n_labels_,
+        T=np.array(model.T_, dtype=np.int64),
+        N=N,
+        S=round(model.cardinality_ * N),
+        k_nn=int(model.k_nn_),
+        maps=maps,
+        squared=model.averout_distance == "sqeuclidean",
+        skip=model.zero_cooccurrence == "skip",
+        min_gap=np.inf,
+        equal_mean_ties=0,
+    )
+
+
+def _averout(state, c, b, x):
+    m = state["maps"][c]
+    d2 = float(((x - m["weights"][b]) ** 2).sum())
+    dist = d2 if state["squared"] else math.sqrt(d2)
+    n_b = m["counts"][b]
+    m["averout"][b] = (n_b * m["averout"][b] + math.exp(-dist)) / (n_b + 1)
+    m["counts"][b] += 1
+
+
+def stream_one(state, x):
+    """One unlabelled instance: the reference's online step (ref_stream, without the copy)."""
+    Y_hat, bmu, _ = ref.classify(state, x)
+    learnt = [c for c in Y_hat if c not in state.get("weak", ())]
+    for c in learnt:
+        m = state["maps"][c]["weights"][bmu[c]]
+        m += ETA * (x - m)
+    state["N"] += 1
+    state["S"] += len(Y_hat)
+    for c in learnt:
+        _averout(state, c, bmu[c], x)
+    for j in Y_hat:
+        for k in Y_hat:
+            state["T"][j, k] += 1
+    return Y_hat
+
+
+def _drifted(state, c, sigmas):
+    """The windowed drift test: the label's error over its last 50 labelled instances against
+    the level set at fit."""
+    e, win = state["level"][c], state["errors"][c]
+    n = len(win)
+    if n < 10:
+        return False
+    return sum(win) / n > e + sigmas * math.sqrt(max(e * (1 - e), 1e-12) / n)
+
+
+def _ddm(state, c, err, start_strong):
+    """DDM (Gama, Medas, Castillo, Rodrigues, SBIA 2004) on label c's labelled errors; returns
+    whether the label is in its strong-correction mode."""
+    d = state.setdefault("ddm", {}).setdefault(
+        c, dict(n=0, e=0, pmin=math.inf, smin=math.inf, strong=False, lvl=None)
+    )
+    d["n"] += 1
+    d["e"] += err
+    n = d["n"]
+    p = d["e"] / n
+    sd = math.sqrt(p * (1 - p) / n)
+    if d["strong"]:
+        if n >= 30 and p + sd < d["lvl"]:  # the new concept's error is under the old level
+            d.update(strong=False, n=0, e=0, pmin=math.inf, smin=math.inf)
+        return d["strong"]
+    if n < 30 and start_strong and d["pmin"] == math.inf:
+        return True  # no level yet: the package's strong corrections
+    if n >= 30:
+        if p + sd < d["pmin"] + d["smin"]:
+            d["pmin"], d["smin"] = p, sd
+        if p + sd >= d["pmin"] + 3 * d["smin"]:
+            d.update(strong=True, lvl=d["pmin"] + 2 * d["smin"], n=0, e=0)
+    return d["strong"]
+
+
+def learn_one(state, x, y, v):
+    """One labelled instance (x, y in {1, 0, -1}) under variant switches v: the reference's
+    ref_learn with the strong corrections (the miss step RATE and the false-alarm re-seeding)
+    gated, and the re-seeding target chosen, as v says."""
+    maps, L = state["maps"], state["L"]
+    last = state.setdefault("last_positive", {})
+    last_d = state.setdefault("last_distance", {})
+    rec = state.setdefault(
+        "record", {c: np.zeros((len(m["weights"]), 2), np.int64) for c, m in enumerate(maps) if m}
+    )
+    Y_hat, bmu, _ = ref.classify(state, x)
+    if not v.get("moves", True):
+        ref.learn_rule(state, y, state["kinds"])
+        return
+    strong_mode = v.get("strong")
+    errors = {c: int((c in Y_hat) != (y[c] == 1)) for c in range(L) if maps[c] and y[c] >= 0}
+    if strong_mode == "drift":
+        win = state.setdefault("errors", {c: deque(maxlen=50) for c in range(L)})
+        for c, e in errors.items():
+            win[c].append(e)
+    ddm_strong = {}
+    if strong_mode == "ddm":
+        for c, e in errors.items():
+            ddm_strong[c] = _ddm(state, c, e, v.get("start_strong", False))
+
+    def strong(c, r, covered, what):
+        if strong_mode == "never":
+            return False
+        if strong_mode == "record":
+            return r[1] > v["factor"] * r[0]
+        if strong_mode == "coverage":  # a miss's step; a false alarm re-seeds as before
+            return what != "miss" or not covered
+        if strong_mode == "drift":
+            return _drifted(state, c, v["sigmas"])
+        if strong_mode == "ddm":
+            return ddm_strong[c]
+        return not (what == "miss" and v.get("miss") == "eta")
+
+    positives = []
+    for c in range(L):
+        if maps[c] is None or y[c] < 0:
+            continue
+        b = bmu[c]
+        m = maps[c]["weights"][b]
+        d2 = float(((x - m) ** 2).sum())
+        covered = math.exp(-(d2 if state["squared"] else math.sqrt(d2))) >= maps[c]["averout"][b]
+        r = rec[c][b]  # [right, wrong] of this neuron on labelled instances
+        if y[c] == 1:
+            hit = c in Y_hat
+            if strong_mode == "coverage" and covered:
+                pass  # a covered positive is no re-seeding target
+            elif not (v.get("positive") == "missed" and hit):
+                positives.append((c, d2))
+            step = ETA if hit or not strong(c, r, covered, "miss") else RATE
+            m += step * (x - m)
+            _averout(state, c, b, x)
+            if strong_mode == "record":
+                if hit:
+                    r[0] += 1
+                elif v["count_misses"]:
+                    r[1] += 1
+        elif c in Y_hat:  # a false alarm
+            if strong_mode == "record":
+                r[1] += 1
+            if strong(c, r, covered, "false alarm") and c in last:
+                m[:] = last.pop(c)
+                r[:] = 0  # a new neuron, a new record
+    for c, d2 in positives:
+        if v.get("positive") == "worst":
+            if c in last and last_d[c] > d2:
+                continue
+            last_d[c] = d2
+        last[c] = x.copy()
+    ref.learn_rule(state, y, state["kinds"])
+
+
+class Variant:
+    """An online method for mlsom.protocol.evaluate: the package fits, the reference runs."""
+
+    kind = "online"
+
+    def __init__(self, base, switches):
+        self.base, self.v = base, switches
+
+    def get_params(self):
+        return dict(self.v)
+
+    def fit(self, X, Y):
+        from mlsom.experiment import make_method
+
+        self.base.fit(X, Y)
+        self.state = state_of(self.base)
+        if self.v.get("strong") == "drift":
+            X, Y = np.asarray(X, np.float64), np.asarray(Y).astype(bool)
+            if self.v.get("level") == "heldout":
+                n = len(Y) - len(Y) // 5
+                head = make_method(
+                    "mlsom", grid_size=self.base.grid_size, seed=self.base.random_state
+                )
+                head.fit(X[:n], Y[:n].astype(np.uint8))
+                P, Y = np.asarray(head.predict(X[n:])).astype(bool), Y[n:]
+            else:  # frozen predictions of the training set itself
+                P = np.zeros_like(Y)
+                for i, x in enumerate(X):
+                    P[i, ref.classify(self.state, x)[0]] = True
+            self.state["level"] = (P != Y).mean(axis=0)
+        return self
+
+    def predict_stream(self, X):
+        out = np.zeros((len(X), self.state["L"]), dtype=np.uint8)
+        for i, x in enumerate(np.asarray(X, np.float64)):
+            out[i, stream_one(self.state, x)] = 1
+        return out
+
+    def partial_fit(self, X, Y):
+        for x, y in zip(np.asarray(X, np.float64), np.asarray(Y), strict=True):
+            learn_one(self.state, x, y.astype(np.int64), self.v)
+        return self
+
+
+def run(job):
+    from mlsom.experiment import _load_stream, _stream_source, make_method
+    from mlsom.protocol import evaluate
+
+    variant, stream, d, seed, fraction, delay, data_home = job
+    source = _stream_source(stream, "generator-v1" if stream.startswith("MOA-Spher") else None)
+    ds = _load_stream(stream, 20000, data_home, source)
+    method = Variant(make_method("mlsom", grid_size=d, seed=seed), VARIANTS[variant][1])
+    res = evaluate(method, ds, label_fraction=fraction, label_delay=delay, label_seed=0, seed=seed)
+    return dict(variant=variant, stream=stream, d=d, seed=seed, fraction=fraction, delay=delay,
+                macro_f1=res.mean("macro_f1"))  # fmt: skip
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    ap.add_argument("--runs", nargs="+", default=RUNS, help='"STREAM D FRACTION" each')
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
+    ap.add_argument("--delay", type=int, default=1000)
+    ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--data-home", default=str(HERE.parent / "tests" / "data"))
+    ap.add_argument("--json", help="write every run's result here, one JSON object a line")
+    args = ap.parse_args()
+    runs = [(s, int(d), float(f)) for s, d, f in (r.split() for r in args.runs)]
+    jobs = [
+        (v, s, d, seed, f, args.delay, args.data_home)
+        for v in args.variants
+        for s, d, f in runs
+        for seed in args.seeds
+    ]
+    with Pool(args.n_jobs) as pool:
+        results = pool.map(run, jobs)
+    if args.json:
+        Path(args.json).write_text("".join(json.dumps(r) + "\n" for r in results))
+    print("| variant | " + " | ".join(f"{s} d={d} f={f:g}" for s, d, f in runs) + " |")
+    print("|---|" + "---|" * len(runs))
+    for v in args.variants:
+        cells = []
+        for s, d, f in runs:
+            got = [r["macro_f1"] for r in results if r["variant"] == v and r[
+                "stream"] == s and r["d"] == d and r["fraction"] == f]  # fmt: skip
+            cells.append(f"{sum(got) / len(got):.3f}")
+        print(f"| {v} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
