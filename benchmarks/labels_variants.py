@@ -127,23 +127,6 @@ def _averout(state, c, b, x):
     m["counts"][b] += 1
 
 
-def stream_one(state, x):
-    """One unlabelled instance: the reference's online step (ref_stream, without the copy)."""
-    Y_hat, bmu, _ = ref.classify(state, x)
-    learnt = [c for c in Y_hat if c not in state.get("weak", ())]
-    for c in learnt:
-        m = state["maps"][c]["weights"][bmu[c]]
-        m += ETA * (x - m)
-    state["N"] += 1
-    state["S"] += len(Y_hat)
-    for c in learnt:
-        _averout(state, c, bmu[c], x)
-    for j in Y_hat:
-        for k in Y_hat:
-            state["T"][j, k] += 1
-    return Y_hat
-
-
 def _drifted(state, c, sigmas):
     """The windowed drift test: the label's error over its last 50 labelled instances against
     the level set at fit."""
@@ -290,7 +273,7 @@ class Variant:
     def predict_stream(self, X):
         out = np.zeros((len(X), self.state["L"]), dtype=np.uint8)
         for i, x in enumerate(np.asarray(X, np.float64)):
-            out[i, stream_one(self.state, x)] = 1
+            out[i, ref.stream_step(self.state, x, ETA)] = 1
         return out
 
     def partial_fit(self, X, Y):

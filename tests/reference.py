@@ -319,35 +319,40 @@ def ref_stream(state, X, eta=0.05):
     X = np.asarray(X, dtype=np.float64)
     out = np.zeros((len(X), state["L"]), dtype=np.uint8)
     for i, x in enumerate(X):
-        Y_hat, bmu, gap = classify(state, x)
-        state["min_gap"] = min(state["min_gap"], gap)
-        out[i, Y_hat] = 1
-        maps = state["maps"]
-        learnt = [c for c in Y_hat if c not in state.get("weak", ())]
-        state["n_weak"] = state.get("n_weak", 0) + len(Y_hat) - len(learnt)
-        for c in learnt:  # (1) move the BMU of every predicted label (robust: but the weak)
-            m = maps[c]["weights"][bmu[c]]
-            m += eta * (x - m)
-        state["N"] += 1  # (2) counters
-        state["S"] += len(Y_hat)
-        for c in learnt:  # (3) running mean of the output, after the move
-            b = bmu[c]
-            d2 = float(((x - maps[c]["weights"][b]) ** 2).sum())
-            dist = d2 if state["squared"] else math.sqrt(d2)
-            n_b = maps[c]["counts"][b]
-            maps[c]["averout"][b] = (n_b * maps[c]["averout"][b] + math.exp(-dist)) / (n_b + 1)
-            maps[c]["counts"][b] += 1
-        for j in Y_hat:  # (4) co-occurrence counts (P is recomputed from T and N on use)
-            for k in Y_hat:
-                state["T"][j, k] += 1
-        if "theta" in state:  # (5) robust variant: the acceptance offset tracks z0
-            n_y, z0 = len(Y_hat), state["z0"]
-            state["cbar"] = state["cbar"] + state["alpha"] * (float(n_y) - state["cbar"])
-            if abs(state["cbar"] - z0) > state["band"] * z0:  # outside the dead band
-                err = float(n_y) - z0
-                if (err > 0 and n_y > 1) or (err < 0 and state["n_rej"] > 0):
-                    state["theta"] = state["theta"] + state["gain"] * err
+        out[i, stream_step(state, x, eta)] = 1
     return out, state
+
+
+def stream_step(state, x, eta=0.05):
+    """One instance of the online phase, in place: classify x, then adapt state. Returns Ŷ."""
+    Y_hat, bmu, gap = classify(state, x)
+    state["min_gap"] = min(state["min_gap"], gap)
+    maps = state["maps"]
+    learnt = [c for c in Y_hat if c not in state.get("weak", ())]
+    state["n_weak"] = state.get("n_weak", 0) + len(Y_hat) - len(learnt)
+    for c in learnt:  # (1) move the BMU of every predicted label (robust: but the weak)
+        m = maps[c]["weights"][bmu[c]]
+        m += eta * (x - m)
+    state["N"] += 1  # (2) counters
+    state["S"] += len(Y_hat)
+    for c in learnt:  # (3) running mean of the output, after the move
+        b = bmu[c]
+        d2 = float(((x - maps[c]["weights"][b]) ** 2).sum())
+        dist = d2 if state["squared"] else math.sqrt(d2)
+        n_b = maps[c]["counts"][b]
+        maps[c]["averout"][b] = (n_b * maps[c]["averout"][b] + math.exp(-dist)) / (n_b + 1)
+        maps[c]["counts"][b] += 1
+    for j in Y_hat:  # (4) co-occurrence counts (P is recomputed from T and N on use)
+        for k in Y_hat:
+            state["T"][j, k] += 1
+    if "theta" in state:  # (5) robust variant: the acceptance offset tracks z0
+        n_y, z0 = len(Y_hat), state["z0"]
+        state["cbar"] = state["cbar"] + state["alpha"] * (float(n_y) - state["cbar"])
+        if abs(state["cbar"] - z0) > state["band"] * z0:  # outside the dead band
+            err = float(n_y) - z0
+            if (err > 0 and n_y > 1) or (err < 0 and state["n_rej"] > 0):
+                state["theta"] = state["theta"] + state["gain"] * err
+    return Y_hat
 
 
 OFFSET_WINDOW, OFFSET_MIN, OFFSET_EVERY, CARD_RATE = 500, 50, 25, 0.02

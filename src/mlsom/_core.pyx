@@ -41,12 +41,12 @@ cdef extern from "_kernels.h" nogil:
                                        Py_ssize_t M, float base, const float *ww,
                                        float *out) noexcept nogil
     ctypedef void (*mlsom_group_sums_d_fn)(const double *X, Py_ssize_t n, Py_ssize_t A,
-                                           const int64_t *bmu, Py_ssize_t M, double *hi,
-                                           double *lo, Py_ssize_t ld, Py_ssize_t v0,
+                                           const int64_t *bmu, double *hi, double *lo,
+                                           Py_ssize_t ld, Py_ssize_t v0,
                                            Py_ssize_t v1) noexcept nogil
     ctypedef void (*mlsom_group_sums_f_fn)(const float *X, Py_ssize_t n, Py_ssize_t A,
-                                           const int64_t *bmu, Py_ssize_t M, double *hi,
-                                           double *lo, Py_ssize_t ld, Py_ssize_t v0,
+                                           const int64_t *bmu, double *hi, double *lo,
+                                           Py_ssize_t ld, Py_ssize_t v0,
                                            Py_ssize_t v1) noexcept nogil
     ctypedef void (*mlsom_combine_fn)(const double *hi, const double *lo, Py_ssize_t A,
                                       Py_ssize_t ld, const Py_ssize_t *v, const double *h,

@@ -317,9 +317,9 @@ cdef void _bmu_sums(const floating *X, Py_ssize_t n, Py_ssize_t A, const int64_t
         t += 1
     for t in prange(nt, schedule="static", num_threads=nt):
         if floating is double:
-            mlsom_group_sums_d(X, n, A, bmu, M, shi, slo, ld, vb[t], vb[t + 1])
+            mlsom_group_sums_d(X, n, A, bmu, shi, slo, ld, vb[t], vb[t + 1])
         else:
-            mlsom_group_sums_f(X, n, A, bmu, M, shi, slo, ld, vb[t], vb[t + 1])
+            mlsom_group_sums_f(X, n, A, bmu, shi, slo, ld, vb[t], vb[t + 1])
 
 
 cdef void _neighbourhoods(const double[:, ::1] G, Py_ssize_t M, double r, bint winner_only,

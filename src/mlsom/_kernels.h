@@ -60,11 +60,11 @@ typedef struct {
      const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
 #define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
     (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
-     Py_ssize_t M, double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t ld,   \
-     Py_ssize_t v0, Py_ssize_t v1)
+     double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t ld, Py_ssize_t v0,  \
+     Py_ssize_t v1)
 #define MLSOM_COMBINE_ARGS                                                               \
     (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
-     Py_ssize_t ld, const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights,               \
+     Py_ssize_t ld, const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights, \
      double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
 #define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
                               Py_ssize_t *n_cand)

@@ -32,7 +32,6 @@
 #define MLSOM_GROUP_SUMS_BODY(T)                                                         \
     {                                                                                    \
         Py_ssize_t i, v, a;                                                              \
-        (void)M;                                                                         \
         for (v = v0; v < v1; v++)                                                        \
             for (a = 0; a < A; a++) {                                                    \
                 hi[v * ld + a] = 0.0;                                                    \
