@@ -75,6 +75,18 @@ VARIANTS = {
         "the same, strong also before a label's first level (its first 30 labelled instances)",
         {"strong": "ddm", "start_strong": True},
     ),
+    "paired": (
+        "strong corrections while they win a paired test on the stream: each correction's other "
+        "choice (the miss step or eta, re-seeding or not) is tried on the next 5 labelled "
+        "instances its neuron wins in either place; strong while, of the last 200 tests where "
+        "the two differ in the number of known labels right, the strong choice won 2 sqrt(n) "
+        "more than it lost (eta-steps before 10 tests)",
+        {"strong": "paired", "start_strong": False},
+    ),
+    "paired-start": (
+        "the same, strong before the first 10 tests",
+        {"strong": "paired", "start_strong": True},
+    ),
 }
 
 RUNS = [
@@ -162,6 +174,51 @@ def _ddm(state, c, err, start_strong):
     return d["strong"]
 
 
+PAIRED_USES, PAIRED_WINDOW, PAIRED_MIN, PAIRED_Z = 5, 200, 10, 2.0
+
+
+def _paired_tests(state, x, y, Y_hat, bmu):
+    """The paired tests of the "paired" variants. Each correction decision of a neuron (a miss:
+    the miss step or eta; a false alarm: re-seeding or not) keeps where the other choice would
+    have put the neuron (as a difference, carried along as the neuron moves since). A labelled
+    instance that the neuron wins in its map, either where it is or where the other choice would
+    have put it, is classified again with the neuron in the other place; where the two
+    classifications differ in the number of known labels they get right, the test counts
+    whether the strong choice was the better (the discordant pairs of McNemar's test). Each
+    correction is tried on up to PAIRED_USES instances."""
+    alt, tally = state.setdefault("alt", {}), state.setdefault("tally", deque(maxlen=PAIRED_WINDOW))
+    saved = (state["kinds"], state["n_rej"], state["weak"])
+    known = [k for k in range(state["L"]) if y[k] >= 0]
+    right = sum((k in Y_hat) == (y[k] == 1) for k in known)
+    for c in known:
+        if state["maps"][c] is None:
+            continue
+        W = state["maps"][c]["weights"]
+        d_win = float(((x - W[bmu[c]]) ** 2).sum())
+        for (cc, b), (delta, applied_strong, uses) in list(alt.items()):
+            if cc != c or (b != bmu[c] and not float(((x - W[b] - delta) ** 2).sum()) < d_win):
+                continue
+            if uses + 1 >= PAIRED_USES:
+                del alt[(c, b)]
+            else:
+                alt[(c, b)] = (delta, applied_strong, uses + 1)
+            orig = W[b].copy()
+            W[b] += delta
+            y_alt = ref.classify(state, x)[0]
+            W[b] = orig
+            right_alt = sum((k in y_alt) == (y[k] == 1) for k in known)
+            if right != right_alt:
+                tally.append(int((right > right_alt) == applied_strong))
+    state["kinds"], state["n_rej"], state["weak"] = saved
+
+
+def _paired_strong(state, v):
+    t = state.get("tally", ())
+    if len(t) < PAIRED_MIN:
+        return v["start_strong"]
+    return 2 * sum(t) - len(t) >= PAIRED_Z * math.sqrt(len(t))
+
+
 def learn_one(state, x, y, v):
     """One labelled instance (x, y in {1, 0, -1}) under variant switches v: the reference's
     ref_learn with the strong corrections (the miss step RATE and the false-alarm re-seeding)
@@ -182,6 +239,8 @@ def learn_one(state, x, y, v):
         win = state.setdefault("errors", {c: deque(maxlen=50) for c in range(L)})
         for c, e in errors.items():
             win[c].append(e)
+    if strong_mode == "paired":
+        _paired_tests(state, x, y, Y_hat, bmu)
     ddm_strong = {}
     if strong_mode == "ddm":
         for c, e in errors.items():
@@ -198,6 +257,8 @@ def learn_one(state, x, y, v):
             return _drifted(state, c, v["sigmas"])
         if strong_mode == "ddm":
             return ddm_strong[c]
+        if strong_mode == "paired":
+            return _paired_strong(state, v)
         return not (what == "miss" and v.get("miss") == "eta")
 
     positives = []
@@ -216,6 +277,8 @@ def learn_one(state, x, y, v):
             elif not (v.get("positive") == "missed" and hit):
                 positives.append((c, d2))
             step = ETA if hit or not strong(c, r, covered, "miss") else RATE
+            if strong_mode == "paired" and not hit:  # the other choice's place, for the test
+                state["alt"][(c, b)] = ((ETA + RATE - 2 * step) * (x - m), step == RATE, 0)
             m += step * (x - m)
             _averout(state, c, b, x)
             if strong_mode == "record":
@@ -227,8 +290,12 @@ def learn_one(state, x, y, v):
             if strong_mode == "record":
                 r[1] += 1
             if strong(c, r, covered, "false alarm") and c in last:
+                if strong_mode == "paired":
+                    state["alt"][(c, b)] = (m - last[c], True, 0)
                 m[:] = last.pop(c)
                 r[:] = 0  # a new neuron, a new record
+            elif strong_mode == "paired" and c in last:
+                state["alt"][(c, b)] = (last[c] - m, False, 0)
     for c, d2 in positives:
         if v.get("positive") == "worst":
             if c in last and last_d[c] > d2:
