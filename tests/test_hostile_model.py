@@ -316,6 +316,49 @@ def test_the_stream_refuses_a_chunk_that_would_overflow_the_counts(saved, tmp_pa
     assert SOMStreamClassifier.load(tmp_path / "again.npz").n_seen_ == 2**53
 
 
+def _labelled(model, n=400):
+    """The model after n labelled copies of one instance: N stays, that neuron's count grows."""
+    model.partial_fit(np.repeat(X0[:1], n, axis=0), np.ones((n, 2), dtype=np.int8))
+    return model
+
+
+def test_a_model_that_learnt_more_labels_than_instances_saves_and_loads(tmp_path):
+    """partial_fit adds to a neuron's count but not to N: a file saved then must load, and
+    resume exactly."""
+    model = _labelled(fitted())
+    assert max(c.max() for c in model.neuron_counts_) > model.n_seen_
+    model.save(tmp_path / "m.npz")
+    back = SOMStreamClassifier.load(tmp_path / "m.npz")
+    assert_same_model(model, back)
+    np.testing.assert_array_equal(back.predict_stream(X1), model.predict_stream(X1))
+
+
+def test_load_refuses_a_neuron_count_above_what_the_stream_and_labels_allow(tmp_path):
+    _labelled(fitted()).save(tmp_path / "m.npz")
+    meta, arrays = _members(tmp_path / "m.npz")
+    top = arrays["NS"][0] + arrays["margin_counts"][arrays["ncls"]]
+    SOMStreamClassifier.load(_write(tmp_path, meta, arrays))  # as saved: valid
+    arrays["counts"][0] = top[0] + 1
+    with pytest.raises(ValueError, match=r"neuron 0's count \d+ is above N = \d+ plus its label's"):
+        SOMStreamClassifier.load(_write(tmp_path, meta, arrays))
+
+
+def test_the_labels_refuse_a_chunk_that_would_take_a_labelled_count_past_the_limit(tmp_path):
+    """A labelled count near 2**53 (loaded from a file) refuses the labelled rows that would pass
+    the limit, so that everything save writes loads again."""
+    _labelled(fitted()).save(tmp_path / "m.npz")
+    meta, arrays = _members(tmp_path / "m.npz")
+    arrays["margin_counts"][:] = 2**53 - 5
+    model = SOMStreamClassifier.load(_write(tmp_path, meta, arrays))
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match=r"largest neuron or labelled count 9007199254740987"):
+        model.partial_fit(X1[:10], np.ones((10, 2), dtype=np.int8))
+    assert_same_model(model, pickle.loads(before))
+    model.partial_fit(X1[:5], np.ones((5, 2), dtype=np.int8))  # up to the limit
+    model.save(tmp_path / "again.npz")
+    SOMStreamClassifier.load(tmp_path / "again.npz")
+
+
 def test_counts_near_the_limit_still_predict(saved, tmp_path):
     """A large N changes z and P but does not break the decision (no all-zero predictions)."""
     meta, arrays = saved

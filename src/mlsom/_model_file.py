@@ -447,11 +447,25 @@ def check_state(a, meta, grid_size):
         bad("labels with a map and labels with positive counts differ")
     N, S = (int(v) for v in NS)
     # S is the sum of the label-set sizes seen, which is the trace of T; N >= every label's count
-    # and every neuron's (a neuron wins at most once per instance)
     if N < 1 or N > MAX_COUNT or S != int(np.trace(T, dtype=object)) or S > MAX_COUNT:
         bad(f"N, S = {[N, S]} do not agree with the label counts T (or exceed 2**53)")
-    if N < int(np.diag(T).max()) or N < int(counts.max()):
-        bad(f"N = {N} is below a label's or a neuron's count")
+    if N < int(np.diag(T).max()):
+        bad(f"N = {N} is below a label's count")
+    # A neuron wins at most once per instance of the stream (N), and once per labelled
+    # instance whose label it carries is known (margin_counts; partial_fit leaves N as it is).
+    # A file from before margin_counts existed, with labels learnt, has only the outer bound.
+    if "margin_counts" in a:
+        top = N + a["margin_counts"].astype(np.int64)[ncls]
+        if np.any(counts > top):
+            b = int(np.argmax(counts - top))
+            bad(
+                f"neuron {b}'s count {int(counts[b])} is above N = {N} plus its label's labelled "
+                f"instances ({int(top[b]) - N})"
+            )
+    elif "last_positive" not in a and N < int(counts.max()):
+        bad(f"N = {N} is below a neuron's count")
+    if int(counts.max()) > MAX_COUNT:
+        bad("a neuron's count beyond 2**53")
     limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
     if np.abs(Wt).max() > limit:
         bad(f"weights beyond {limit:g}")

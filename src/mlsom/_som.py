@@ -1231,14 +1231,20 @@ def _check_grid_scores(scores, d):
 
 
 def _check_headroom(st, n):
-    """Refuse a chunk of n instances that would take the model's counts past 2**53 (N grows by 1
-    an instance, S by at most L; T and the neuron counts stay below N)."""
+    """Refuse a chunk of n instances (of the stream and labelled) that would take the model's
+    counts past 2**53: N grows by 1 an instance, S by at most L, T's counts stay below N; a
+    neuron's count and a label's count of labelled entries grow by at most 1 an instance (a
+    labelled instance adds to them but not to N)."""
     N, S = (int(v) for v in st["NS"])
+    top = int(st["counts"].max())
+    if "margin_counts" in st:
+        top = max(top, int(st["margin_counts"].max()))
     limit = _model_file.MAX_COUNT
-    if N + n > limit or S + n * st["n_labels"] > limit:
+    if N + n > limit or S + n * st["n_labels"] > limit or top + n > limit:
         raise ValueError(
-            f"X: {n} more instances would take the model's counts (N={N}, S={S}) past 2**53, "
-            f"the most they hold exactly; refit the model or start from a copy saved earlier"
+            f"X: {n} more instances would take the model's counts (N={N}, S={S}, largest "
+            f"neuron or labelled count {top}) past 2**53, the most they hold exactly; refit the "
+            f"model or start from a copy saved earlier"
         )
 
 
