@@ -386,6 +386,63 @@ def test_predict_from_many_python_threads(data, all_parallel):
         np.testing.assert_array_equal(out, expected)
 
 
+def test_pickles_taken_while_another_thread_streams_are_whole_models(data):
+    """A pickle (or deepcopy) is taken as a reader: each one is the model between two chunks,
+    never a mix (S is the trace of T), and readers adding their cached copies meanwhile do not
+    break it."""
+    X, Y = data
+    m = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:200], Y[:200])
+    serial = copy.deepcopy(m)
+    chunks = [X[200 + 20 * i : 220 + 20 * i] for i in range(15)]
+    states = [copy.deepcopy(serial)]
+    for c in chunks:
+        serial.predict_stream(c)
+        states.append(copy.deepcopy(serial))
+    seen = {int(s.n_seen_): s for s in states}
+    snapshots, errors, done = [], [], threading.Event()
+
+    def writer():
+        for c in chunks:
+            m.predict_stream(c)
+        done.set()
+
+    def reader():
+        while not done.is_set():
+            m.predict(X[:5])  # caches copies of the neurons as a reader
+
+    def snapshot():
+        try:
+            while not done.is_set():
+                snapshots.append(pickle.loads(pickle.dumps(m)))
+        except Exception as exc:  # pragma: no cover - reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=f) for f in (writer, reader, snapshot)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and snapshots
+    for snap in snapshots:  # each is the serial model after some whole chunks
+        ref = seen[int(snap.n_seen_)]
+        np.testing.assert_array_equal(snap.T_, ref.T_)
+        for wa, wb in zip(snap.weights_, ref.weights_, strict=True):
+            np.testing.assert_array_equal(wa, wb)
+
+
+def test_a_shallow_copy_does_not_share_the_neurons(data):
+    """copy.copy gives a model of its own: its stream leaves the original as it was."""
+    X, Y = data
+    m = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:200], Y[:200])
+    m.predict(X[:5])  # the original caches copies of its neurons
+    before = pickle.dumps(m)
+    c = copy.copy(m)
+    c.predict_stream(X[200:400])
+    untouched = pickle.loads(before)
+    assert m.n_seen_ == untouched.n_seen_
+    np.testing.assert_array_equal(m.predict(X), untouched.predict(X))
+
+
 def test_predict_stream_and_predict_from_threads_stay_consistent(data, all_parallel):
     """A writer (predict_stream) and readers (predict) on one model: no torn state."""
     X, Y = data

@@ -1,5 +1,6 @@
 """SOM-Stream-ML: the estimator (Python layer over the compiled core)."""
 
+import copy
 import json
 import math
 import numbers
@@ -337,11 +338,27 @@ class SOMStreamClassifier(ParamsMixin):
         return float(np.average(right, weights=w))
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        if state.get("_state") is not None:  # the cached copies are rebuilt when needed
-            state["_state"] = {k: v for k, v in state["_state"].items() if k not in self._COPIES}
-        return state
+        """The model's state for pickle and copy: a copy of it, taken as a reader (as ``save``
+        does), so that a stream adapting the model in another thread cannot change it half way;
+        the copies are also what ``copy.copy`` gets, so a copy never shares the neurons that its
+        original's stream moves. The cached copies of the neurons are left out (rebuilt when
+        needed)."""
+        lock = self.__dict__.get("_lock")
+        if lock is not None:
+            lock.acquire_read()
+        try:
+            state = self.__dict__.copy()
+            state.pop("_lock", None)
+            st = state.get("_state")
+            if st is not None:
+                st = dict(st)  # one step: a reader may add a cached copy meanwhile
+                state["_state"] = copy.deepcopy(
+                    {k: v for k, v in st.items() if k not in self._COPIES}
+                )
+            return state
+        finally:
+            if lock is not None:
+                lock.release_read()
 
     def __setstate__(self, state):
         st = state.get("_state")
