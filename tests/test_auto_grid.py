@@ -40,7 +40,7 @@ def _f(Y, P):
 
 def _reference_scores(X, Y, seed, **params):
     """Each candidate's mean over 5 folds (fifths of the seed's permutation, each in the set's
-    order) of its online phase's macro F."""
+    order) of its online phase's macro F; a fold whose rest has no positive is left out."""
     n = len(X)
     perm = np.random.default_rng(seed).permutation(n)
     edges = [n * i // 5 for i in range(6)]
@@ -50,6 +50,8 @@ def _reference_scores(X, Y, seed, **params):
         for i in range(5):
             held = np.sort(perm[edges[i] : edges[i + 1]])
             rest = np.setdiff1d(np.arange(n), held)
+            if not Y[rest].any():
+                continue  # no positive to fit a map on: the fold is left out for every d
             m = SOMStreamClassifier(grid_size=d, random_state=seed, **params)
             m.fit(X[rest], Y[rest])
             fs.append(_f(Y[held], m.predict_stream(X[held])))
@@ -199,6 +201,18 @@ def test_too_small_a_training_set_is_refused():
 def test_a_tiny_training_set_uses_one_row_per_fold():
     m = SOMStreamClassifier(grid_size="auto", random_state=0, n_epochs=5).fit(X0[:3], Y0[:3])
     assert m.grid_size_ in AUTO_GRID_SIZES
+
+
+def test_a_fold_holding_every_positive_is_left_out():
+    """One label, one positive: the fold that holds it has nothing to fit on (it failed with a
+    bare NumPy error); the others choose, as the plain recomputation does."""
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    Y = (np.arange(50)[:, None] == 7).astype(np.uint8)
+    m = SOMStreamClassifier(grid_size="auto", random_state=0, n_epochs=5).fit(X, Y)
+    assert m.grid_size_ in AUTO_GRID_SIZES
+    expected = _reference_scores(X, Y, 0, n_epochs=5)
+    for d in AUTO_GRID_SIZES:
+        assert m.grid_scores_[d] == pytest.approx(expected[d], rel=1e-12, abs=1e-12)
 
 
 def test_it_works_inside_a_scikit_learn_pipeline():

@@ -454,9 +454,9 @@ class SOMStreamClassifier(ParamsMixin):
         The folds are the consecutive fifths of a seeded permutation of the rows (a labelled set
         need not be in stream order: one sorted by label would leave a fold with one label), each
         given to the online phase in the set's order; a fold is scored by its macro F with 0/0
-        counted as 1. The permutation and every candidate fit use the estimator's seed (a
-        Generator gives one draw for all of them), so the result depends on the seed as a plain
-        fit does."""
+        counted as 1 (a fold whose rest has no positive at all is left out, for every d). The
+        permutation and every candidate fit use the estimator's seed (a Generator gives one draw
+        for all of them), so the result depends on the seed as a plain fit does."""
         n = X.shape[0]
         if n < 2:
             raise ValueError(
@@ -484,6 +484,10 @@ class SOMStreamClassifier(ParamsMixin):
             held = np.zeros(n, dtype=bool)
             held[perm[edges[i] : edges[i + 1]]] = True
             X_fit, Y_fit, X_held, Y_held = X[~held], Y[~held], X[held], Y[held]
+            if not Y_fit.any():
+                # every positive of the set is in this fold: nothing to fit a map on, for any d
+                # (another fold holds them for fitting, as each row is held out once)
+                continue
             for d in AUTO_GRID_SIZES:
                 cand = type(self)(**{**params, "grid_size": d})
                 st = cand._fit_maps(X_fit, Y_fit, d, n_epochs, max_epochs, n_threads)
