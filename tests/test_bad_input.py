@@ -7,6 +7,7 @@ import json
 import math
 import pickle
 import zipfile
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -107,6 +108,9 @@ PARAM_CASES = [
     ("learning_rate", "0.1", TypeError, r"learning_rate must be a real number, got '0.1'"),
     ("learning_rate", None, TypeError, r"learning_rate must be a real number, got None"),
     ("learning_rate", 0.1j, TypeError, r"learning_rate must be a real number, got 0.1j"),
+    ("learning_rate", 10**400, ValueError, r"learning_rate must be finite, got 1000000000"),
+    ("learning_rate", Fraction(10**400), ValueError, r"learning_rate must be finite, got Frac"),
+    ("correction_rate", -(10**400), ValueError, r"correction_rate must be finite, got -1000"),
     # n_epochs, max_epochs
     ("n_epochs", 0, ValueError, r"n_epochs must be >= 1, got 0"),
     ("n_epochs", -1, ValueError, r"n_epochs must be >= 1, got -1"),

@@ -206,6 +206,11 @@ def test_score_is_subset_accuracy_of_frozen_predict():
     assert pickle.dumps(model) == before  # score never adapts the model
     with pytest.raises(ValueError, match="sample_weight must be"):
         model.score(X_te, Y[200:], sample_weight=-w)
+    # finite weights whose sum overflows average like any others (it gave NaN)
+    huge = np.full(len(X_te), 1e308)
+    assert model.score(X_te, Y[200:], sample_weight=huge) == pytest.approx(expected)
+    with pytest.raises(TypeError, match="sample_weight must hold real numbers, got an array of"):
+        model.score(X_te, Y[200:], sample_weight=[10**400] * len(X_te))
     with pytest.raises(ValueError, match="y has 2 labels, but the model has 3"):
         model.score(X_te, Y[200:, :2])
 

@@ -18,6 +18,7 @@ from ._memory import check_allocation
 from ._validation import (
     _describe,
     as_array,
+    as_numeric,
     check_features,
     check_float,
     check_int,
@@ -327,15 +328,16 @@ class SOMStreamClassifier(ParamsMixin):
         right = (Y == Y_hat).all(axis=1)
         if sample_weight is None:
             return float(right.mean()) if right.size else 0.0
-        w = as_array("sample_weight", sample_weight)
-        if w.dtype.kind not in "biuf" or w.shape != right.shape:
+        w = as_numeric("sample_weight", sample_weight)
+        if w.shape != right.shape:
             raise ValueError(
                 f"sample_weight must be {right.shape[0]} real numbers, got shape {w.shape}"
             )
         w = w.astype(np.float64)
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
             raise ValueError("sample_weight must be finite, non-negative and not all zero")
-        return float(np.average(right, weights=w))
+        # scaled by the largest first: finite weights whose sum overflows still average
+        return float(np.average(right, weights=w / w.max()))
 
     def __getstate__(self):
         """The model's state for pickle and copy: a copy of it, taken as a reader (as ``save``

@@ -41,7 +41,10 @@ def check_float(name, value, *, low=None, high=None, low_open=False):
         raise TypeError(
             f"{name} must be a real number, got {_describe(value)} ({type(value).__name__})"
         )
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer or Fraction beyond float's range
+        raise ValueError(f"{name} must be finite, got {_describe(value)}") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if low is not None and (value < low or (low_open and value == low)):
