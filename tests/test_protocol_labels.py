@@ -194,6 +194,11 @@ def test_every_learner_gets_the_same_labels_at_the_same_times():
         ({"label_fraction": 0.1, "label_delay": 2.5}, TypeError, "label_delay"),
         ({"label_fraction": 0.1, "label_seed": -1}, ValueError, "label_seed"),
         ({"label_fraction": 0.1, "label_seed": "x"}, TypeError, "label_seed"),
+        # checked without a fraction too (they were not)
+        ({"label_delay": -5}, ValueError, "label_delay must be >= 0, got -5"),
+        ({"label_delay": 2.5}, TypeError, "label_delay"),
+        ({"label_seed": -1}, ValueError, "label_seed must be non-negative, got -1"),
+        ({"label_seed": "x"}, TypeError, "label_seed must be an integer, got 'x'"),
     ],
 )
 def test_bad_protocol_arguments_are_refused(kw, exc, match):
@@ -202,6 +207,52 @@ def test_bad_protocol_arguments_are_refused(kw, exc, match):
     with pytest.raises(exc, match=match):
         _run(model, X_tr, Y_tr, X_te, Y_te, **kw)
     assert not hasattr(model, "_state")  # refused before anything ran
+
+
+def test_rows_due_after_the_stream_ends_are_not_kept():
+    """Labels that would arrive after the last row never arrive: the run is the one without
+    labels, and the rows are not kept waiting (they were, for any delay)."""
+    from mlsom.protocol import _LabelFeed
+
+    X_tr, Y_tr, X_te, Y_te = _data(7, n_test=120)
+    late = _run(_som(), X_tr, Y_tr, X_te, Y_te, label_fraction=1.0, label_delay=2**62)
+    none = _run(_som(), X_tr, Y_tr, X_te, Y_te)
+    assert late.info["labels"]["labels_given"] == 0
+    np.testing.assert_array_equal(late.predictions, none.predictions)
+    feed = _LabelFeed(1.0, 100, 0)
+    feed.bound(120, X_te.shape[1], 8, Y_te.shape[1])
+    feed.plan(X_te[:50], Y_te[:50])
+    assert [due for due, _, _ in feed.pending] == list(range(100, 120))  # due before the end
+
+
+def test_a_delay_the_memory_cannot_hold_is_refused_before_running():
+    """An iterable stream of unknown length keeps about fraction x (delay + 1) rows waiting."""
+    X_tr, Y_tr, X_te, Y_te = _data(8, n_test=50)
+    model = _som()
+    with pytest.raises(ValueError, match=r"label_delay=1125899906842624 would need about"):
+        evaluate(
+            model,
+            iter([(X_te, Y_te)]),
+            X_train=X_tr,
+            Y_train=Y_tr,
+            window_size=10,
+            label_fraction=1.0,
+            label_delay=2**50,
+        )
+    assert not hasattr(model, "_state")
+
+
+@pytest.mark.parametrize("where", ["X_train", "X_stream", "X of stream chunk 0"])
+def test_complex_features_are_refused_not_cast(where):
+    """A cast to float would drop the imaginary part silently; the estimator refuses them too."""
+    X_tr, Y_tr, X_te, Y_te = _data(9, n_test=50)
+    if where == "X_train":
+        X_tr = X_tr + 1j
+    else:
+        X_te = X_te + 1j
+    stream = iter([(X_te, Y_te)]) if where.startswith("X of") else (X_te, Y_te)
+    with pytest.raises(TypeError, match=rf"{where} must hold real numbers, got .*complex128"):
+        evaluate(_som(), stream, X_train=X_tr, Y_train=Y_tr, window_size=10)
 
 
 def test_an_incremental_method_without_the_calls_is_refused():

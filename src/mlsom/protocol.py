@@ -42,6 +42,7 @@ method's calls on the test stream (evaluation overhead excluded), ``instances_pe
 ratio to the test rows.
 """
 
+import math
 import numbers
 import time
 from collections import deque
@@ -49,6 +50,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from ._memory import check_allocation
 from .evaluation import (
     _MAX_ROWS,
     StreamEvaluation,
@@ -75,6 +77,13 @@ def _as_features(X, what):
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"{what} must be a 2-D array, got shape {X.shape}")
+    if X.dtype.kind == "O":  # e.g. pandas' nullable columns: real numbers, or refused below
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    if X.dtype.kind not in "biuf":  # complex numbers would lose their imaginary part
+        raise TypeError(f"{what} must hold real numbers, got an array of dtype {X.dtype}")
     return X
 
 
@@ -309,7 +318,8 @@ class _LabelFeed:
     generator seeded with ``seed`` that draws one number per row in order (so the choice does
     not depend on the chunks); a chosen row's labels reach the methods right after row
     ``i + delay`` has been predicted (``delay = 0``: right after its own prediction). At most
-    ``delay + 1`` rows wait at any time."""
+    ``delay + 1`` rows wait at any time; where the stream's length is known, a row due after
+    its end is not kept (its labels would never arrive)."""
 
     def __init__(self, fraction, delay, seed):
         self.fraction, self.delay, self.seed = fraction, delay, seed
@@ -317,12 +327,29 @@ class _LabelFeed:
         self.t = 0  # test rows seen
         self.pending = deque()  # (due, x, y), due increasing
         self.given = 0
+        self.n_test = None
+
+    def bound(self, n_test, n_features, itemsize, n_labels):
+        """Check that the rows waiting for their labels fit in memory: about fraction x
+        (delay + 1) of them, fewer where the stream (n_test rows) ends before they are due."""
+        self.n_test = n_test
+        waiting = self.delay + 1 if n_test is None else min(self.delay + 1, n_test)
+        rows = math.ceil(self.fraction * waiting * 1.1) + 64  # (with room for the draw's spread)
+        check_allocation(
+            "label_delay",
+            self.delay,
+            rows * (n_features * itemsize + n_labels + 64),
+            f"the labelled rows waiting for their labels (label_fraction={self.fraction} of "
+            f"{waiting} rows of {n_features} features)",
+        )
 
     def plan(self, X, Y):
         """The segments of the next chunk: (lo, hi, x, y) as _Runner.step_with_labels takes."""
         n, t0 = len(X), self.t
+        end = math.inf if self.n_test is None else self.n_test
         for i in np.flatnonzero(self.rng.random(n) < self.fraction):
-            self.pending.append((t0 + int(i) + self.delay, X[i].copy(), Y[i].copy()))
+            if t0 + int(i) + self.delay < end:
+                self.pending.append((t0 + int(i) + self.delay, X[i].copy(), Y[i].copy()))
         plan, lo = [], 0
         while self.pending and self.pending[0][0] < t0 + n:
             due, x, y = self.pending.popleft()
@@ -528,6 +555,8 @@ def evaluate_many(
 
     source = _Source(stream, X_train, Y_train, n_test, chunk_size)
     n_test = source.n_test
+    if feed is not None:
+        feed.bound(n_test, source.X_train.shape[1], source.X_train.dtype.itemsize, source.n_labels)
     if window_size is not None:
         window_size = _check_count("window_size", window_size, low=1)
         edges = None
@@ -613,8 +642,10 @@ def evaluate_many(
 
 
 def _label_feed(fraction, delay, seed):
-    """The _LabelFeed of the delayed-label protocol, its arguments checked; None without it."""
+    """The _LabelFeed of the delayed-label protocol, its arguments checked; None without it
+    (the delay and the seed are checked then too: a loop over fractions may keep them)."""
     if fraction is None:
+        _check_label_protocol(0.0, delay, seed)
         return None
     return _LabelFeed(*_check_label_protocol(fraction, delay, seed))
 
