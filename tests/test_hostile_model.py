@@ -748,6 +748,16 @@ def test_predict_one_names_x_for_a_value_that_is_not_a_number():
     assert pickle.dumps(model) == before
 
 
+def test_predict_one_names_x_for_a_value_beyond_floating_point():
+    model = fitted()
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match=r"x holds a value beyond the range of floating point"):
+        model.predict_one({0: 10**400, 1: 0, 2: 0})
+    with pytest.raises(ValueError, match=r"x holds a value beyond the range of floating point"):
+        model.predict_one([10**400, 0, 0])
+    assert pickle.dumps(model) == before
+
+
 def test_predict_one_accepts_numpy_scalars_and_bools():
     a, b = fitted(), fitted()
     got = a.predict_one({0: np.float32(0.5), 1: True, 2: np.array(2.0)})

@@ -448,13 +448,18 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
     "arrivals, exc, match",
     [
         ("x", TypeError, "tuple"),
-        ((np.zeros((2, 5)), np.zeros((2, 3)), [0, 0]), ValueError, "5 features"),
+        ((np.zeros((2, 5)), np.zeros((2, 3)), [0, 0]), ValueError, "X_labelled has 5 features"),
         ((np.zeros((2, 4)), np.zeros((2, 2)), [0, 0]), ValueError, "2 label columns"),
         ((np.zeros((2, 4)), np.zeros((2, 3)), [0]), ValueError, "after must be 2 integers"),
         ((np.zeros((2, 4)), np.zeros((2, 3)), [0.5, 1]), ValueError, "after must be 2 integers"),
         ((np.zeros((2, 4)), np.zeros((2, 3)), [3, 1]), ValueError, "non-decreasing"),
         ((np.zeros((2, 4)), np.zeros((2, 3)), [0, 11]), ValueError, r"within 0\.\.10"),
         ((np.zeros((2, 4)), np.zeros((2, 3)), [-1, 0]), ValueError, "within"),
+        (
+            (np.zeros((2, 4)), np.zeros((2, 3)), np.array([2**64 - 1, 3], np.uint64)),
+            ValueError,
+            r"got \[18446744073709551615, 3\]",
+        ),
         ((np.zeros((2, 4)), np.full((2, 3), 3), [0, 0]), ValueError, "only 1, 0 or -1"),
     ],
 )

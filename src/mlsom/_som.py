@@ -729,7 +729,7 @@ class SOMStreamClassifier(ParamsMixin):
                 "arrivals must be a tuple (X_labelled, Y_labelled, after), got "
                 f"{type(arrivals).__name__}"
             ) from None
-        X_l = _check_stream_X(st, X_l)
+        X_l = _check_stream_X(st, X_l, name="X_labelled")
         Y_l = check_partial_labels("Y_labelled", Y_l, X_l.shape[0], st["n_labels"])
         after_arr = np.asarray(after)
         if after_arr.shape != (X_l.shape[0],) or (
@@ -739,13 +739,16 @@ class SOMStreamClassifier(ParamsMixin):
                 f"after must be {X_l.shape[0]} integers (one per labelled row), got "
                 f"{after_arr.dtype} of shape {after_arr.shape}"
             )
+        given = after_arr
+        if after_arr.size and after_arr.dtype.kind == "u" and after_arr.max() > n:
+            after_arr = np.full(after_arr.shape, -1)  # (beyond int64 perhaps: refused below)
         after_arr = after_arr.astype(np.int64)
         if after_arr.size and (
             after_arr.min() < 0 or after_arr.max() > n or np.any(np.diff(after_arr) < 0)
         ):
             raise ValueError(
                 f"after must be non-decreasing and within 0..{n} (the rows of X), got "
-                f"{after_arr[:10].tolist()}"
+                f"{given[:10].tolist()}"
             )
         rate = self._correction_rate()
         if X_l.shape[0] == 0:
@@ -837,7 +840,17 @@ class SOMStreamClassifier(ParamsMixin):
             row = as_array("x", x)
             if row.ndim != 1:
                 raise ValueError(f"x must be 1-D (one instance), got shape {row.shape}")
-        return as_array("x", row)[None, :]
+        row = as_array("x", row)
+        if row.dtype.kind == "O":  # Python numbers of mixed kinds, or integers beyond int64
+            try:
+                row = row.astype(np.float64)
+            except OverflowError:
+                raise ValueError(
+                    f"x holds a value beyond the range of floating point: {_describe(x)}"
+                ) from None
+            except (TypeError, ValueError):
+                pass  # refused as not real numbers, naming the dtype
+        return row[None, :]
 
     def partial_fit(self, X: ArrayLike, Y: ArrayLike) -> "SOMStreamClassifier":
         """Learn from labels that arrive: update the model with labelled instances, in order.
@@ -1271,18 +1284,18 @@ def _check_headroom(st, n):
         )
 
 
-def _check_stream_X(st, X, n_threads=1):
-    """Validate X against the fitted model, feature names included when both have them (the
-    values checked over n_threads threads)."""
+def _check_stream_X(st, X, n_threads=1, name="X"):
+    """Validate X (called ``name`` in errors) against the fitted model, feature names included
+    when both have them (the values checked over n_threads threads)."""
     names = _feature_names(X)
     fitted = st.get("feature_names")
     if names is not None and fitted is not None and names != fitted:
         raise ValueError(
-            f"X has feature names {names[:5]}... in another order or set than the model's "
+            f"{name} has feature names {names[:5]}... in another order or set than the model's "
             f"{fitted[:5]}...; pass the columns in the order of feature_names_in_"
         )
     return check_features(
-        "X",
+        name,
         X,
         n_features=st["n_features"],
         allow_empty=True,
