@@ -216,7 +216,8 @@ def test_nemenyi_pvalues_equal_scikit_posthocs(shape, integers):
 def test_pvalue_at_the_critical_difference_is_alpha():
     for k, n, alpha in [(4, 14, 0.05), (10, 30, 0.10), (43, 12, 0.05)]:
         cd = critical_difference(k, n, alpha)
-        ranks = np.linspace(1.0, 1.0 + cd, k)  # first and last exactly CD apart
+        # first and last CD apart, about the middle rank so that they sum as ranks do
+        ranks = (k + 1) / 2 + np.linspace(-cd / 2, cd / 2, k)
         p = nemenyi_pvalues(ranks, n)
         assert p[0, -1] == pytest.approx(alpha, rel=1e-6)
         assert np.all(p[0, 1:-1] > alpha)
@@ -377,6 +378,24 @@ def test_default_names_and_lower_is_better():
         ),
         (np.ones((3, 2)), {"methods": ["a", "a"]}, ValueError, r"unique, got duplicates \['a'\]"),
         (
+            np.ones((2, 2)),
+            {"datasets": ["x", "x"]},
+            ValueError,
+            r"data set names must be unique, got duplicates \['x'\]",
+        ),
+        (
+            {"a": {1: 0.5, "1": 0.7}, "b": {1: 0.6, "1": 0.4}},
+            {},
+            ValueError,
+            r"data set names must be unique, got duplicates \['1'\]",
+        ),
+        (
+            [[10**400, 1], [1, 2]],
+            {},
+            ValueError,
+            r"scores holds a number beyond the range of float64: 1000",
+        ),
+        (
             np.ones((3, 2)),
             {"alpha": 0.0},
             ValueError,
@@ -410,6 +429,82 @@ def test_bad_input_is_named(scores, kwargs, exc, match):
 def test_bad_formula_arguments_are_named(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+@pytest.mark.parametrize("func", [friedman_chi2, nemenyi_pvalues])
+@pytest.mark.parametrize(
+    "ranks, match",
+    [
+        (
+            [3, 3, 3],
+            r"mean_ranks must sum to n_methods \* \(n_methods \+ 1\) / 2 = 6, .*"
+            r"got \[3\.0, 3\.0, 3\.0\] \(sum 9\.0\)",
+        ),
+        ([1, 1, 3], r"mean_ranks must sum to .* = 6, .*got \[1\.0, 1\.0, 3\.0\] \(sum 5\.0\)"),
+        ([2.5, 2.5, 2.5, 2.5 + 1e-6], r"mean_ranks must sum to .* = 10, .*\(sum 10\.000001"),
+        (
+            [1, 1.5, 3.75, 3.75],  # in [1, 4] and summing to 10, but 1 and 1.5 cannot both be
+            r"mean_ranks cannot be average ranks of 4 methods: its 2 smallest sum to 2\.5, "
+            r"below 1 \+ \.\.\. \+ 2 = 3; got \[1\.0, 1\.5, 3\.75, 3\.75\]",
+        ),
+    ],
+)
+def test_mean_ranks_that_no_ranking_gives_are_refused(func, ranks, match):
+    with pytest.raises(ValueError, match=match):
+        func(ranks, 10)
+
+
+def test_mean_ranks_at_the_edges_and_rounded_by_averaging_are_accepted():
+    # every data set ranking the methods alike, and every data set tying them all
+    assert friedman_chi2([1, 2, 3, 4], 6)[0] == pytest.approx(6 * 3)
+    assert friedman_chi2([2.5, 2.5, 2.5, 2.5], 6) == (0.0, 1.0)
+    np.testing.assert_array_equal(nemenyi_pvalues([2.5, 2.5, 2.5, 2.5], 6), np.ones((4, 4)))
+    # averages over many data sets, which do not sum exactly in float64
+    scores = np.random.default_rng(1).random((7, 43))
+    r = average_ranks(scores)
+    assert r.sum() != 43 * 44 / 2
+    result = friedman_nemenyi(scores)
+    assert friedman_chi2(r, 7) == (result.chi2, result.chi2_pvalue)
+    np.testing.assert_array_equal(nemenyi_pvalues(r, 7), result.pvalues)
+
+
+BIG = 2**64 - 1  # 2**64 - 1 and 2**64 - 2 are the same float64
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        np.array([[BIG, BIG - 1], [1, 2]], dtype=np.uint64),
+        [[BIG, BIG - 1], [1, 2]],  # NumPy reads this list as float64
+        {"A": np.array([BIG, 1], dtype=np.uint64), "B": np.array([BIG - 1, 2], dtype=np.uint64)},
+        {"A": {"x": BIG, "y": 1}, "B": {"x": BIG - 1, "y": 2}},
+    ],
+)
+def test_integers_beyond_float64_precision_are_ranked_exactly(scores):
+    np.testing.assert_array_equal(rank_data(scores), [[1.0, 2.0], [2.0, 1.0]])
+    np.testing.assert_array_equal(
+        rank_data(scores, higher_is_better=False), [[2.0, 1.0], [1.0, 2.0]]
+    )
+    result = friedman_nemenyi(scores)
+    np.testing.assert_array_equal(result.mean_ranks, [1.5, 1.5])
+    assert result.chi2 == 0.0
+
+
+def test_large_integers_beside_floats_and_negative_integers_are_ranked_exactly():
+    # 2**60 + 1 > 2.0**60 although float64 rounds both to 2**60
+    big = 2**60
+    mixed = [[big + 1, float(big), big - 1], [3, 2.5, 2]]
+    np.testing.assert_array_equal(rank_data(mixed), [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    by_method = {"A": [big + 1, 3], "B": [float(big), 2.5], "C": np.array([big - 1, 2])}
+    np.testing.assert_array_equal(average_ranks(by_method), [1.0, 2.0, 3.0])
+    negative = np.array([[-(2**62) - 1, -(2**62), 5], [-(2**62), -(2**62), 0]], dtype=np.int64)
+    np.testing.assert_array_equal(rank_data(negative), [[3.0, 2.0, 1.0], [2.5, 2.5, 1.0]])
+    np.testing.assert_array_equal(
+        rank_data(negative, higher_is_better=False), [[1.0, 2.0, 3.0], [1.5, 1.5, 3.0]]
+    )
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"A": np.array([big + 1, 3]), "B": [float(big), 2.5]})
+    np.testing.assert_array_equal(friedman_nemenyi(frame).mean_ranks, [1.0, 2.0])
 
 
 def test_import_needs_neither_scipy_nor_matplotlib():

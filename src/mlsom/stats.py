@@ -26,6 +26,7 @@ J. Demšar, "Statistical comparisons of classifiers over multiple data sets", Jo
 Learning Research 7 (2006) 1--30.
 """
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -54,6 +55,8 @@ MAX_DATASETS = 2**31 - 1
 #: Smallest significance level: below it SciPy's studentized range quantile is not accurate
 #: (at 1e-17, 1 - alpha rounds to 1 and the quantile comes out infinite).
 MIN_ALPHA = 1e-10
+#: Relative tolerance of the checks that mean ranks sum as ranks do (rounding of the averages).
+_RANK_SUM_RTOL = 1e-9
 
 
 # ------------------------------------------------------------------------------ input checks
@@ -116,23 +119,84 @@ def _check_names(name, names, expected):
     return names
 
 
+#: Integers above this magnitude may round to the same float64: they are ranked as integers.
+_EXACT_INT = 2**53
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _read_array(values):
+    """``np.asarray(values)``, or an object array where NumPy would round integers to float.
+
+    NumPy reads a list that mixes large integers with floats, or integers beyond the range of one
+    integer dtype, as float64: distinct integers above 2**53 could then tie.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f" and not isinstance(values, np.ndarray):
+        try:
+            obj = np.array(values, dtype=object)
+        except Exception:  # NumPy read it as floats, so this is not expected to fail
+            return arr
+        if obj.shape == arr.shape and any(
+            _is_int(v) and abs(int(v)) > _EXACT_INT for v in obj.flat
+        ):
+            return obj
+    return arr
+
+
 def _numeric_2d(name, values):
+    """Return ``(scores as float64, exact)``: ``exact`` holds the scores to rank when float64
+    would round some of them (integers beyond 2**53), None when the float64 table ranks right."""
     try:
-        arr = np.asarray(values)
+        arr = _read_array(values)
     except Exception as exc:  # ragged lists and objects NumPy cannot read
         raise TypeError(f"{name} cannot be read as an array: {exc}") from None
+    exact = None
     if arr.dtype == object:
         try:
-            arr = arr.astype(float)
+            table = arr.astype(float)
         except (TypeError, ValueError):
             raise TypeError(
                 f"{name} must hold real numbers in a rectangular table, got {_describe(values)}"
             ) from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (data sets x methods), got shape {arr.shape}")
-    return arr.astype(float)
+        except OverflowError:
+            for v in arr.flat:
+                try:
+                    float(v)
+                except OverflowError:
+                    raise ValueError(
+                        f"{name} holds a number beyond the range of float64: {_describe(v)}"
+                    ) from None
+            raise
+        if any(_is_int(v) and abs(int(v)) > _EXACT_INT for v in arr.flat):
+            # Python ints and floats compare exactly; NumPy scalars would round ints to float
+            exact = np.empty(arr.shape, dtype=object)
+            exact.flat = [int(v) if _is_int(v) else float(v) for v in arr.flat]
+    else:
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        table = arr.astype(float)
+        if (
+            arr.dtype.kind in "iu"
+            and arr.size
+            and (arr.max() > _EXACT_INT or (arr.dtype.kind == "i" and arr.min() < -_EXACT_INT))
+        ):
+            exact = arr
+    if table.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (data sets x methods), got shape {table.shape}")
+    return table, exact
+
+
+def _stack_columns(columns):
+    """The columns side by side; as objects when a common dtype would round integers."""
+    stacked = np.column_stack(columns)
+    if stacked.dtype.kind == "f" and any(c.dtype.kind in "iu" for c in columns):
+        stacked = np.empty(stacked.shape, dtype=object)
+        for j, c in enumerate(columns):
+            stacked[:, j] = c.astype(object)
+    return stacked
 
 
 def _from_mapping(scores):
@@ -151,8 +215,8 @@ def _from_mapping(scores):
                     f"scores[{method!r}] must score the same data sets as scores[{methods[0]!r}]; "
                     f"missing {missing}, extra {extra}"
                 )
-        table = [[column[d] for column in values] for d in datasets]
-        return _numeric_2d("scores", table), methods, tuple(str(d) for d in datasets)
+        table, exact = _numeric_2d("scores", [[column[d] for column in values] for d in datasets])
+        return table, exact, methods, tuple(str(d) for d in datasets)
     columns = []
     for method, column in zip(methods, values, strict=True):
         if isinstance(column, Mapping):
@@ -160,7 +224,10 @@ def _from_mapping(scores):
                 "scores must map every method to a sequence, or every method to a mapping "
                 f"data set -> score; scores[{method!r}] is a mapping and others are not"
             )
-        col = np.asarray(column)
+        try:
+            col = _read_array(column)
+        except Exception as exc:  # ragged lists and objects NumPy cannot read
+            raise TypeError(f"scores[{method!r}] cannot be read as an array: {exc}") from None
         if col.ndim != 1:
             raise ValueError(
                 f"scores[{method!r}] must be a 1-D sequence of scores, one per data set, "
@@ -172,23 +239,31 @@ def _from_mapping(scores):
                 f"{len(columns[0])}; every method needs one score per data set"
             )
         columns.append(col)
-    table = _numeric_2d("scores", np.column_stack(columns))
-    return table, methods, None
+    table, exact = _numeric_2d("scores", _stack_columns(columns))
+    return table, exact, methods, None
 
 
 def _score_table(scores, methods=None, datasets=None):
-    """Return (scores as float (N, k), method names, data set names), all checked."""
+    """Return (scores as float (N, k), exact scores or None, method names, data set names).
+
+    ``exact`` holds the scores to rank where float64 would round some of them (integers beyond
+    2**53); see :func:`_numeric_2d`.
+    """
     names_m = names_d = None
     if hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # a DataFrame
         names_m = tuple(str(c) for c in scores.columns)
         index = getattr(scores, "index", None)
         if index is not None:
             names_d = tuple(str(i) for i in index)
-        table = _numeric_2d("scores", scores.to_numpy())
+        values = scores.to_numpy()
+        dtypes = list(getattr(scores, "dtypes", ()))
+        if len(set(map(str, dtypes))) > 1 and any(getattr(t, "kind", "") in "iu" for t in dtypes):
+            values = scores.to_numpy(dtype=object)  # integer columns beside others: no rounding
+        table, exact = _numeric_2d("scores", values)
     elif isinstance(scores, Mapping):
-        table, names_m, names_d = _from_mapping(scores)
+        table, exact, names_m, names_d = _from_mapping(scores)
     else:
-        table = _numeric_2d("scores", scores)
+        table, exact = _numeric_2d("scores", scores)
     n, k = table.shape
     if k < 2:
         raise ValueError(f"scores must hold at least 2 methods (columns), got shape {table.shape}")
@@ -203,8 +278,11 @@ def _score_table(scores, methods=None, datasets=None):
     elif names_d is None:
         names_d = tuple(str(i) for i in range(n))
     if len(set(names_m)) != k:
-        dup = sorted({m for m in names_m if names_m.count(m) > 1})
+        dup = sorted(m for m, count in Counter(names_m).items() if count > 1)
         raise ValueError(f"method names must be unique, got duplicates {dup}")
+    if len(set(names_d)) != n:
+        dup = sorted(d for d, count in Counter(names_d).items() if count > 1)
+        raise ValueError(f"data set names must be unique, got duplicates {dup}")
     bad = ~np.isfinite(table)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
@@ -213,16 +291,44 @@ def _score_table(scores, methods=None, datasets=None):
             f"method {names_m[j]!r} (column {j}): {table[i, j]}); "
             f"{int(bad.sum())} value(s) in all"
         )
-    return table, names_m, names_d
+    return table, exact, names_m, names_d
 
 
 # ------------------------------------------------------------------------------ formulas
 
 
-def _rank_rows(table, higher_is_better):
+def _rank_rows(table, higher_is_better, exact=None):
+    """Ranks of every row (1 = best, ties averaged); ``exact`` (if given) is ranked instead of
+    the float64 ``table``."""
     from scipy.stats import rankdata
 
-    return rankdata(-table if higher_is_better else table, method="average", axis=1)
+    if exact is None:
+        return rankdata(-table if higher_is_better else table, method="average", axis=1)
+    if exact.dtype == object:
+        ranks = _rank_rows_objects(exact)
+    else:  # integers: ranked in their own dtype (negating a uint64 would wrap around)
+        ranks = rankdata(exact, method="average", axis=1)
+    k = table.shape[1]
+    # reversing the order maps the average rank r of a tie group to k + 1 - r
+    return (k + 1.0) - ranks if higher_is_better else ranks
+
+
+def _rank_rows_objects(values):
+    """Ascending average ranks of every row of an object array of Python ints and floats
+    (Python compares them exactly)."""
+    n, k = values.shape
+    ranks = np.empty((n, k))
+    for i in range(n):
+        row = values[i].tolist()
+        order = sorted(range(k), key=row.__getitem__)
+        start = 0
+        while start < k:
+            stop = start + 1
+            while stop < k and row[order[stop]] == row[order[start]]:
+                stop += 1
+            ranks[i, order[start:stop]] = (start + 1 + stop) / 2.0  # positions start+1 .. stop
+            start = stop
+    return ranks
 
 
 def rank_data(scores, *, higher_is_better=True):
@@ -233,7 +339,8 @@ def rank_data(scores, *, higher_is_better=True):
     scores : array-like of shape (n_datasets, n_methods), mapping or DataFrame
         One score per data set and method. A mapping goes from method name to the sequence of its
         scores (one per data set) or to a mapping data set -> score; a DataFrame has one row per
-        data set and one column per method.
+        data set and one column per method. Integers are ranked exactly, also beyond 2**53 where
+        float64 would round distinct integers to one value.
     higher_is_better : bool, default=True
         Whether a higher score is better (macro F, accuracy, AUC). Set to False for errors and
         losses.
@@ -250,8 +357,8 @@ def rank_data(scores, *, higher_is_better=True):
            [3. , 1. , 2. ]])
     """
     higher_is_better = _check_bool("higher_is_better", higher_is_better)
-    table, _, _ = _score_table(scores)
-    return _rank_rows(table, higher_is_better)
+    table, exact, _, _ = _score_table(scores)
+    return _rank_rows(table, higher_is_better, exact)
 
 
 def average_ranks(scores, *, higher_is_better=True):
@@ -281,7 +388,9 @@ def friedman_chi2(mean_ranks, n_datasets):
     Parameters
     ----------
     mean_ranks : array-like of shape (n_methods,)
-        Average ranks ``R_j``.
+        Average ranks ``R_j``: each in ``[1, k]``, summing to ``k (k + 1) / 2``, and any ``m``
+        of them summing to at least ``m (m + 1) / 2``, as average ranks do (up to a relative
+        1e-9); others raise a ``ValueError``.
     n_datasets : int
         Number of data sets ``N`` the ranks were averaged over.
 
@@ -404,7 +513,7 @@ def nemenyi_pvalues(mean_ranks, n_datasets):
     Parameters
     ----------
     mean_ranks : array-like of shape (n_methods,)
-        Average ranks.
+        Average ranks, checked as in :func:`friedman_chi2`.
     n_datasets : int
         Number of data sets the ranks were averaged over.
 
@@ -445,6 +554,26 @@ def _check_mean_ranks(mean_ranks):
             f"mean_ranks must lie between 1 and the number of methods ({k}), got "
             f"{_describe(r.tolist())}"
         )
+    # The ranks of every data set are 1 .. k (ties share their average): any m methods take at
+    # least 1 + ... + m on each data set, all k exactly k (k + 1) / 2, and so do the averages.
+    total = k * (k + 1) / 2.0
+    tol = _RANK_SUM_RTOL * total
+    got = float(np.sum(r))
+    if abs(got - total) > tol:
+        raise ValueError(
+            f"mean_ranks must sum to n_methods * (n_methods + 1) / 2 = {total:g}, as the ranks "
+            f"1 .. {k} of every data set do; got {_describe(r.tolist())} (sum {got!r})"
+        )
+    prefix = np.cumsum(np.sort(r))
+    m = np.arange(1, k + 1, dtype=float)
+    short = np.flatnonzero(prefix < m * (m + 1) / 2.0 - tol)
+    if short.size:
+        j = int(short[0]) + 1
+        raise ValueError(
+            f"mean_ranks cannot be average ranks of {k} methods: its {j} smallest sum to "
+            f"{float(prefix[j - 1])!r}, below 1 + ... + {j} = {j * (j + 1) // 2}; got "
+            f"{_describe(r.tolist())}"
+        )
     return r
 
 
@@ -483,7 +612,8 @@ class FriedmanNemenyiResult:
     datasets : tuple of str
         Data set names (``"0"``, ``"1"``, ... when none were given).
     scores : ndarray of shape (n_datasets, n_methods)
-        The scores that were ranked.
+        The scores that were ranked, as float64 (integers beyond 2**53 were ranked exactly
+        before this rounding).
     ranks : ndarray of shape (n_datasets, n_methods)
         Rank of every method on every data set (1 = best).
     mean_ranks : ndarray of shape (n_methods,)
@@ -679,7 +809,8 @@ def friedman_nemenyi(
         If ``scores`` does not hold real numbers.
     ValueError
         If ``scores`` is not a table of at least 2 data sets and 2 methods, holds NaN or infinity,
-        if the names do not match its shape or repeat a method, or if ``alpha`` is not in (0, 1).
+        if the names do not match its shape or repeat a method or a data set (also once turned
+        into strings: ``1`` and ``"1"``), or if ``alpha`` is not in (0, 1).
 
     Examples
     --------
@@ -690,14 +821,14 @@ def friedman_nemenyi(
     >>> result.groups()  # three data sets are too few to tell A from C
     [('A', 'B', 'C')]
     """
-    table, names_m, names_d = _score_table(scores, methods, datasets)
+    table, exact, names_m, names_d = _score_table(scores, methods, datasets)
     alpha = _check_alpha(alpha)
     higher_is_better = _check_bool("higher_is_better", higher_is_better)
     tie_correction = _check_bool("tie_correction", tie_correction)
     n, k = table.shape
     _check_n_compared("scores", k)
     _check_datasets(n)
-    ranks = _rank_rows(table, higher_is_better)
+    ranks = _rank_rows(table, higher_is_better, exact)
     mean_ranks = ranks.mean(axis=0)
     chi2, chi2_p = friedman_chi2(mean_ranks, n)
     if tie_correction:
