@@ -402,6 +402,48 @@ def test_quoted_nominal_values_are_matched_exactly(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "attributes, row, match",
+    [
+        (
+            "@attribute 'c=x' numeric\n@attribute c {x,z}\n",
+            "1,x,0",
+            r"the feature name 'c=x' is given twice: to numeric attribute 'c=x' \(line 2\) and to "
+            r"the one-hot column of value 'x' of nominal attribute 'c'; rename one",
+        ),
+        (
+            "@attribute c {x,z}\n@attribute 'c=z' numeric\n",
+            "x,1,0",
+            r"the feature name 'c=z' is given twice: to the one-hot column of value 'z' of nominal "
+            r"attribute 'c' \(line 2\) and to numeric attribute 'c=z'; rename one",
+        ),
+        (
+            "@attribute a {'b=c'}\n@attribute 'a=b' {c}\n",
+            "'b=c',c,0",
+            r"the feature name 'a=b=c' is given twice: to the one-hot column of value 'b=c' of "
+            r"nominal attribute 'a' \(line 2\) and to the one-hot column of value 'c' of nominal "
+            r"attribute 'a=b'; rename one",
+        ),
+    ],
+)
+def test_one_hot_names_that_collide_are_an_error_naming_both_attributes(
+    tmp_path, attributes, row, match
+):
+    path = write(
+        tmp_path, f"@relation 'r: -C -1'\n{attributes}@attribute y {{0,1}}\n@data\n{row}\n"
+    )
+    message = same_error_from_both(path, nominal="onehot")
+    assert re.fullmatch(rf".*t\.arff, line 3: {match}.*", message)
+
+
+def test_one_hot_names_beside_other_names_with_an_equals_sign_load(tmp_path):
+    header = "@relation 'r: -C -1'\n@attribute 'c=y' numeric\n@attribute c {x,z}\n"
+    path = write(tmp_path, header + "@attribute y {0,1}\n@data\n1,x,0\n2,z,1\n")
+    d = load_arff(path, nominal="onehot")
+    assert d.feature_names == ("c=y", "c=x", "c=z")
+    np.testing.assert_array_equal(d.X, [[1, 1, 0], [2, 0, 1]])
+
+
+@pytest.mark.parametrize(
     "entry, match",
     [
         ("+1 5", r"sparse index '\+1' is not an integer"),

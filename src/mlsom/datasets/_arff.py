@@ -197,8 +197,8 @@ class MultilabelDataset:
     Y : ndarray of shape (n_instances, n_labels), uint8
         0/1 label matrix; column order = order of the label attributes in the ARFF header.
     feature_names : tuple of str
-        One name per column of ``X``; a one-hot column of nominal attribute ``a`` with value ``v``
-        is named ``"a=v"``.
+        One name per column of ``X``, all distinct; a one-hot column of nominal attribute ``a``
+        with value ``v`` is named ``"a=v"``.
     label_names : tuple of str
         One name per column of ``Y``.
     relation : str
@@ -985,6 +985,13 @@ def _label_indices(h: _Header, labels, label_location, xml) -> list[int]:
 # schema: what each attribute becomes
 
 
+def _column_of(a: _Attr, value: str | None) -> str:
+    """How an error names the feature column of attribute ``a`` (``value``: its one-hot value)."""
+    if value is None:
+        return f"numeric attribute {_show(a.name)}"
+    return f"the one-hot column of value {_show(value)} of nominal attribute {_show(a.name)}"
+
+
 class _Schema:
     """Parsing plan derived from the header and the options."""
 
@@ -1025,6 +1032,22 @@ class _Schema:
         self.onehot: list[tuple[int, int, int]] = []  # (attribute, first out column, n values)
         self.col_attr: list[int] = []  # output column -> attribute index
         onehot_chars = 0
+        # feature name -> the attribute that gave it and its one-hot value (None: numeric)
+        named: dict[str, tuple[_Attr, str | None]] = {}
+
+        def add_name(name: str, a: _Attr, value: str | None) -> None:
+            if name in named:
+                first, first_value = named[name]
+                raise ArffError(
+                    f"the feature name {_show(name)} is given twice: to "
+                    f"{_column_of(first, first_value)} (line {first.line}) and to "
+                    f"{_column_of(a, value)}; rename one of the attributes",
+                    self.path,
+                    a.line,
+                )
+            named[name] = (a, value)
+            feature_names.append(name)
+
         for j, a in enumerate(attrs):
             if j in label_set:
                 if a.kind == "nominal":
@@ -1033,7 +1056,7 @@ class _Schema:
             if a.kind == "numeric":
                 out_num_in.append(j)
                 out_num_out.append(len(feature_names))
-                feature_names.append(a.name)
+                add_name(a.name, a, None)
                 self.col_attr.append(j)
             elif a.kind == "nominal":
                 if nominal != "onehot":
@@ -1057,7 +1080,7 @@ class _Schema:
                 self.codes[j]["?"] = math.nan  # ('?' cannot be a declared value)
                 self.onehot.append((j, len(feature_names), len(a.values)))
                 for v in a.values:
-                    feature_names.append(f"{a.name}={v}")
+                    add_name(f"{a.name}={v}", a, v)
                     self.col_attr.append(j)
             else:
                 raise ArffError(
@@ -1560,7 +1583,9 @@ def load_arff(
         ARFF header order.
     nominal : {"error", "onehot"}, default "error"
         What to do with a nominal *feature*: raise :class:`ArffError` naming it, or expand it into
-        one 0/1 column per declared value, named ``"attribute=value"``.
+        one 0/1 column per declared value, named ``"attribute=value"``. A name that another
+        feature column already has (a numeric attribute ``"c=x"`` beside ``c {x}``) is an
+        :class:`ArffError` naming both attributes.
     missing : {"error", "mean", "zero"}, default "error"
         Missing feature values (``?``): raise :class:`ArffError` naming the line and attribute,
         or impute the column mean of the observed values (0 for a column with no observed value),
