@@ -201,6 +201,30 @@ def test_spherical_errors():
         moa_spherical(3, 2, 100, 1000, target_cardinality=3.5)
 
 
+@pytest.mark.parametrize(
+    "target, fraction, n_cal, achieved",
+    [(1.5, 1e-9, 1, "1.0000"), (1.25, 0.002, 2, "1.0000"), (1.54, 0.002, 2, "1.5000")],
+)
+def test_spherical_calibration_that_misses_the_target_is_an_error(
+    target, fraction, n_cal, achieved
+):
+    # a prefix of n_cal instances has cardinalities k / n_cal: none within 0.005 of the target
+    match = (
+        rf"target_cardinality={target} is not reached within 0\.005 on the calibration prefix "
+        rf"of {n_cal} instance\(s\) \(calib_fraction={fraction!r} of n_instances=1000\): the "
+        rf"closest radius, [0-9.]+, gives cardinality {achieved}; .*give a larger calib_fraction"
+    )
+    with pytest.raises(ValueError, match=match):
+        moa_spherical(5, 2, 1000, 100, target_cardinality=target, calib_fraction=fraction)
+
+
+def test_spherical_calibration_on_a_short_prefix_that_can_hit_the_target():
+    # 1.5 is 3 / 2: two instances can reach it
+    _, Y, info = moa_spherical(5, 2, 1000, 100, target_cardinality=1.5, calib_fraction=0.002)
+    assert info["calibration"]["converged"] and info["calibration"]["n_calibration"] == 2
+    assert card(Y[:2]) == 1.5
+
+
 def _pairs(K=5, d=2, n=20_000, V=1500, seed=0, **kw):
     kw.setdefault("radius", 0.15)
     return moa_spherical(K, d, n, V, seed, placement="pairs", pair_offset=(0.1, 0.2), **kw)

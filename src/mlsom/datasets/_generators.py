@@ -383,7 +383,9 @@ def moa_spherical(
         bisection on [0.02, 0.45] ([0.01, 0.5 - orbit_radius] with ``rotate``) with common random
         numbers (the same draws for every trial radius; kernel centres are placed with the affine
         map c = r + (1 - 2r) U, which makes the cardinality a smooth function of r), until the
-        cardinality is within 0.005 of the target.
+        cardinality is within 0.005 of the target. A target out of reach on [0.02, 0.45], or that
+        the bisection does not come within 0.005 of (a prefix too short to resolve it), raises a
+        ``ValueError``.
     calib_fraction : float, default=0.1
         Fraction of the stream (a prefix of round(calib_fraction * n) instances) used for the
         calibration.
@@ -549,9 +551,18 @@ def moa_spherical(
             target_cardinality,
             r_lo,
             r_hi,
-            tol=0.005,
+            tol=_SPHERICAL_TOL,
             what="radius",
         )
+        if not calibration["converged"]:
+            raise ValueError(
+                f"target_cardinality={target_cardinality} is not reached within "
+                f"{_SPHERICAL_TOL} on the calibration prefix of {n_cal} instance(s) "
+                f"(calib_fraction={calib_fraction!r} of n_instances={n}): the closest radius, "
+                f"{radius:.6g}, gives cardinality {calibration['achieved']:.4f}; a prefix of "
+                f"{n_cal} instance(s) has cardinalities in steps of 1/{n_cal}, so give a larger "
+                "calib_fraction or n_instances, or a radius"
+            )
         calibration["n_calibration"] = n_cal
 
     centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius, pair_offset)
@@ -592,6 +603,10 @@ def _spherical_nbytes(n, K, d):
     positions of every instance and two temporaries of that shape, the kernel paths."""
     per_instance = 8 * (4 * d + 3) + 8 * 3 * K * d + 9 * K + 8 * d + 40
     return nbytes_of(n, per_instance) + nbytes_of(n // _STEP_EVERY + 1, K, d, itemsize=2 * 8)
+
+
+#: How close moa_spherical's calibrated cardinality comes to target_cardinality.
+_SPHERICAL_TOL = 0.005
 
 
 def _bisect(f, target, lo, hi, *, tol, what, max_iter=60):
