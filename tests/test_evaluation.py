@@ -427,3 +427,182 @@ def test_average_curves_over_runs(stream_pair):
         average_curves([runs[0], evaluate_predictions(Y, P, n_windows=9)])
     with pytest.raises(ValueError, match="no result"):
         average_curves([])
+
+
+# ----------------------------------------------------------------------- stored results, checked
+
+
+def _stored(stream_pair, **kwargs):
+    Y, P = stream_pair
+    res = evaluate_predictions(Y[:100], P[:100], n_windows=4, **kwargs)
+    return json.loads(json.dumps(res.to_dict(), allow_nan=False))
+
+
+def _add_to_tp(data, amount):
+    for window in data["label_counts"]:
+        for row in window:
+            row[0] += amount
+
+
+def _move_one_instance(data):
+    # two rows of one window's histogram: the instances still add up to the window's size, but
+    # no longer to the labels' counts
+    rows = data["example_counts"][1]
+    rows[0][3] -= 1
+    rows[-1][3] += 1
+
+
+def _swap_fp_fn(data):
+    for window in data["label_counts"]:
+        for row in window:
+            row[1], row[2] = row[2], row[1]
+
+
+def _set(key, value):
+    return lambda data: data.__setitem__(key, value)
+
+
+TAMPERED = [
+    # (what, change of the stored dict, message)
+    (
+        "intersection above the sets",
+        lambda d: d["example_counts"].__setitem__(0, [[5, 1, 1, 25]]),
+        r"example_counts of window 0 hold the row \[5, 1, 1, 25\]: no instance has",
+    ),
+    (
+        "union above the labels",
+        lambda d: d["example_counts"].__setitem__(0, [[0, 4, 3, 25]]),
+        r"example_counts of window 0 hold the row \[0, 4, 3, 25\]: .*\|Y ∪ Ŷ\| <= n_labels",
+    ),
+    (
+        "instances fewer than rows",
+        lambda d: d["example_counts"].__setitem__(0, [[0, 0, 0, 24]]),
+        r"example_counts of window 0 count 24 instances, but the window has 25 rows",
+    ),
+    (
+        "a million more TP",
+        lambda d: _add_to_tp(d, 10**6),
+        r"label_counts of window 0, label 0 add up to 10000\d\d \(TP \+ FP \+ FN \+ TN\), but "
+        r"the window has 25 rows",
+    ),
+    ("FP and FN swapped", _swap_fp_fn, r"example_counts and label_counts of window 0 disagree"),
+    (
+        "an instance moved",
+        _move_one_instance,
+        r"example_counts and label_counts of window 1 disagree: the instances' ",
+    ),
+    (
+        "fractional count",
+        lambda d: d["label_counts"][0][0].__setitem__(0, d["label_counts"][0][0][0] + 0.7),
+        r"label_counts must be whole numbers, found \d+\.7",
+    ),
+    (
+        "negative count",
+        lambda d: d["label_counts"][0][0].__setitem__(0, -0.5),
+        r"label_counts must be whole numbers, found -0\.5",
+    ),
+    (
+        "count beyond 2**53",
+        lambda d: d["example_counts"][0][0].__setitem__(3, 2**60),
+        r"example_counts\[0\] must be <= 2\*\*53",
+    ),
+    (
+        "count beyond int64",
+        lambda d: d["example_counts"][0][0].__setitem__(3, 2**70),
+        r"example_counts\[0\] must hold whole numbers in \[0, 2\*\*53\], found 1180591620717",
+    ),
+    (
+        "count true",
+        lambda d: d.__setitem__("window_edges", [False, True]),
+        r"window_edges must hold whole numbers in \[0, 2\*\*53\], found False",
+    ),
+    ("n_test not the windows'", _set("n_test", 50), r"n_test=50, but window_edges end at row 100"),
+    ("n_labels infinite", _set("n_labels", float("inf")), r"n_labels must be a whole number"),
+    ("n_labels fractional", _set("n_labels", 4.5), r"n_labels must be a whole number.* 4\.5"),
+    ("n_labels other", _set("n_labels", 4), r"label_counts must have shape \(4, 4, 4\)"),
+    (
+        "edge beyond int64",
+        lambda d: d["window_edges"].__setitem__(-1, 2**70),
+        r"window_edges must hold whole numbers in \[0, 2\*\*53\], found 1180591620717411303424",
+    ),
+    (
+        "edges with no window",
+        _set("window_edges", [0]),
+        r"window_edges must be a list of at least 2 row offsets",
+    ),
+    (
+        "uneven rows",
+        _set("label_counts", [[1, 2], [3]]),
+        r"label_counts must be a table of counts: nested lists of numbers, of equal lengths",
+    ),
+    ("windows missing", _set("example_counts", "abc"), r"example_counts must be a list, got str"),
+    (
+        "example counts of 3 columns",
+        lambda d: d["example_counts"].__setitem__(0, [[0, 0, 25]]),
+        r"example_counts\[0\] must have shape \(n_rows, 4\), got \(1, 3\)",
+    ),
+    (
+        "predictions cut",
+        lambda d: d.__setitem__("predictions", d["predictions"][:-4]),
+        r"predictions hold 99 bytes, but 100 rows \(window_edges\) of 6 labels take 100",
+    ),
+    ("predictions not base64", _set("predictions", "!!!!"), r"predictions are not base64 text"),
+    ("predictions a number", _set("predictions", 5), r"predictions must be base64 text, got int"),
+    ("stream_seconds text", _set("stream_seconds", "x"), r"stream_seconds must be a number"),
+    ("fit_seconds negative", _set("fit_seconds", -1.0), r"fit_seconds must be a finite number"),
+    ("n_train negative", _set("n_train", -1), r"n_train must be a whole number .* got -1"),
+    ("chunk_size text", _set("chunk_size", "10"), r"chunk_size must be an integer, got '10'"),
+    ("params a list", _set("params", [["a", 1]]), r"params must be a dict, got list"),
+    ("stream a number", _set("stream", 3), r"stream must be a string, got 3"),
+    ("label_names a text", _set("label_names", "abcdef"), r"label_names must be a list of strings"),
+]
+
+
+@pytest.mark.parametrize("change, match", [t[1:] for t in TAMPERED], ids=[t[0] for t in TAMPERED])
+def test_a_tampered_stored_result_is_refused(stream_pair, change, match):
+    data = _stored(stream_pair, keep_predictions=True)
+    StreamEvaluation.from_dict(json.loads(json.dumps(data)))  # as stored: accepted
+    change(data)
+    with pytest.raises(ValueError, match=r"data is not a valid stored StreamEvaluation: " + match):
+        StreamEvaluation.from_dict(data)
+
+
+def test_stored_results_of_every_shape_are_accepted(stream_pair):
+    Y, P = stream_pair
+    cases = [
+        evaluate_predictions(np.zeros((10, 0)), np.zeros((10, 0)), n_windows=3),  # no label
+        evaluate_predictions(Y[:1], P[:1], n_windows=1, keep_predictions=True),  # one row
+        evaluate_predictions(Y, P, window_size=100),  # a shorter last window
+        evaluate_predictions(Y, P, n_windows=len(Y)),  # one row per window
+        evaluate_predictions(Y, np.ones_like(P), n_windows=3),  # every label predicted
+    ]
+    for res in cases:
+        data = json.loads(json.dumps(res.to_dict(), allow_nan=False))
+        assert StreamEvaluation.from_dict(data).to_dict() == data
+    # whole numbers written as floats are read as the integers they are
+    data = _stored(stream_pair)
+    data["n_labels"] = float(data["n_labels"])
+    data["window_edges"] = [float(e) for e in data["window_edges"]]
+    back = StreamEvaluation.from_dict(data)
+    assert back.n_labels == 6 and back.window_edges.dtype == np.int64
+
+
+def test_result_checks_its_tables_against_the_windows():
+    one = np.array([[[0, 0, 0, 5]]])  # one label, never there nor predicted, in a 5-row window
+    with pytest.raises(ValueError, match=r"label 0 add up to 6 .* the window has 5 rows"):
+        StreamEvaluation([0, 5], [[[1, 0, 0, 5]]], [np.array([[0, 0, 0, 5]])])
+    with pytest.raises(ValueError, match=r"hold the row \[1, 1, 0, 5\]: no instance has"):
+        StreamEvaluation([0, 5], one, [np.array([[1, 1, 0, 5]])])
+    with pytest.raises(ValueError, match=r"example_counts of window 0 count 4 instances"):
+        StreamEvaluation([0, 5], one, [np.array([[0, 0, 0, 4]])])
+    with pytest.raises(ValueError, match=r"the instances' \|Ŷ\| add up to 5, the labels' TP \+ FP"):
+        StreamEvaluation([0, 5], one, [np.array([[0, 0, 1, 5]])])
+    # instance counts whose sum exceeds int64: refused, with the exact sum
+    with pytest.raises(ValueError, match=rf"count {2000 * 2**53} instances, but the window has 5"):
+        StreamEvaluation([0, 5], one, [np.full((2000, 4), [0, 0, 0, 2**53])])
+    # sums beyond int64 on both sides, as Python integers: consistent tables are accepted
+    n, L = 2**53, 1024
+    big = StreamEvaluation([0, n], np.tile([0, 0, 0, n], (1, L, 1)), [np.array([[0, 0, 0, n]])])
+    assert big.total("macro_f1") == 1.0
+    with pytest.raises(ValueError, match=r"the instances' \|Ŷ\| add up to 9007199254740992"):
+        StreamEvaluation([0, n], np.tile([0, 0, 0, n], (1, L, 1)), [np.array([[0, 0, 1, n]])])

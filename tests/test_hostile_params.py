@@ -235,11 +235,22 @@ def _result(k, n=2):
 
 
 def _many_windows_result():
-    # 20,000 windows, each with its own example-count triple: a dense (W, U) table of 400 million
-    W = 20_000
-    ex = [np.array([[0, w % 200, w // 200, 1]]) for w in range(W)]
-    counts = np.zeros((W, 1, 4))
-    counts[:, 0, 3] = 1
+    # 20,000 one-instance windows over 50 labels, each with its own example-count triple
+    # (|Y ∩ Ŷ|, |Y|, |Ŷ|) and the label counts that go with it: a dense (W, U) table of 400
+    # million
+    W, L = 20_000, 50
+    triples = [
+        (a, t, p)
+        for t in range(L + 1)
+        for p in range(L + 1)
+        for a in range(min(t, p) + 1)
+        if t + p - a <= L
+    ][:W]
+    ex = [np.array([[a, t, p, 1]]) for a, t, p in triples]
+    a, t, p = np.array(triples).T[:, :, None]
+    j = np.arange(L)
+    tp, fn, fp = j < a, (j >= a) & (j < t), (j >= t) & (j < t + p - a)
+    counts = np.stack([tp, fp, fn, ~(tp | fn | fp)], axis=-1).astype(np.int64)
     return ev.StreamEvaluation(np.arange(W + 1), counts, ex)
 
 

@@ -51,6 +51,7 @@ end of window w, as in the paper) or per window.
 """
 
 import base64
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -175,9 +176,9 @@ def _check_whole_counts(name, arr):
     if arr.dtype.kind == "f" and arr.size:
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
-            raise ValueError(f"{name} must be whole numbers, found {arr[bad][0]!r}")
+            raise ValueError(f"{name} must be whole numbers, found {arr[bad][0].item()!r}")
     if arr.size and (arr < 0).any():
-        raise ValueError(f"{name} must be >= 0, found {arr[arr < 0][0]!r}")
+        raise ValueError(f"{name} must be >= 0, found {arr[arr < 0][0].item()!r}")
     if arr.size and (arr > _MAX_COUNT).any():
         raise ValueError(
             f"{name} must be <= 2**53 (counts beyond it are not exact in float64), found "
@@ -807,6 +808,68 @@ class _WindowAccumulator:
 # --------------------------------------------------------------------------------- result object
 
 
+def _check_window_tables(edges, label_counts, ex_counts):
+    """Refuse per-window counts that no test stream can give.
+
+    ``edges`` (W + 1,), ``label_counts`` (W, L, 4) and the W example-count tables (k_w, 4) are
+    already whole, non-negative and at most 2**53. Per window: every label's TP + FP + FN + TN is
+    the window's size; every example-count row (a, t, p, c) has a <= min(t, p) and
+    t + p - a <= L (an intersection within both sets, a union within the labels); the instance
+    counts c add up to the window's size; and both tables count the same label decisions, so
+    that the instances' a, t and p add up to the labels' TP, TP + FN and TP + FP.
+    """
+    sizes = np.diff(edges)
+    W, L = label_counts.shape[:2]
+    totals = label_counts.sum(axis=2)  # at most 4 * 2**53: exact in int64
+    bad = totals != sizes[:, None]
+    if bad.any():
+        w, j = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"label_counts of window {w}, label {j} add up to {int(totals[w, j])} "
+            f"(TP + FP + FN + TN), but the window has {int(sizes[w])} rows (window_edges "
+            f"{int(edges[w])} to {int(edges[w + 1])})"
+        )
+    rows = np.concatenate([np.zeros((0, 4), np.int64), *ex_counts])
+    win = np.repeat(np.arange(W), [len(e) for e in ex_counts])
+    a, t, p, c = rows.T
+    bad = (a > t) | (a > p) | (t + p - a > L)  # each term <= 2**53: exact in int64
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(
+            f"example_counts of window {int(win[k])} hold the row {rows[k].tolist()}: no "
+            f"instance has |Y ∩ Ŷ| = {int(a[k])}, |Y| = {int(t[k])}, |Ŷ| = {int(p[k])} with "
+            f"n_labels={L} (|Y ∩ Ŷ| <= min(|Y|, |Ŷ|) and |Y ∪ Ŷ| <= n_labels)"
+        )
+    # instances per window; the float sums tell a sum too large for int64 (it would wrap)
+    approx = np.bincount(win, weights=c.astype(np.float64), minlength=W)
+    exact = np.zeros(W, np.int64)
+    np.add.at(exact, win, c)
+    bad = (approx > 2.0**60) | (exact != sizes)
+    if bad.any():
+        w = int(np.argmax(bad))
+        n = sum(int(x) for x in ex_counts[w][:, 3])
+        raise ValueError(
+            f"example_counts of window {w} count {n} instances, but the window has "
+            f"{int(sizes[w])} rows (window_edges {int(edges[w])} to {int(edges[w + 1])})"
+        )
+    # per window, both sides are at most 2 L n (n the window's size): Python integers where
+    # that can exceed int64
+    dtype = object if 2 * L * int(sizes.max()) >= 2**63 else np.int64
+    lc = label_counts.astype(dtype)
+    tp, fp, fn = lc[..., 0], lc[..., 1], lc[..., 2]
+    by_labels = np.stack([tp, tp + fn, tp + fp], axis=-1).sum(axis=1)
+    by_instances = np.zeros((W, 3), dtype)
+    np.add.at(by_instances, win, rows[:, :3].astype(dtype) * c.astype(dtype)[:, None])
+    bad = by_labels != by_instances
+    if bad.any():
+        w, k = (int(i) for i in np.argwhere(bad)[0])
+        inst, lab = ("|Y ∩ Ŷ|", "|Y|", "|Ŷ|")[k], ("TP", "TP + FN", "TP + FP")[k]
+        raise ValueError(
+            f"example_counts and label_counts of window {w} disagree: the instances' {inst} add "
+            f"up to {int(by_instances[w, k])}, the labels' {lab} to {int(by_labels[w, k])}"
+        )
+
+
 def _jsonable(obj):
     """A JSON-serialisable version of ``obj`` (numpy scalars and arrays, tuples; else repr)."""
     if obj is None or isinstance(obj, (bool, str)):
@@ -825,6 +888,104 @@ def _jsonable(obj):
     if isinstance(obj, (list, tuple)):
         return [_jsonable(v) for v in obj]
     return repr(obj)
+
+
+def _stored_int(name, value):
+    """A whole-number field of a stored result: an int, or a float of integral value, in
+    [0, 2**53]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be an integer, got {_short_repr(value)}")
+    if not _is_count(value):
+        raise ValueError(f"{name} must be a whole number in [0, 2**53], got {value!r}")
+    return int(value)
+
+
+def _stored_seconds(name, value):
+    """A duration field of a stored result: a finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, got {value!r}")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+def _stored_optional(data, name, check):
+    value = data.get(name)
+    return None if value is None else check(name, value)
+
+
+def _stored_text(data, name):
+    value = data.get(name, "")
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {value!r}")
+    return value
+
+
+def _stored_dict(data, name):
+    value = data.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a dict, got {type(value).__name__}")
+    return dict(value)
+
+
+def _stored_names(value):
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"label_names must be a list of strings, got {_short_repr(value)}")
+    return tuple(value)
+
+
+def _short_repr(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_count(value):
+    """Whether ``value`` is a whole number in [0, 2**53] (an int, or a float of integral value)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    if not isinstance(value, numbers.Integral):
+        value = float(value)
+        if not (math.isfinite(value) and value.is_integer()):
+            return False
+    return 0 <= value <= _MAX_COUNT
+
+
+def _first_bad_count(value):
+    """The first entry of nested lists that is no whole number in [0, 2**53] (else None)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif not _is_count(item):
+            return item
+    return None
+
+
+def _stored_counts(name, value):
+    """A table of counts of a stored result (nested lists of whole numbers in [0, 2**53]) as an
+    int64 array; numbers are checked before any conversion to integers."""
+    arr = None
+    if isinstance(value, (list, tuple)):
+        try:
+            arr = np.asarray(value)
+        except Exception:  # uneven nesting, too deep a nesting: described below
+            arr = None
+    if arr is None or (arr.dtype.kind not in "iuf" and arr.size):
+        bad = _first_bad_count(value) if isinstance(value, (list, tuple)) else value
+        if bad is None:  # numbers, but nested unevenly
+            raise ValueError(
+                f"{name} must be a table of counts: nested lists of numbers, of equal lengths "
+                "at each level"
+            )
+        raise ValueError(f"{name} must hold whole numbers in [0, 2**53], found {_short_repr(bad)}")
+    if arr.dtype.kind not in "iuf":  # an empty table of no numeric type
+        arr = arr.astype(np.int64)
+    return _check_whole_counts(name, arr)
 
 
 @dataclass(eq=False)
@@ -870,6 +1031,12 @@ class StreamEvaluation:
         Anything else worth keeping (JSON-serialisable).
     predictions : ndarray of shape (n_test, ceil(n_labels / 8)), uint8, or None
         The predictions, bit-packed row-wise with ``numpy.packbits(..., axis=1)``, when kept.
+
+    The tables are checked on construction against the windows: in every window, each label's
+    TP + FP + FN + TN is the window's size; each example-count row (|Y ∩ Ŷ|, |Y|, |Ŷ|, count)
+    has |Y ∩ Ŷ| <= min(|Y|, |Ŷ|) and |Y ∪ Ŷ| <= n_labels; the counts add up to the window's size;
+    and the instances' |Y ∩ Ŷ|, |Y| and |Ŷ| add up to the labels' TP, TP + FN and TP + FP. Tables
+    that no test stream can give raise ValueError.
 
     Examples
     --------
@@ -932,6 +1099,7 @@ class StreamEvaluation:
             raise ValueError(
                 f"example_counts must hold {W} windows, got {len(self.example_counts)}"
             )
+        _check_window_tables(self.window_edges, self.label_counts, self.example_counts)
         if self.label_names is not None:
             self.label_names = tuple(self.label_names)
 
@@ -1152,6 +1320,13 @@ class StreamEvaluation:
     def from_dict(cls, data):
         """Rebuild a result from :meth:`to_dict`'s output.
 
+        Every field is checked before use: counts and row offsets must be whole numbers in
+        [0, 2**53] (a float of integral value is read as that integer, any other is refused before
+        any conversion), the tables must have the shapes that ``window_edges`` and ``n_labels``
+        give and agree with each other (see :class:`StreamEvaluation`), ``n_test`` must be where
+        the windows end and the kept predictions must hold ``n_test`` rows; the other fields must
+        have their types (text, dicts, whole numbers, durations in seconds).
+
         Parameters
         ----------
         data : dict
@@ -1159,6 +1334,11 @@ class StreamEvaluation:
         Returns
         -------
         StreamEvaluation
+
+        Raises
+        ------
+        ValueError
+            When ``data`` is no valid stored result; the message names the field and the value.
         """
         if not isinstance(data, Mapping):
             raise TypeError(
@@ -1175,37 +1355,78 @@ class StreamEvaluation:
             raise ValueError(f"data is not a stored StreamEvaluation: it has no {missing}")
         try:
             return cls._from_fields(data)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"data is not a valid stored StreamEvaluation: {exc}") from None
 
     @classmethod
     def _from_fields(cls, data):
-        n_labels = int(data["n_labels"])
-        W = len(data["window_edges"]) - 1
-        counts = np.asarray(data["label_counts"], dtype=np.int64).reshape(W, n_labels, 4)
+        n_labels = _stored_int("n_labels", data["n_labels"])
+        edges = _stored_counts("window_edges", data["window_edges"])
+        if edges.ndim != 1 or edges.size < 2:
+            raise ValueError(
+                f"window_edges must be a list of at least 2 row offsets, got shape {edges.shape}"
+            )
+        W = len(edges) - 1
+        counts = _stored_counts("label_counts", data["label_counts"])
+        if counts.shape != (W, n_labels, 4):
+            # with no label, JSON keeps no trace of the last axis: [[], ...] reads as (W, 0)
+            if not (n_labels == 0 and counts.size == 0 and counts.shape[:1] == (W,)):
+                raise ValueError(
+                    f"label_counts must have shape ({W}, {n_labels}, 4) (the windows of "
+                    f"window_edges, n_labels={n_labels}), got {counts.shape}"
+                )
+            counts = counts.reshape(W, n_labels, 4)
+        ex_list = data["example_counts"]
+        if not isinstance(ex_list, list):
+            raise TypeError(f"example_counts must be a list, got {type(ex_list).__name__}")
+        ex = []
+        for w, e in enumerate(ex_list):
+            arr = _stored_counts(f"example_counts[{w}]", e)
+            if arr.size == 0:
+                arr = arr.reshape(0, 4)
+            elif arr.ndim != 2 or arr.shape[1] != 4:
+                raise ValueError(
+                    f"example_counts[{w}] must have shape (n_rows, 4), got {arr.shape}"
+                )
+            ex.append(arr)
+        if "n_test" in data:
+            n_test = _stored_int("n_test", data["n_test"])
+            if n_test != edges[-1]:
+                raise ValueError(f"n_test={n_test}, but window_edges end at row {int(edges[-1])}")
         predictions = None
         if data.get("predictions") is not None:
-            raw = np.frombuffer(base64.b64decode(data["predictions"]), dtype=np.uint8)
-            predictions = raw.reshape(int(data["n_test"]), (n_labels + 7) // 8).copy()
+            text = data["predictions"]
+            if not isinstance(text, str):
+                raise TypeError(f"predictions must be base64 text, got {type(text).__name__}")
+            try:
+                raw = np.frombuffer(base64.b64decode(text, validate=True), dtype=np.uint8)
+            except ValueError as exc:  # binascii.Error
+                raise ValueError(f"predictions are not base64 text: {exc}") from None
+            n_test = int(edges[-1])
+            width = (n_labels + 7) // 8
+            if raw.size != n_test * width:
+                raise ValueError(
+                    f"predictions hold {raw.size} bytes, but {n_test} rows (window_edges) of "
+                    f"{n_labels} labels take {n_test * width}"
+                )
+            predictions = raw.reshape(n_test, width).copy()
         return cls(
-            window_edges=np.asarray(data["window_edges"], dtype=np.int64),
+            window_edges=edges,
             label_counts=counts,
-            example_counts=[
-                np.asarray(e, dtype=np.int64).reshape(-1, 4) for e in data["example_counts"]
-            ],
-            method=data.get("method", ""),
-            kind=data.get("kind", ""),
-            params=dict(data.get("params") or {}),
-            stream=data.get("stream", ""),
+            example_counts=ex,
+            method=_stored_text(data, "method"),
+            kind=_stored_text(data, "kind"),
+            params=_stored_dict(data, "params"),
+            stream=_stored_text(data, "stream"),
             seed=data.get("seed"),
             zero_division=data.get("zero_division", 1),
-            label_names=data.get("label_names"),
-            n_train=data.get("n_train"),
-            fit_seconds=data.get("fit_seconds"),
-            stream_seconds=data.get("stream_seconds"),
-            chunk_size=data.get("chunk_size"),
-            version=data.get("version", ""),
-            info=dict(data.get("info") or {}),
+            label_names=_stored_names(data.get("label_names")),
+            n_train=_stored_optional(data, "n_train", _stored_int),
+            fit_seconds=_stored_optional(data, "fit_seconds", _stored_seconds),
+            stream_seconds=_stored_optional(data, "stream_seconds", _stored_seconds),
+            chunk_size=_stored_optional(data, "chunk_size", _stored_int),
+            version=_stored_text(data, "version"),
+            info=_stored_dict(data, "info"),
             predictions=predictions,
         )
 
