@@ -7,7 +7,7 @@ import pytest
 
 from mlsom._cli import main
 from mlsom._validation import available_cpus
-from mlsom.experiment import PROFILES, Run, make_method, plan, run_experiment
+from mlsom.experiment import PROFILES, Run, check_run, make_method, plan, run_experiment
 
 SMALL = dict(
     streams=["MOA-Spher-5C-2A", "MOA-Spher-3C-2A"],
@@ -356,3 +356,47 @@ def test_cli_with_labels_that_arrive(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "3 runs (0 found finished, 3 run now)" in text
     assert "mlsom-d2-f0.5-l10" in text and "mlsom-d2-f0-l10" in text
+
+
+@pytest.mark.parametrize(
+    "fields, exc, argument, match",
+    [
+        ({"label_fraction": 1.5}, ValueError, "label_fraction", r"label_fraction must be in"),
+        (
+            {"label_fraction": 0.5, "label_delay": 2**63},
+            ValueError,
+            "label_delay",
+            r"label_delay must be <= 9223372036854775807, got 9223372036854775808",
+        ),
+        (
+            {"label_fraction": 0.5, "label_delay": 1.5},
+            TypeError,
+            "label_delay",
+            r"label_delay must be an integer, got 1.5",
+        ),
+        (
+            {"label_fraction": 0.5, "label_seed": -1},
+            ValueError,
+            "label_seed",
+            r"label_seed must be non-negative, got -1",
+        ),
+        # without a fraction no label arrives: a delay or a seed alone would be ignored
+        ({"label_delay": 5}, ValueError, "label_delay", r"label_delay=5 needs label_fraction"),
+        ({"label_seed": 7}, ValueError, "label_seed", r"label_seed=7 needs label_fraction"),
+    ],
+)
+def test_each_label_value_is_named_in_its_own_error(fields, exc, argument, match):
+    """The command line names the option from ``argument``: a bad delay is not the fraction's."""
+    with pytest.raises(exc, match=match) as info:
+        check_run(Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500, **fields))
+    assert info.value.argument == argument
+
+
+def test_cli_run_names_the_label_delay_not_the_fraction(capsys):
+    args = ["run", "--stream", "MOA-Spher-5C-2A", "--n-instances", "1500"]
+    assert main([*args, "--label-fraction", "0.5", "--label-delay", str(2**63)]) == 2
+    err = capsys.readouterr().err
+    assert "label_delay must be <= 9223372036854775807, got 9223372036854775808" in err
+    assert "argument --label-delay:" in err and "--label-fraction" not in err
+    assert main([*args, "--label-seed", "7"]) == 2  # ignored without --label-fraction: refused
+    assert "argument --label-seed: label_seed=7 needs label_fraction" in capsys.readouterr().err

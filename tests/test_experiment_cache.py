@@ -315,3 +315,86 @@ def test_the_first_generator_runs_on_the_first_streams(tmp_path):
         "generator",
         "generator-v1",
     ]
+
+
+def _add_to_every_tp(record, amount):
+    for window in record["label_counts"]:
+        for row in window:
+            row[0] += amount
+
+
+# a finished run's file, edited: (what, change of its record, the reason the error gives)
+TAMPERED_RUNS = [
+    (
+        "counts",
+        lambda r: _add_to_every_tp(r, 1000),
+        r"data is not a valid stored StreamEvaluation: label_counts of window 0, label 0 add up "
+        r"to \d+ \(TP \+ FP \+ FN \+ TN\), but the window has 135 rows",
+    ),
+    (
+        "run of another stream",
+        lambda r: r["run"].__setitem__("stream", "MOA-Spher-3C-2A"),
+        r'it records the run with stream="MOA-Spher-3C-2A", but it stands for the run with '
+        r'stream="MOA-Spher-5C-2A"',
+    ),
+    (
+        "grid size as a float",
+        lambda r: r["run"].__setitem__("grid_size", 2.0),
+        r"it records the run with grid_size=2.0, but it stands for the run with grid_size=2",
+    ),
+    (
+        "no label",
+        lambda r: r["run"].pop("label"),
+        r"its run record has no 'label'",
+    ),
+    (
+        "no wall_seconds",
+        lambda r: r["run"].pop("wall_seconds"),
+        r"its run record has no 'wall_seconds'",
+    ),
+    (
+        "wall_seconds as text",
+        lambda r: r["run"].__setitem__("wall_seconds", "1"),
+        r"its run record has wall_seconds='1', not a duration",
+    ),
+    (
+        "an unknown run field",
+        lambda r: r["run"].__setitem__("extra", 1),
+        r"its run record has unknown fields \['extra'\]",
+    ),
+    (
+        "results of another stream",
+        lambda r: r.__setitem__("stream", "MOA-Spher-3C-2A"),
+        r"its results have stream='MOA-Spher-3C-2A', but the run has stream='MOA-Spher-5C-2A'",
+    ),
+    (
+        "results of another seed",
+        lambda r: r.__setitem__("seed", 1),
+        r"its results have seed=1, but the run has seed=0",
+    ),
+    (
+        "no n_train",
+        lambda r: r.pop("n_train"),
+        r"its results have no n_train",
+    ),
+]
+
+
+def test_a_tampered_run_file_is_named_in_one_error(tmp_path):
+    """A run file is taken for its run only when it is that run's record, and valid: its run
+    fields, its timing and its results are checked when the experiment resumes."""
+    out = tmp_path / "exp"
+    run_experiment("quick", out, **BASE)
+    (path,) = _run_files(out)
+    original = path.read_text()
+    for _what, change, reason in TAMPERED_RUNS:
+        record = json.loads(original)
+        change(record)
+        path.write_text(json.dumps(record))
+        with pytest.raises(
+            ValueError, match=rf"run file '.*{path.name}' is damaged \({reason}.*\); delete it"
+        ):
+            run_experiment("quick", out, **BASE)
+    path.write_text(original)
+    again = run_experiment("quick", out, **BASE)
+    assert again["n_cached"] == 1 and again["n_run_now"] == 0

@@ -199,6 +199,8 @@ _OPTIONS = {
         "zero_division": "--zero-division",
         "data_home": "--data-home",
         "label_fraction": "--label-fraction",
+        "label_delay": "--label-delay",
+        "label_seed": "--label-seed",
         "stream_source": "--stream-source",
     },
     "experiment": {
@@ -221,6 +223,7 @@ _OPTIONS = {
         "connect_timeout": "--connect-timeout",
         "label_fractions": "--label-fractions",
         "label_delays": "--label-delays",
+        "label_seed": "--label-seed",
         "stream_source": "--stream-source",
     },
 }

@@ -31,6 +31,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import numbers
 import os
 import re
 import signal
@@ -481,13 +482,24 @@ def check_run(run):
     with _about("chunk_size"):
         chunk_size = check_int("chunk_size", run.chunk_size, low=1)
     label_fraction, label_delay, label_seed = run.label_fraction, run.label_delay, run.label_seed
-    if label_fraction is not None:
+    if label_fraction is None:  # a delay or a seed alone would be ignored
+        for name, value in (("label_delay", label_delay), ("label_seed", label_seed)):
+            if isinstance(value, bool) or not (isinstance(value, numbers.Integral) and value == 0):
+                with _about(name):
+                    raise ValueError(
+                        f"{name}={value!r} needs label_fraction (the share of test instances "
+                        f"whose labels arrive); without it no label arrives"
+                    )
+    else:
         from .protocol import _check_label_protocol
 
+        # each value checked under its own name, so that an error names its own option
         with _about("label_fraction"):
-            label_fraction, label_delay, label_seed = _check_label_protocol(
-                label_fraction, label_delay, label_seed
-            )
+            label_fraction = _check_label_protocol(label_fraction, 0, 0)[0]
+        with _about("label_delay"):
+            label_delay = _check_label_protocol(label_fraction, label_delay, 0)[1]
+        with _about("label_seed"):
+            label_seed = _check_label_protocol(label_fraction, label_delay, label_seed)[2]
     return dataclasses.replace(
         run,
         label_fraction=label_fraction,
@@ -695,8 +707,16 @@ def _finished(path):
     return stat.S_ISREG(st.st_mode) and 0 < st.st_size <= _RUN_FILE_MAX_BYTES
 
 
-def _load_run(path):
-    """A finished run's record; a ValueError naming the file when it cannot be one."""
+def _load_run(path, run):
+    """The record of ``run`` kept in ``path``, checked; a ValueError naming the file when it
+    cannot be that run's record.
+
+    The record's run fields must be those of ``run`` (its identity, label and key), its
+    ``wall_seconds`` a duration, and its results a valid stored
+    :class:`~mlsom.evaluation.StreamEvaluation` of that run (stream, method label, seed, windows,
+    0/0 convention and chunk size). The record returned holds the results as
+    :meth:`~mlsom.evaluation.StreamEvaluation.to_dict` writes them, beside its run fields.
+    """
     try:
         with open(path, "rb") as f:
             raw = f.read(_RUN_FILE_MAX_BYTES + 1)
@@ -705,11 +725,62 @@ def _load_run(path):
         record = json.loads(raw)
         if not isinstance(record, dict) or not isinstance(record.get("run"), dict):
             raise ValueError("not a run record")
-    except (OSError, ValueError, RecursionError) as exc:
+        return _checked_record(record, run)
+    except (OSError, ValueError, TypeError, RecursionError) as exc:
         raise ValueError(
             f"run file {str(path)!r} is damaged ({exc}); delete it and rerun to recompute it"
         ) from None
-    return record
+
+
+def _checked_record(record, run):
+    """``record`` (a run file's content) checked against ``run`` (see :func:`_load_run`)."""
+    from .evaluation import StreamEvaluation
+
+    stored = record["run"]
+    expected = {**run.identity(), "label": run.label, "key": run.key}
+    expected = json.loads(json.dumps(expected, default=repr))  # as a run file holds it
+    for name in sorted(expected):
+        if name not in stored:
+            raise ValueError(f"its run record has no {name!r}")
+        # compared as JSON text: 2 and 2.0, 1 and true differ
+        have = json.dumps(stored[name], sort_keys=True)
+        want = json.dumps(expected[name], sort_keys=True)
+        if have != want:
+            raise ValueError(
+                f"it records the run with {name}={_cut(have)}, but it stands for the run with "
+                f"{name}={_cut(want)}"
+            )
+    extra = sorted(set(stored) - set(expected) - {"wall_seconds"})
+    if extra:
+        raise ValueError(f"its run record has unknown fields {extra}")
+    if "wall_seconds" not in stored:
+        raise ValueError("its run record has no 'wall_seconds'")
+    wall = stored["wall_seconds"]
+    if isinstance(wall, bool) or not isinstance(wall, (int, float)) or not 0 <= wall < np.inf:
+        raise ValueError(f"its run record has wall_seconds={_cut(repr(wall))}, not a duration")
+    ev = StreamEvaluation.from_dict({k: v for k, v in record.items() if k != "run"})
+    results = {
+        "stream": (ev.stream, run.stream),
+        "method": (ev.method, run.label),
+        "seed": (ev.seed, run.seed),
+        "n_windows": (ev.n_windows, run.n_windows),
+        "zero_division": (ev.zero_division, run.zero_division),
+        "chunk_size": (ev.chunk_size, run.chunk_size),
+    }
+    for name, (have, want) in results.items():
+        if json.dumps(have) != json.dumps(want, default=repr):
+            raise ValueError(
+                f"its results have {name}={_cut(repr(have))}, but the run has {name}="
+                f"{_cut(repr(want))}"
+            )
+    if ev.n_train is None:
+        raise ValueError("its results have no n_train")
+    return {**ev.to_dict(), "run": stored}
+
+
+def _cut(text, most=80):
+    """``text``, cut to ``most`` characters for a message."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def _data_fingerprints(streams, data_home):
@@ -905,7 +976,7 @@ class _Experiment:
             n_done = sum(_finished(self.path(r)) for r in self.runs)
             raise ExperimentInterrupted(n_done, len(self.runs), self.out) from None
         wall = time.perf_counter() - t0
-        results = [_load_run(self.path(r)) for r in self.runs]
+        results = [_load_run(self.path(r), r) for r in self.runs]
         summary = _report(
             results,
             self.out,
