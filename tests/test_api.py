@@ -386,22 +386,23 @@ def test_predict_from_many_python_threads(data, all_parallel):
         np.testing.assert_array_equal(out, expected)
 
 
-def test_pickles_taken_while_another_thread_streams_are_whole_models(data):
+def test_pickles_taken_while_another_thread_streams_are_whole_models():
     """A pickle (or deepcopy) is taken as a reader: each one is the model between two chunks,
     never a mix (S is the trace of T), and readers adding their cached copies meanwhile do not
     break it."""
-    X, Y = data
+    X, Y = make_stream(n=20_200, seed=3)  # chunks long enough for pickles to fall inside
     m = SOMStreamClassifier(grid_size=3, random_state=0).fit(X[:200], Y[:200])
     serial = copy.deepcopy(m)
-    chunks = [X[200 + 20 * i : 220 + 20 * i] for i in range(15)]
+    chunks = [X[200 + 2000 * i : 2200 + 2000 * i] for i in range(10)]
     states = [copy.deepcopy(serial)]
     for c in chunks:
         serial.predict_stream(c)
         states.append(copy.deepcopy(serial))
     seen = {int(s.n_seen_): s for s in states}
-    snapshots, errors, done = [], [], threading.Event()
+    snapshots, errors, started, done = [], [], threading.Event(), threading.Event()
 
     def writer():
+        started.wait()  # the pickles are being taken: the stream runs beside them
         for c in chunks:
             m.predict_stream(c)
         done.set()
@@ -412,10 +413,14 @@ def test_pickles_taken_while_another_thread_streams_are_whole_models(data):
 
     def snapshot():
         try:
-            while not done.is_set():
+            while True:
                 snapshots.append(pickle.loads(pickle.dumps(m)))
+                started.set()
+                if done.is_set():
+                    break
         except Exception as exc:  # pragma: no cover - reported by the assertion below
             errors.append(exc)
+            started.set()
 
     threads = [threading.Thread(target=f) for f in (writer, reader, snapshot)]
     for t in threads:
