@@ -278,7 +278,23 @@ def test_the_warm_up_goes_on_until_a_label_is_positive():
         model.learn_one(x, dict.fromkeys(y, False))
     assert model.model_ is None and model.predict_one(stream[15][0]) == dict.fromkeys(LABELS, False)
     model.learn_one(*stream[15])
-    assert model.model_ is not None and model.model_.n_seen_ == 16
+    # trained on the last n_warmup instances: the buffer stays bounded while it waits
+    assert model.model_ is not None and model.model_.n_seen_ == 10
+    X = np.array([[x[k] for k in model.features_] for x, _ in stream[6:16]])
+    Y = np.zeros((10, len(LABELS)), dtype=np.uint8)
+    Y[-1] = [stream[15][1][k] for k in model.labels_]
+    reference = SOMStreamClassifier(**PARAMS | {"min_neuron_size": 1}).fit(X, Y)
+    for a, b in zip(model.model_.weights_, reference.weights_, strict=True):
+        assert (a is None and b is None) or np.array_equal(a, b)
+
+
+@needs_river
+def test_a_warm_up_without_positives_keeps_a_bounded_buffer():
+    model = SOMStreamML(n_warmup=5, **PARAMS)
+    x, y = _stream(1)[0]
+    for _ in range(2000):
+        model.learn_one(x, dict.fromkeys(y, False))
+    assert model.model_ is None and len(model._rows) == 4
 
 
 @needs_river

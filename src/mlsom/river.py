@@ -108,7 +108,9 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
       their labels; then :meth:`mlsom.SOMStreamClassifier.fit` trains the maps on them (the paper's
       offline labelled set) and the buffer is dropped. Until then ``predict_one`` returns False
       for every label seen so far (``{}`` before any). If no label has been positive by the
-      ``n_warmup``-th instance, the warm-up goes on until one is.
+      ``n_warmup``-th instance, the warm-up goes on until one is, and trains on the last
+      ``n_warmup`` instances then (the one with a positive label and the ``n_warmup - 1``
+      before it).
     * **After the warm-up.** ``predict_one(x)`` is frozen scoring (``model_.predict``): pure, the
       prediction the method would give ``x`` as the next instance. ``learn_one(x, y)`` runs the
       method's online step on ``x`` (``model_.predict_stream``): classify it and move the
@@ -235,6 +237,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self._label_seen = {}  # label names in first-seen order (a dict as an ordered set)
         self._rows = []  # the warm-up: feature rows, and the positive labels of each
         self._positives = []
+        self._positive_seen = False  # whether any row of the warm-up has a positive label
 
     def _new_model(self):
         names = SOMStreamClassifier._get_param_names()
@@ -337,13 +340,22 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         if any(k not in label_seen for k in y):
             label_seen = {**label_seen, **dict.fromkeys(y)}
             labels = _ordered(label_seen)
+        # (a pickle of an earlier version has no flag)
+        seen = getattr(self, "_positive_seen", None)
+        if seen is None:
+            seen = any(self._positives)
         # nothing changes before every check has passed and, at the end of the warm-up, fit too
-        if len(self._rows) + 1 >= self.n_warmup and (positives or any(self._positives)):
+        if len(self._rows) + 1 >= self.n_warmup and (positives or seen):
             self.model_ = self._fit(self._rows + [row], self._positives + [positives], labels)
-            self._rows, self._positives = [], []
+            self._rows, self._positives, self._positive_seen = [], [], False
         else:
             self._rows.append(row)
             self._positives.append(positives)
+            self._positive_seen = seen or bool(positives)
+            if not self._positive_seen and len(self._rows) >= self.n_warmup:
+                # no positive yet: the warm-up keeps the last n_warmup - 1 instances only, so
+                # that its buffer stays bounded however long it waits for one
+                del self._rows[0], self._positives[0]
         self.features_, self._feature_set = features, frozenset(features)
         self.labels_, self._label_seen = labels, label_seen
 
