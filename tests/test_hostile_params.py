@@ -1036,6 +1036,12 @@ EDGE_CASES = [
         ValueError,
         r"smoothing must be <= 1e\+100",
     ),
+    (
+        "ML-kNN smoothing 0",  # a label positive in every row divided 0 by 0: NaN, predicted 0
+        lambda: _mlknn(smoothing=0.0),
+        ValueError,
+        r"smoothing must be > 0.0, got 0.0",
+    ),
     ("ML-kNN k True", lambda: _mlknn(k=True), TypeError, r"k must be an integer"),
     ("ML-kNN k 2.0", lambda: _mlknn(k=2.0), TypeError, r"k must be an integer"),
     (

@@ -83,8 +83,9 @@ class MLkNN(_BatchBaseline):
 
     def _validate_params(self):
         check_int("k", self.k, low=1)
-        # beyond 1e100, s (k + 1) could overflow and the likelihoods become 0 instead of 1/(k+1)
-        check_float("smoothing", self.smoothing, low=0.0, high=MAX_ABS_VALUE)
+        # beyond 1e100, s (k + 1) could overflow and the likelihoods become 0 instead of 1/(k+1);
+        # at 0 a label positive (or negative) in every training row divides 0 by 0
+        check_float("smoothing", self.smoothing, low=0.0, high=MAX_ABS_VALUE, low_open=True)
         if not isinstance(self.scale, bool):
             raise TypeError(f"scale must be a bool, got {self.scale!r}")
 
