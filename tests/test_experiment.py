@@ -298,7 +298,9 @@ def test_plan_repeats_only_the_methods_that_learn_labels():
         ({"label_fractions": [1.5]}, "label_fraction"),
         ({"label_fractions": [0.1, 0.1]}, "given twice"),
         ({"label_delays": [10]}, "need label_fractions"),
+        ({"label_seed": 3}, "label_seed=3 needs label_fractions"),
         ({"label_fractions": [0.1], "label_delays": [-1]}, "label_delay"),
+        ({"seeds": range(200_000)}, r"would hold 600000 runs \(1 streams.*at most 100000"),
     ]:
         with pytest.raises(ValueError, match=match):
             plan("quick", streams=["MOA-Spher-5C-2A"], methods=["mlsom"], **kw)

@@ -517,6 +517,10 @@ def check_run(run):
     )
 
 
+#: The most runs one experiment plans (each is checked and kept in memory before any runs).
+MAX_RUNS = 100_000
+
+
 def _names(what, values, default, check):
     """A list option of plan(): the profile's default when None, else checked, without repeats."""
     if values is None:
@@ -527,14 +531,15 @@ def _names(what, values, default, check):
         values = list(values)
         if not values:
             raise ValueError(f"{what} is empty")
-        out = []
+        out, seen = [], set()
         for v in values:
             try:
                 c = check(v)
             except (ValueError, TypeError) as exc:
                 raise type(exc)(f"{what}: {exc}") from None
-            if c in out:
+            if c in seen:  # (a set: a list of many seeds took quadratic time)
                 raise ValueError(f"{what}: {v!r} is given twice")
+            seen.add(c)
             out.append(c)
     return out
 
@@ -608,12 +613,31 @@ def plan(
     with _about("label_delays"):
         if label_fractions is None and label_delays is not None:
             raise ValueError(f"label_delays={label_delays} need label_fractions")
+    with _about("label_seed"):
+        if label_fractions is None and not (
+            isinstance(label_seed, numbers.Integral)
+            and not isinstance(label_seed, bool)
+            and label_seed == 0
+        ):
+            raise ValueError(f"label_seed={label_seed!r} needs label_fractions")
     if label_fractions is None:
         settings = [(None, 0)]
     else:
         fractions = _names("label_fractions", label_fractions, [], _check_fraction)
         delays = _names("label_delays", label_delays, [0], _check_delay)
         settings = [(f, dl) for f in fractions for dl in delays]
+    n_runs = len(streams) * sum(
+        (len(seeds) if m in STOCHASTIC else 1)
+        * (len(grid_sizes) if m == "mlsom" else 1)
+        * (len(settings) if _learns_labels(m) else 1)
+        for m in methods
+    )
+    if n_runs > MAX_RUNS:
+        raise ValueError(
+            f"the experiment would hold {n_runs} runs ({len(streams)} streams, {len(methods)} "
+            f"methods, {len(seeds)} seeds, {len(grid_sizes)} grid sizes, {len(settings)} label "
+            f"settings); at most {MAX_RUNS} are planned at once"
+        )
     runs = []
     for stream in streams:
         n = None if _is_real(stream) else n_instances
