@@ -121,6 +121,12 @@ def test_curves_on_given_axes_of_a_grid():
     assert len(axes[1].lines) == 1 and len(axes[0].lines) == 0
 
 
+def test_curves_whose_keys_print_the_same_are_refused():
+    """{1: ..., "1": ...} would draw one line labelled '1' and drop the other."""
+    with pytest.raises(ValueError, match=r"curves: keys \['1'\] are given twice"):
+        plot_curves({1: [0.1, 0.2], "1": [0.3, 0.4]})
+
+
 def test_curves_of_different_lengths_without_x():
     fig = plot_curves({"a": [0.1, 0.2, 0.3], "b": [0.4, 0.5]})
     assert [len(ln.get_xdata()) for ln in fig.axes[0].lines] == [3, 2]

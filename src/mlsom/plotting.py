@@ -310,6 +310,10 @@ def plot_curves(
     for label, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
         _check_text(label, text)
     data = {str(m): _as_curve(f"curves[{m!r}]", v) for m, v in curves.items()}
+    if len(data) != len(curves):  # two keys that print the same would share one line
+        names = [str(m) for m in curves]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"curves: keys {dup} are given twice once written as text")
     n_points = sum(y.size for y in data.values())
     check_allocation(
         "curves",
