@@ -467,7 +467,7 @@ TAMPERED = [
     (
         "intersection above the sets",
         lambda d: d["example_counts"].__setitem__(0, [[5, 1, 1, 25]]),
-        r"example_counts of window 0 hold the row \[5, 1, 1, 25\]: no instance has",
+        r"example counts: the row \[5, 1, 1, 25\] has \|Y ∩ Ŷ\| = 5 above \|Y\| = 1",
     ),
     (
         "union above the labels",
@@ -591,7 +591,7 @@ def test_result_checks_its_tables_against_the_windows():
     one = np.array([[[0, 0, 0, 5]]])  # one label, never there nor predicted, in a 5-row window
     with pytest.raises(ValueError, match=r"label 0 add up to 6 .* the window has 5 rows"):
         StreamEvaluation([0, 5], [[[1, 0, 0, 5]]], [np.array([[0, 0, 0, 5]])])
-    with pytest.raises(ValueError, match=r"hold the row \[1, 1, 0, 5\]: no instance has"):
+    with pytest.raises(ValueError, match=r"the row \[1, 1, 0, 5\] has \|Y ∩ Ŷ\| = 1 above"):
         StreamEvaluation([0, 5], one, [np.array([[1, 1, 0, 5]])])
     with pytest.raises(ValueError, match=r"example_counts of window 0 count 4 instances"):
         StreamEvaluation([0, 5], one, [np.array([[0, 0, 0, 4]])])
@@ -606,3 +606,31 @@ def test_result_checks_its_tables_against_the_windows():
     assert big.total("macro_f1") == 1.0
     with pytest.raises(ValueError, match=r"the instances' \|Ŷ\| add up to 9007199254740992"):
         StreamEvaluation([0, n], np.tile([0, 0, 0, n], (1, L, 1)), [np.array([[0, 0, 1, n]])])
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda: compute_measure("example_f1", ex_counts=[[5, 1, 1, 1]]),
+            r"the row \[5, 1, 1, 1\] has \|Y ∩ Ŷ\| = 5 above",
+        ),
+        (
+            lambda: compute_measure("hamming_loss", [[0, 0, 0, 1], [0, 5, 5, 0]]),
+            r"label 1 counts 10 instances \(TP \+ FP \+ FN \+ TN\), label 0 1",
+        ),
+        (
+            lambda: merge_example_counts([[1, 1, 1, 2**53]], [[1, 1, 1, 1]]),
+            r"would exceed 2\*\*53 instances",
+        ),
+    ],
+)
+def test_counts_that_no_predictions_give_are_refused(call, match):
+    """An example F of 5.0 and a Hamming loss of 5.0 came out of such tables."""
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_merge_adds_the_counts_of_equal_triples_up_to_the_limit():
+    merged = merge_example_counts([[1, 1, 1, 2**52 + 1]], [[1, 1, 1, 2**52 - 1]], [[0, 0, 0, 3]])
+    assert merged.tolist() == [[0, 0, 0, 3], [1, 1, 1, 2**53]]

@@ -191,7 +191,18 @@ def _check_label_counts(counts):
     counts = as_numeric("label counts", counts, "counts")
     if counts.ndim < 2 or counts.shape[-1] != 4:
         raise ValueError(f"label counts must have shape (..., n_labels, 4), got {counts.shape}")
-    return _check_whole_counts("label counts", counts)
+    counts = _check_whole_counts("label counts", counts)
+    # every label counts every instance once: TP + FP + FN + TN is the same for all labels
+    totals = counts.sum(-1)  # at most 4 * 2**53: exact in int64
+    if counts.shape[-2] and (totals != totals[..., :1]).any():
+        where = np.argwhere(totals != totals[..., :1])[0]
+        first = tuple(where[:-1]) + (0,)
+        raise ValueError(
+            f"label counts: label {int(where[-1])} counts {int(totals[tuple(where)])} instances "
+            f"(TP + FP + FN + TN), label 0 {int(totals[first])}; every label counts every "
+            "instance once"
+        )
+    return counts
 
 
 def _check_example_counts(ex_counts):
@@ -200,7 +211,16 @@ def _check_example_counts(ex_counts):
         return np.zeros((0, 4), np.int64)
     if ex_counts.ndim != 2 or ex_counts.shape[1] != 4:
         raise ValueError(f"example counts must have shape (n_rows, 4), got {ex_counts.shape}")
-    return _check_whole_counts("example counts", ex_counts)
+    ex_counts = _check_whole_counts("example counts", ex_counts)
+    a, t, p = ex_counts[:, 0], ex_counts[:, 1], ex_counts[:, 2]
+    bad = (a > t) | (a > p)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(
+            f"example counts: the row {ex_counts[k].tolist()} has |Y ∩ Ŷ| = {int(a[k])} above "
+            f"|Y| = {int(t[k])} or |Ŷ| = {int(p[k])}"
+        )
+    return ex_counts
 
 
 def _describe_array(arr):
@@ -230,15 +250,6 @@ def confusion_counts(Y, Y_hat):
     fn = (Y & ~Y_hat).sum(0)
     tn = (~Y & ~Y_hat).sum(0)
     return np.stack([tp, fp, fn, tn], axis=1).astype(np.int64)
-
-
-def _group_triples(triples, weights):
-    """Sum ``weights`` over identical rows of ``triples`` (k, 3); rows sorted, zero counts kept."""
-    if len(triples) == 0:
-        return np.zeros((0, 4), np.int64)
-    uniq, inverse = np.unique(triples, axis=0, return_inverse=True)
-    sums = np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq))
-    return np.column_stack([uniq, np.rint(sums).astype(np.int64)]).astype(np.int64)
 
 
 def example_counts(Y, Y_hat):
@@ -302,7 +313,20 @@ def merge_example_counts(*ex_counts):
     if not parts:
         return np.zeros((0, 4), np.int64)
     allrows = np.concatenate(parts)
-    merged = _group_triples(allrows[:, :3], allrows[:, 3].astype(np.float64))
+    # summed in integers (float sums were inexact beyond 2**53); a float estimate tells a sum
+    # past the limit first (an int64 sum of many counts near 2**53 could wrap)
+    uniq, inverse = np.unique(allrows[:, :3], axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    approx = np.bincount(inverse, weights=allrows[:, 3].astype(np.float64), minlength=len(uniq))
+    if approx.max() > 2.0**53 * 1.5:
+        raise ValueError("merged example counts would exceed 2**53 instances")
+    sums = np.zeros(len(uniq), np.int64)
+    np.add.at(sums, inverse, allrows[:, 3])
+    if sums.max() > _MAX_COUNT:
+        raise ValueError(
+            f"merged example counts would exceed 2**53 instances (a count of {int(sums.max())})"
+        )
+    merged = np.column_stack([uniq, sums]).astype(np.int64)
     return merged[merged[:, 3] > 0]
 
 
