@@ -678,3 +678,27 @@ def test_read_errors():
         read_multilabel("hyperplane", 5, 10, 6.0, 100)
     with pytest.raises(ValueError, match="must equal the base"):
         read_multilabel(SentinelBase(), 5, 7, 1.5, 100)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RandomRBFGenerator(n_features=2, n_classes=300, random_state=0),
+        lambda: RandomTreeGenerator(n_classes=300, min_class_fraction=0, random_state=0),
+    ],
+)
+def test_class_indices_beyond_127_are_not_wrapped(make):
+    """y was cast to int8: class 201 came out as -55."""
+    _, y = make().sample(3000, random_state=0)
+    assert y.dtype == np.int16
+    assert y.min() >= 0 and y.max() < 300 and y.max() > 127
+
+
+def test_few_classes_keep_int8():
+    _, y = RandomRBFGenerator(n_features=2, n_classes=3, random_state=0).sample(50, 0)
+    assert y.dtype == np.int8
+
+
+def test_noise_features_must_be_a_bool():
+    with pytest.raises(TypeError, match=r"noise_features must be True or False, got 'False'"):
+        WaveformGenerator(noise_features="False")

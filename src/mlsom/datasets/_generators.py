@@ -98,6 +98,15 @@ def _seed_sequence(seed: SeedLike, name: str = "seed") -> np.random.SeedSequence
     return np.random.SeedSequence(int(seed))
 
 
+def _class_dtype(n_classes):
+    """The smallest signed integer type that holds the class indices 0 .. n_classes - 1 (int8
+    for up to 127 classes: a cast to int8 wrapped larger indices round)."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_classes - 1 <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
 def _rng(seed: SeedLike, name: str = "random_state") -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
@@ -670,12 +679,12 @@ class BinaryStreamGenerator:
         Returns
         -------
         X : ndarray of shape (n_samples, n_features), float64
-        y : ndarray of shape (n_samples,), int8
+        y : ndarray of shape (n_samples,), int8 (a wider integer type where n_classes > 127)
         """
         n = check_int("n_samples", n_samples, low=0)
         self._check_sample_memory("n_samples", n)
         X, y = self._sample(n, _rng(random_state))
-        return X, y.astype(np.int8)
+        return X, y.astype(_class_dtype(getattr(self, "n_classes", 2)))
 
     def _check_sample_memory(self, name, n, copies=3):
         """Refuse n rows whose X (and temporaries) cannot fit in memory."""
@@ -785,6 +794,8 @@ class WaveformGenerator(BinaryStreamGenerator):
 
     def __init__(self, n_classes: int = 2, noise_features: bool = False):
         self.n_classes = check_int("n_classes", n_classes, low=2, high=3)
+        if not isinstance(noise_features, (bool, np.bool_)):
+            raise TypeError(f"noise_features must be True or False, got {noise_features!r}")
         self.noise_features = bool(noise_features)
         self.n_features = 40 if self.noise_features else 21
         i = np.arange(21)
