@@ -340,3 +340,17 @@ def test_minmax_scale_errors():
         minmax_scale(np.array([[np.nan, 1.0]]))
     with pytest.raises(ValueError, match="no row"):
         minmax_scale(np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize(
+    "other, match",
+    [
+        ([[np.nan]], r"others\[0\] contains NaN or infinity"),
+        ([[np.inf]], r"others\[0\] contains NaN or infinity"),
+        ([[1.0]], r"others\[0\]\[0, 0\] = 1.0 is too far outside train column 0"),
+    ],
+)
+def test_minmax_scale_refuses_what_it_cannot_scale(other, match):
+    """A tiny training range turned 1.0 into inf with a warning; NaN passed through."""
+    with pytest.raises(ValueError, match=match):
+        minmax_scale([[0.0], [5e-324]], other)

@@ -373,7 +373,17 @@ def minmax_scale(train: ArrayLike, *others: ArrayLike) -> tuple[np.ndarray, ...]
             raise ValueError(
                 f"others[{k - 1}] has {arr.shape[1]} columns but train has {tr.shape[1]}"
             )
-        res = (arr - lo) / scale
+        if k and not np.isfinite(arr).all():
+            raise ValueError(f"others[{k - 1}] contains NaN or infinity")
+        with np.errstate(over="ignore"):
+            res = (arr - lo) / scale
         res[:, const] = 0
+        if k and not np.isfinite(res).all():  # a value far outside a tiny training range
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(res))[0])
+            raise ValueError(
+                f"others[{k - 1}][{i}, {j}] = {float(arr[i, j])!r} is too far outside train "
+                f"column {j} (range {float(lo[j])!r} to {float(lo[j] + span[j])!r}) to scale in "
+                f"{arr.dtype}"
+            )
         out.append(res.astype(arr.dtype, copy=False))
     return tuple(out)
