@@ -634,3 +634,27 @@ def test_counts_that_no_predictions_give_are_refused(call, match):
 def test_merge_adds_the_counts_of_equal_triples_up_to_the_limit():
     merged = merge_example_counts([[1, 1, 1, 2**52 + 1]], [[1, 1, 1, 2**52 - 1]], [[0, 0, 0, 3]])
     assert merged.tolist() == [[0, 0, 0, 3], [1, 1, 1, 2**53]]
+
+
+@pytest.mark.parametrize(
+    "fields, exc, match",
+    [
+        ({"n_train": -5}, ValueError, r"n_train must be a whole number in \[0, 2\*\*53\]"),
+        ({"stream_seconds": -1.0}, ValueError, r"stream_seconds must be a finite number"),
+        ({"fit_seconds": float("nan")}, ValueError, r"fit_seconds must be a finite number"),
+        ({"method": 5}, TypeError, r"method must be a string, got 5"),
+        ({"label_names": "ab"}, TypeError, r"label_names must be a sequence of strings"),
+        ({"label_names": ("a",)}, ValueError, r"label_names holds 1 names for 2 labels"),
+        (
+            {"predictions": np.zeros((7, 1), np.uint8)},
+            ValueError,
+            r"predictions must be the packed 0/1 rows \(uint8 of shape \(4, 1\)\)",
+        ),
+    ],
+)
+def test_a_result_is_checked_as_made_as_when_read_back(fields, exc, match):
+    """These were accepted by the constructor, and its stored form then could not be read."""
+    Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=np.uint8)
+    made = evaluate_predictions(Y, Y, n_windows=1)
+    with pytest.raises(exc, match=match):
+        StreamEvaluation(made.window_edges, made.label_counts, made.example_counts, **fields)

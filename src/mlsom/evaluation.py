@@ -1124,8 +1124,37 @@ class StreamEvaluation:
                 f"example_counts must hold {W} windows, got {len(self.example_counts)}"
             )
         _check_window_tables(self.window_edges, self.label_counts, self.example_counts)
+        # the record's other fields, as from_dict checks them (so that what is made here can
+        # be stored and read back)
+        for name in ("method", "kind", "stream"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string, got {getattr(self, name)!r}")
         if self.label_names is not None:
-            self.label_names = tuple(self.label_names)
+            names = self.label_names
+            if isinstance(names, str) or not all(isinstance(v, str) for v in names):
+                raise TypeError(f"label_names must be a sequence of strings, got {names!r}")
+            self.label_names = tuple(names)
+            if len(self.label_names) != self.n_labels:
+                raise ValueError(
+                    f"label_names holds {len(self.label_names)} names for {self.n_labels} labels"
+                )
+        for name in ("n_train", "chunk_size"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, _stored_int(name, value))
+        for name in ("fit_seconds", "stream_seconds"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(self, name, _stored_seconds(name, value))
+        if self.predictions is not None:
+            packed = np.asarray(self.predictions)
+            shape = (self.n_test, (self.n_labels + 7) // 8)
+            if packed.dtype != np.uint8 or packed.shape != shape:
+                raise ValueError(
+                    f"predictions must be the packed 0/1 rows (uint8 of shape {shape}), got "
+                    f"{packed.dtype} of shape {packed.shape}"
+                )
+            self.predictions = packed
 
     # ------------------------------------------------------------------------------- properties
 
