@@ -243,3 +243,16 @@ def test_the_calibrated_generator_is_the_default(name):
     assert Y.sum(axis=1).min() >= 1 and Y.any(axis=0).all()  # every label occurs
     assert "uniform" not in ds.description
     assert "uniform" in load(name, n_instances=1000, source="generator-v1").description
+
+
+@pytest.mark.parametrize(
+    "data_home, match",
+    [
+        ("~no-such-user-here/x", r"data_home '~no-such-user-here/x' cannot be read as a folder"),
+        ("/tmp/" + "a" * 300, r"data folder '/tmp/a+' cannot be searched: .*too long"),
+    ],
+)
+def test_a_data_home_that_is_no_folder_is_named(data_home, match):
+    """They raised a bare RuntimeError and OSError."""
+    with pytest.raises(ValueError, match=match):
+        load("Yeast", data_home=data_home)

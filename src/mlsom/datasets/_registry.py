@@ -416,10 +416,17 @@ def _load_synthetic(
 def _data_home(data_home) -> Path | None:
     if data_home is None:
         env = os.environ.get(DATA_ENV)
-        return Path(env).expanduser() if env else None
-    if not isinstance(data_home, (str, os.PathLike)):
-        raise TypeError(f"data_home must be a str, an os.PathLike or None, got {data_home!r}")
-    return Path(data_home).expanduser()
+        name, value = DATA_ENV, env
+        if not env:
+            return None
+    else:
+        if not isinstance(data_home, (str, os.PathLike)):
+            raise TypeError(f"data_home must be a str, an os.PathLike or None, got {data_home!r}")
+        name, value = "data_home", data_home
+    try:
+        return Path(value).expanduser()
+    except (RuntimeError, ValueError) as exc:  # "~user" of no such user, and the like
+        raise ValueError(f"{name} {str(value)!r} cannot be read as a folder: {exc}") from None
 
 
 def _check_keep_labels(keep_labels):
@@ -456,8 +463,13 @@ def _find(folder: Path | None, spec: _RealSpec, entry: TableEntry):
         for d in dirs:
             for suffix in ("", ".gz", ".bz2", ".xz"):
                 p = d / (fname + suffix)
-                if p.is_file():
-                    return p
+                try:
+                    if p.is_file():
+                        return p
+                except OSError as exc:  # a name too long, and the like: not a usable folder
+                    raise ValueError(
+                        f"data folder {str(folder)!r} cannot be searched: {exc}"
+                    ) from None
         return None
 
     for files in spec.files:
