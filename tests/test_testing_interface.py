@@ -127,3 +127,12 @@ def test_the_plain_kernel_bodies_give_the_same_results(dtype):
         np.testing.assert_array_equal(got[1], want[1])
         for a, b in zip(got[2], want[2], strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["screening", "lanes"])
+def test_switches_take_bools_only(name):
+    """The string 'no' was true: it switched screening on."""
+    before = _testing.select()
+    with pytest.raises(TypeError, match=rf"{name} must be True, False or None, got 'no'"):
+        _testing.select(**{name: "no"})
+    assert _testing.select() == before

@@ -29,6 +29,8 @@ Everything lives in the compiled core's ``_core_switches.pxi``; this module is i
 from contextlib import contextmanager
 from typing import NamedTuple
 
+import numpy as np
+
 from . import _core
 
 __all__ = [
@@ -105,6 +107,9 @@ def levels_run():
 def select(*, screening=None, lanes=None, simd=None, plain=None):
     """Set the switches given until changed again (a benchmark's whole run); return the
     previous ``(screening, lanes, simd level, plain mask)`` for :func:`restore`."""
+    for name, value in (("screening", screening), ("lanes", lanes)):
+        if value is not None and not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True, False or None, got {value!r}")
     level = -2 if simd is None else _level(simd)
     mask = -1 if plain is None else _plain_mask(plain)
     old = _core._switches(
