@@ -353,3 +353,25 @@ def test_plot_label_fractions_draws_a_log_axis_with_zero():
         plot_label_fractions({"a": {2: 1}})
     with pytest.raises(TypeError, match="non-empty mapping"):
         plot_label_fractions({})
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"curves": {"a": [1e308, -1e308]}}, ValueError, r"curves span from -1e\+308 to 1e\+308"),
+        ({"ylim": (1e308, -1e308)}, ValueError, r"ylim \(1e\+308, -1e\+308\) spans more than"),
+        ({"curves": {"$x^$": [0.1, 0.2]}}, ValueError, r"method name '\$x\^\$' is not mathtext"),
+        ({"title": "$x^$"}, ValueError, r"title '\$x\^\$' is not mathtext"),
+        ({"styles": {"a": 5}}, TypeError, r"styles\['a'\] must be a dict of line properties"),
+    ],
+)
+def test_what_matplotlib_could_not_draw_is_refused_before_drawing(kwargs, exc, match):
+    """These failed inside matplotlib when the figure was drawn, naming no argument."""
+    with pytest.raises(exc, match=match):
+        plot_curves(**{"curves": {"a": [0.1, 0.2]}, **kwargs})
+
+
+def test_dollar_signs_that_are_no_mathtext_still_draw(tmp_path):
+    fig = plot_curves({"cost $5": [0.1, 0.2]}, title=r"$\eta$ = 0.05, price \$3")
+    save_png(fig, tmp_path / "dollars.png")
+    assert (tmp_path / "dollars.png").stat().st_size > 0

@@ -116,9 +116,36 @@ def _check_result(result):
 
 
 def _check_text(name, value):
+    """None, or a str that matplotlib can draw: where it holds an even number of unescaped
+    dollar signs matplotlib reads it as mathtext, which must then parse (it failed only when the
+    figure was drawn, with the parser's traceback)."""
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{name} must be a str or None, got {_describe(value)}")
+    if value is not None:
+        n = value.count("$") - value.count(r"\$")
+        if n and n % 2 == 0:
+            from matplotlib.mathtext import MathTextParser
+
+            try:
+                MathTextParser("path").parse(value)
+            except ValueError:
+                raise ValueError(
+                    f"{name} {_describe(value)} is not mathtext matplotlib can draw; escape its "
+                    "dollar signs as \\$ to print them"
+                ) from None
     return value
+
+
+def _check_span(name, arrays):
+    """The values of ``arrays`` (NaN aside) must span less than the largest float: the axis
+    ticks are placed over the span (matplotlib fails when it overflows)."""
+    lo = min((float(np.nanmin(a)) for a in arrays if np.isfinite(a).any()), default=0.0)
+    hi = max((float(np.nanmax(a)) for a in arrays if np.isfinite(a).any()), default=0.0)
+    if not math.isfinite(hi - lo):
+        raise ValueError(
+            f"{name} span from {lo!r} to {hi!r}, more than the largest float: an axis cannot "
+            "be drawn over them; scale them first"
+        )
 
 
 def _check_limits(name, value):
@@ -133,7 +160,10 @@ def _check_limits(name, value):
         ) from None
     if len(pair) != 2:
         raise ValueError(f"{name} must be a pair (low, high), got {_describe(value)}")
-    return tuple(check_float(f"{name}[{i}]", v) for i, v in enumerate(pair))
+    pair = tuple(check_float(f"{name}[{i}]", v) for i, v in enumerate(pair))
+    if not math.isfinite(pair[1] - pair[0]):
+        raise ValueError(f"{name} {pair} spans more than the largest float")
+    return pair
 
 
 def _as_curve(name, values):
@@ -335,6 +365,14 @@ def plot_curves(
     if unknown:
         raise ValueError(f"styles names methods that are not in curves: {unknown}")
     styles = {str(m): s for m, s in styles.items()}
+    for m, st in styles.items():
+        if not isinstance(st, Mapping):
+            raise TypeError(f"styles[{m!r}] must be a dict of line properties, got {_describe(st)}")
+    for m in data:
+        _check_text("method name", m)
+    _check_span("curves", list(data.values()))
+    if x is not None:
+        _check_span("x", [x])
 
     if not isinstance(legend, (bool, np.bool_)):
         raise TypeError(f"legend must be True or False, got {_describe(legend)}")
