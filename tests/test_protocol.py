@@ -392,3 +392,66 @@ def test_som_run_on_a_small_stream(ds):
     back = StreamEvaluation.from_dict(json.loads(json.dumps(res.to_dict(), allow_nan=False)))
     np.testing.assert_array_equal(back.curve("macro_f1"), curve)
     assert back.fit_seconds == res.fit_seconds and back.params == res.params
+
+
+class ReusedBuffer:
+    """An incremental method whose predict returns a buffer that partial_fit then writes the
+    labels into: the counted predictions must be those returned, all zeros."""
+
+    kind = "incremental"
+
+    def fit(self, X, Y):
+        self.buf = np.zeros((1000, Y.shape[1]), dtype=np.uint8)
+        return self
+
+    def predict(self, X):
+        self.buf[: len(X)] = 0
+        return self.buf[: len(X)]
+
+    def partial_fit(self, X, Y):
+        self.buf[: len(Y)] = Y
+        return self
+
+    def predict_learn(self, X, Y):  # pragma: no cover - the label protocol calls the pair
+        return np.zeros_like(Y)
+
+
+def test_a_prediction_is_counted_before_its_labels_are_learnt():
+    """The labels leaked into a reused buffer's counted predictions: macro F 1.0 for all zeros."""
+    X_tr, Y_tr, X_te, Y_te = small_stream()
+    res = evaluate_many(
+        {"buffer": ReusedBuffer()},
+        (X_te, Y_te),
+        X_train=X_tr,
+        Y_train=Y_tr,
+        n_windows=5,
+        label_fraction=1.0,
+        label_delay=0,
+        keep_predictions=True,
+    )["buffer"]
+    assert not res.unpacked_predictions().any()
+    assert res.total("micro_f1") == 0.0
+
+
+def test_names_are_checked_before_anything_runs():
+    X_tr, Y_tr, X_te, Y_te = small_stream()
+    kw = {"X_train": X_tr, "Y_train": Y_tr, "n_windows": 5}
+    spy = Spy("online", 3)
+    with pytest.raises(TypeError, match=r"name must be a str or None, got 5"):
+        evaluate(spy, (X_te, Y_te), name=5, **kw)
+    assert not spy.calls  # nothing ran (it ran the whole stream, then failed)
+    with pytest.raises(ValueError, match=r"names \['1'\] are given twice once written as text"):
+        evaluate_many({1: Spy("online", 3), "1": Spy("online", 3)}, (X_te, Y_te), **kw)
+
+
+def test_a_stream_unlike_its_training_set_is_refused():
+    X_tr, Y_tr, X_te, Y_te = small_stream()
+    with pytest.raises(ValueError, match=r"Y_train has no label column"):
+        evaluate(Spy("online", 0), (X_te, Y_te[:, :0]), X_train=X_tr, Y_train=Y_tr[:, :0])
+    with pytest.raises(ValueError, match=r"X_stream has 3 features, X_train 4"):
+        evaluate(Spy("online", 3), (X_te[:, :3], Y_te), X_train=X_tr, Y_train=Y_tr)
+    with pytest.raises(ValueError, match=r"X of stream chunk 0 has 3 features, X_train 4"):
+        evaluate(
+            Spy("online", 3), iter([(X_te[:, :3], Y_te)]), X_train=X_tr, Y_train=Y_tr,
+            window_size=10,
+        )  # fmt: skip

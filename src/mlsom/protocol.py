@@ -146,6 +146,8 @@ class _Source:
         if len(self.X_train) != len(self.Y_train):
             raise ValueError(f"X_train has {len(self.X_train)} rows, Y_train {len(self.Y_train)}")
         self.n_labels = self.Y_train.shape[1]
+        if self.n_labels == 0:
+            raise ValueError("Y_train has no label column: there is nothing to evaluate")
         if self._arrays is not None:
             X, Y = (
                 _as_features(self._arrays[0], "X_stream"),
@@ -153,6 +155,10 @@ class _Source:
             )
             if len(X) != len(Y):
                 raise ValueError(f"X_stream has {len(X)} rows, Y_stream {len(Y)}")
+            if X.shape[1] != self.X_train.shape[1]:
+                raise ValueError(
+                    f"X_stream has {X.shape[1]} features, X_train {self.X_train.shape[1]}"
+                )
             if n_test is not None and n_test != len(X):
                 raise ValueError(f"n_test={n_test}, but the test stream has {len(X)} rows")
             self._arrays = (X, Y)
@@ -173,6 +179,11 @@ class _Source:
             except (TypeError, ValueError):
                 raise TypeError(f"stream item {k} is not an (X_chunk, Y_chunk) pair") from None
             Xc = _as_features(Xc, f"X of stream chunk {k}")
+            if Xc.shape[1] != self.X_train.shape[1]:
+                raise ValueError(
+                    f"X of stream chunk {k} has {Xc.shape[1]} features, X_train "
+                    f"{self.X_train.shape[1]}"
+                )
             Yc = _as_labels(Yc, f"Y of stream chunk {k}", self.n_labels)
             if len(Xc) != len(Yc):
                 raise ValueError(f"stream chunk {k}: X has {len(Xc)} rows, Y {len(Yc)}")
@@ -264,13 +275,17 @@ class _Runner:
             X = np.array(X_chunk[lo:hi], dtype=np.float64)  # the method's own copies
             if x is not None:
                 X_lab, Y_lab = np.array(x, dtype=np.float64)[None], y.astype(np.uint8)[None]
-            t = time.perf_counter()
-            Y_seg = predict(X) if hi > lo else None
-            if x is not None:
-                self.method.partial_fit(X_lab, Y_lab)
-            self.stream_seconds += time.perf_counter() - t
             if hi > lo:
+                t = time.perf_counter()
+                Y_seg = predict(X)
+                self.stream_seconds += time.perf_counter() - t
+                # checked and copied before any label is learnt: a method that returns a buffer
+                # it reuses must not have the labels written into its counted predictions
                 Y_hat[lo:hi] = self._check_prediction(Y_seg, hi - lo)
+            if x is not None:
+                t = time.perf_counter()
+                self.method.partial_fit(X_lab, Y_lab)
+                self.stream_seconds += time.perf_counter() - t
         self.acc.add(Y_chunk, Y_hat)
 
     def step(self, X_chunk, Y_chunk):
@@ -335,10 +350,12 @@ class _LabelFeed:
         self.n_test = n_test
         waiting = self.delay + 1 if n_test is None else min(self.delay + 1, n_test)
         rows = math.ceil(self.fraction * waiting * 1.1) + 64  # (with room for the draw's spread)
+        # a waiting row is a tuple of two arrays (their headers about 110 bytes each) and its
+        # due time; its features are those of a stream chunk, float64 at most
         check_allocation(
             "label_delay",
             self.delay,
-            rows * (n_features * itemsize + n_labels + 64),
+            rows * (n_features * max(itemsize, 8) + n_labels + 400),
             f"the labelled rows waiting for their labels (label_fraction={self.fraction} of "
             f"{waiting} rows of {n_features} features)",
         )
@@ -462,6 +479,8 @@ def evaluate(
     >>> res.curve("macro_f1").shape
     (10,)
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {name!r}")
     name = name or type(method).__name__
     if seed is not None:
         seed = _check_seed("seed", seed)
@@ -674,12 +693,20 @@ def _check_seed(name, value):
 def _named_methods(methods):
     if isinstance(methods, Mapping):
         named = {str(k): v for k, v in methods.items()}
+        if len(named) != len(methods):  # two keys that print the same (1 and "1")
+            keys = [str(k) for k in methods]
+            dup = sorted({k for k in keys if keys.count(k) > 1})
+            raise ValueError(f"methods: names {dup} are given twice once written as text")
     else:
         named, seen = {}, {}
         for m in methods:
             base = type(m).__name__
             seen[base] = seen.get(base, 0) + 1
-            named[base if seen[base] == 1 else f"{base}-{seen[base]}"] = m
+            name = base if seen[base] == 1 else f"{base}-{seen[base]}"
+            while name in named:  # a class literally named like a numbered one ("A-2")
+                seen[base] += 1
+                name = f"{base}-{seen[base]}"
+            named[name] = m
     if not named:
         raise ValueError("no method to evaluate")
     ids = [id(m) for m in named.values()]
