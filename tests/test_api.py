@@ -646,3 +646,19 @@ def test_dataframe_columns_must_match_the_fit(data):
     np.testing.assert_array_equal(
         m.predict(pd.DataFrame(X[200:210], columns=cols)), m.predict(X[200:210])
     )
+
+
+def test_column_names_of_mixed_types_are_refused(data):
+    """They were ignored: columns given in another order were then taken silently."""
+    pd = pytest.importorskip("pandas")
+    X, Y = data
+    mixed = ["a", 1, "c", "d", "e", "f"]
+    with pytest.raises(TypeError, match=r"column names of mixed types \(int, str\)"):
+        SOMStreamClassifier(grid_size=2).fit(pd.DataFrame(X[:200], columns=mixed), Y[:200])
+    m = SOMStreamClassifier(grid_size=2, random_state=0).fit(X[:200], Y[:200])
+    before = pickle.dumps(m)
+    with pytest.raises(TypeError, match=r"column names of mixed types"):
+        m.predict_stream(pd.DataFrame(X[200:210], columns=mixed))
+    assert pickle.dumps(m) == before
+    # integer names only (a DataFrame's default) are no feature names, as in scikit-learn
+    np.testing.assert_array_equal(m.predict(pd.DataFrame(X[200:210])), m.predict(X[200:210]))

@@ -1384,12 +1384,23 @@ def _feature_value(key, value):
 
 
 def _feature_names(X):
-    """Column names of a DataFrame-like X (all strings), else None."""
+    """Column names of a DataFrame-like X (all strings), else None; names of mixed types are
+    refused, as scikit-learn refuses them (the order of such columns could not be checked)."""
     cols = getattr(X, "columns", None)
     if cols is None:
         return None
     names = list(cols)
-    return names if all(isinstance(c, str) for c in names) else None
+    strings = [isinstance(c, str) for c in names]
+    if all(strings):
+        return names
+    if any(strings):
+        kinds = sorted({type(c).__name__ for c in names})
+        raise TypeError(
+            f"X has column names of mixed types ({', '.join(kinds)}): feature names are used "
+            "only when all of them are strings; convert them with X.columns = "
+            "X.columns.astype(str)"
+        )
+    return None
 
 
 def _version():
