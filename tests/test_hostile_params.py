@@ -1445,3 +1445,24 @@ def test_rakel_drawing_every_subset_terminates():
     with _deadline(20):
         model = RAkEL(n_models=20, random_state=0).fit(X60, Y)  # all C(6, 3) = 20 subsets
     assert len({tuple(s) for s in model.subsets_}) == 20
+
+
+@pytest.mark.parametrize("text", ["²", "1" * 5000, "１２３４５", "\udcff"])
+def test_a_malformed_cgroup_file_is_no_limit(tmp_path, monkeypatch, text):
+    """Non-ASCII digits were read as a limit, and odd contents raised from every allocation
+    check."""
+    import builtins
+
+    from mlsom import _memory
+
+    path = tmp_path / "memory.max"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    real_open = builtins.open
+
+    def fake_open(name, *args, **kwargs):
+        if str(name).startswith("/sys/fs/cgroup/"):
+            return real_open(path, *args, **kwargs)
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    assert _memory._cgroup_limit() is None

@@ -104,11 +104,11 @@ def _cgroup_limit():
     """The memory limit of this process's control group (containers), or None."""
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
-            with open(path) as f:
-                text = f.read().strip()
-        except OSError:
+            with open(path, encoding="ascii") as f:
+                text = f.read(64).strip()
+        except (OSError, UnicodeDecodeError):
             continue
-        if text.isdigit():
+        if text.isascii() and text.isdigit() and len(text) <= 20:
             value = int(text)
             # cgroup v1 writes a page-rounded 2**63 - 1 for "no limit"
             if 0 < value < 2**60:
