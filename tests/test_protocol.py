@@ -455,3 +455,21 @@ def test_a_stream_unlike_its_training_set_is_refused():
             Spy("online", 3), iter([(X_te[:, :3], Y_te)]), X_train=X_tr, Y_train=Y_tr,
             window_size=10,
         )  # fmt: skip
+
+
+class FailsLate(Spy):
+    def predict_stream(self, X):
+        if len(self.calls) > 2:
+            raise RuntimeError("out of disk")
+        return super().predict_stream(X)
+
+
+def test_an_error_inside_a_method_says_which_method_and_where():
+    """Its type and message stay; a note names the method (the traceback alone did)."""
+    X_tr, Y_tr, X_te, Y_te = small_stream()
+    methods = {"fine": Spy("online", 3), "late": FailsLate("online", 3)}
+    with pytest.raises(RuntimeError, match="out of disk") as info:
+        evaluate_many(methods, (X_te, Y_te), X_train=X_tr, Y_train=Y_tr, chunk_size=20)
+    assert info.value.__notes__ == [
+        "(in method 'late', 40 test rows into the stream, mlsom.protocol)"
+    ]

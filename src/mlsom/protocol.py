@@ -47,6 +47,7 @@ import numbers
 import time
 from collections import deque
 from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -609,14 +610,16 @@ def evaluate_many(
     ]
     learners = {r.name for r in runners if feed is not None and r.learns_labels()}
     for runner in runners:
-        runner.fit(source.X_train, source.Y_train)
+        with _raised_by(runner):
+            runner.fit(source.X_train, source.Y_train)
     for X_chunk, Y_chunk in source.chunks():
         plan = feed.plan(X_chunk, Y_chunk) if feed is not None else None
         for runner in runners:
-            if runner.name in learners:
-                runner.step_with_labels(X_chunk, Y_chunk, plan)
-            else:
-                runner.step(X_chunk, Y_chunk)
+            with _raised_by(runner):
+                if runner.name in learners:
+                    runner.step_with_labels(X_chunk, Y_chunk, plan)
+                else:
+                    runner.step(X_chunk, Y_chunk)
 
     windows = (
         {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
@@ -658,6 +661,20 @@ def evaluate_many(
             predictions=packed,
         )
     return results
+
+
+@contextmanager
+def _raised_by(runner):
+    """Say which method an error came from (a note on it: its type and message stay), with the
+    test rows it had been given so far."""
+    try:
+        yield
+    except Exception as exc:
+        exc.add_note(
+            f"(in method {runner.name!r}, {runner.acc.pos} test rows into the stream, "
+            "mlsom.protocol)"
+        )
+        raise
 
 
 def _label_feed(fraction, delay, seed):
