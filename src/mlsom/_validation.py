@@ -54,6 +54,17 @@ def check_float(name, value, *, low=None, high=None, low_open=False):
     return value
 
 
+def check_distinct_text(what, keys, noun="keys"):
+    """Refuse keys that are equal once written as text (1 and "1"), which a mapping keyed by
+    their text would merge."""
+    names = [str(k) for k in keys]
+    if len(set(names)) != len(names):
+        seen, dup = set(), set()
+        for n in names:
+            (dup if n in seen else seen).add(n)
+        raise ValueError(f"{what}: {noun} {sorted(dup)} are given twice once written as text")
+
+
 def check_option(name, value, options):
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {sorted(options)}, got {_describe(value)}")

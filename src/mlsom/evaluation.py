@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from ._memory import check_allocation, nbytes_of
-from ._validation import as_numeric
+from ._validation import _describe, as_numeric
 from ._version import __version__
 
 __all__ = [
@@ -856,13 +856,14 @@ def _check_window_tables(edges, label_counts, ex_counts):
     rows = np.concatenate([np.zeros((0, 4), np.int64), *ex_counts])
     win = np.repeat(np.arange(W), [len(e) for e in ex_counts])
     a, t, p, c = rows.T
-    bad = (a > t) | (a > p) | (t + p - a > L)  # each term <= 2**53: exact in int64
+    # (|Y ∩ Ŷ| <= min(|Y|, |Ŷ|) was checked with each table: _check_example_counts)
+    bad = t + p - a > L  # each term <= 2**53: exact in int64
     if bad.any():
         k = int(np.argmax(bad))
         raise ValueError(
             f"example_counts of window {int(win[k])} hold the row {rows[k].tolist()}: no "
             f"instance has |Y ∩ Ŷ| = {int(a[k])}, |Y| = {int(t[k])}, |Ŷ| = {int(p[k])} with "
-            f"n_labels={L} (|Y ∩ Ŷ| <= min(|Y|, |Ŷ|) and |Y ∪ Ŷ| <= n_labels)"
+            f"n_labels={L} (|Y ∪ Ŷ| <= n_labels)"
         )
     # instances per window; the float sums tell a sum too large for int64 (it would wrap)
     approx = np.bincount(win, weights=c.astype(np.float64), minlength=W)
@@ -918,7 +919,7 @@ def _stored_int(name, value):
     """A whole-number field of a stored result: an int, or a float of integral value, in
     [0, 2**53]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be an integer, got {_short_repr(value)}")
+        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
     if not _is_count(value):
         raise ValueError(f"{name} must be a whole number in [0, 2**53], got {value!r}")
     return int(value)
@@ -958,13 +959,8 @@ def _stored_names(value):
     if value is None:
         return None
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise TypeError(f"label_names must be a list of strings, got {_short_repr(value)}")
+        raise TypeError(f"label_names must be a list of strings, got {_describe(value)}")
     return tuple(value)
-
-
-def _short_repr(value):
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _is_count(value):
@@ -1006,7 +1002,7 @@ def _stored_counts(name, value):
                 f"{name} must be a table of counts: nested lists of numbers, of equal lengths "
                 "at each level"
             )
-        raise ValueError(f"{name} must hold whole numbers in [0, 2**53], found {_short_repr(bad)}")
+        raise ValueError(f"{name} must hold whole numbers in [0, 2**53], found {_describe(bad)}")
     if arr.dtype.kind not in "iuf":  # an empty table of no numeric type
         arr = arr.astype(np.int64)
     return _check_whole_counts(name, arr)

@@ -484,7 +484,7 @@ def check_run(run):
     label_fraction, label_delay, label_seed = run.label_fraction, run.label_delay, run.label_seed
     if label_fraction is None:  # a delay or a seed alone would be ignored
         for name, value in (("label_delay", label_delay), ("label_seed", label_seed)):
-            if isinstance(value, bool) or not (isinstance(value, numbers.Integral) and value == 0):
+            if not _is_zero(value):
                 with _about(name):
                     raise ValueError(
                         f"{name}={value!r} needs label_fraction (the share of test instances "
@@ -515,6 +515,11 @@ def check_run(run):
         chunk_size=chunk_size,
         stream_source=stream_source,
     )
+
+
+def _is_zero(value):
+    """Whether a label delay or seed is the integer 0, the value it takes without labels."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value == 0
 
 
 #: The most runs one experiment plans (each is checked and kept in memory before any runs).
@@ -614,11 +619,7 @@ def plan(
         if label_fractions is None and label_delays is not None:
             raise ValueError(f"label_delays={label_delays} need label_fractions")
     with _about("label_seed"):
-        if label_fractions is None and not (
-            isinstance(label_seed, numbers.Integral)
-            and not isinstance(label_seed, bool)
-            and label_seed == 0
-        ):
+        if label_fractions is None and not _is_zero(label_seed):
             raise ValueError(f"label_seed={label_seed!r} needs label_fractions")
     if label_fractions is None:
         settings = [(None, 0)]

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._memory import check_allocation, nbytes_of
-from ._validation import _describe, check_float
+from ._validation import _describe, check_distinct_text, check_float
 from .stats import MAX_METHODS, FriedmanNemenyiResult, _check_alpha
 
 __all__ = [
@@ -339,11 +339,8 @@ def plot_curves(
     ylim = _check_limits("ylim", ylim)
     for label, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
         _check_text(label, text)
+    check_distinct_text("curves", curves)  # two such keys would share one line
     data = {str(m): _as_curve(f"curves[{m!r}]", v) for m, v in curves.items()}
-    if len(data) != len(curves):  # two keys that print the same would share one line
-        names = [str(m) for m in curves]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ValueError(f"curves: keys {dup} are given twice once written as text")
     n_points = sum(y.size for y in data.values())
     check_allocation(
         "curves",

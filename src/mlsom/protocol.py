@@ -52,6 +52,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ._memory import check_allocation
+from ._validation import check_distinct_text
 from .evaluation import (
     _MAX_ROWS,
     StreamEvaluation,
@@ -709,11 +710,8 @@ def _check_seed(name, value):
 
 def _named_methods(methods):
     if isinstance(methods, Mapping):
+        check_distinct_text("methods", methods, "names")
         named = {str(k): v for k, v in methods.items()}
-        if len(named) != len(methods):  # two keys that print the same (1 and "1")
-            keys = [str(k) for k in methods]
-            dup = sorted({k for k in keys if keys.count(k) > 1})
-            raise ValueError(f"methods: names {dup} are given twice once written as text")
     else:
         named, seen = {}, {}
         for m in methods:
