@@ -32,6 +32,7 @@ from mlsom.datasets import (
     RandomRBFGenerator,
     RandomTreeGenerator,
     WaveformGenerator,
+    balanced_initial_split,
     filter_labels,
     load,
     minmax_scale,
@@ -1466,3 +1467,127 @@ def test_a_malformed_cgroup_file_is_no_limit(tmp_path, monkeypatch, text):
 
     monkeypatch.setattr(builtins, "open", fake_open)
     assert _memory._cgroup_limit() is None
+
+
+# ---- text given for a path or a list, a fraction too small to select a row, a kinds= of the
+# wrong type (each was accepted silently or refused with an unnamed error)
+SMALL_VALUE_CASES = [
+    (
+        "load data_home empty",  # searched the current folder
+        lambda: load("Yeast", data_home=""),
+        ValueError,
+        r"data_home must be a folder, got '' \(an empty or blank path; write '\.' for the current",
+    ),
+    (
+        "load data_home blank",
+        lambda: load("Yeast", data_home=" \t"),
+        ValueError,
+        r"data_home must be a folder, got ' \\t' \(an empty or blank path",
+    ),
+    (
+        "run_experiment data_home empty",  # said "'' is not a folder"
+        lambda: __import__("mlsom.experiment").experiment.run_experiment("quick", data_home=""),
+        ValueError,
+        r"data_home must be a folder, got '' \(an empty or blank path",
+    ),
+    (
+        "filter_labels label_names str",  # read as the names 'a', 'b'
+        lambda: filter_labels(np.eye(2), "ab"),
+        TypeError,
+        r"label_names must be a sequence of names, not a str \(read character by character\), "
+        r"got 'ab'",
+    ),
+    (
+        "filter_labels label_names bytes",  # read as the names 97, 98
+        lambda: filter_labels(np.eye(2), b"ab"),
+        TypeError,
+        r"label_names must be a sequence of names, not a bytes .*, got b'ab'",
+    ),
+    (
+        "filter_labels keep bytes",  # said "unknown label name(s) [97]"
+        lambda: filter_labels(np.eye(2), ["a", "b"], keep=b"a"),
+        TypeError,
+        r"keep must be a sequence of label names, not a bytes .*, got b'a'",
+    ),
+    (
+        "balanced_initial_split fraction 1e-300",  # an empty training set
+        lambda: balanced_initial_split(np.eye(4), np.eye(4, 2), 1e-300),
+        ValueError,
+        r"fraction must be >= 1/\(2 \* N\) = 1/8 \(0\.125\) to select a training row of the "
+        r"N = 4 rows, got 1e-300",
+    ),
+    (
+        "balanced_initial_split fraction just below half a row",
+        lambda: balanced_initial_split(np.eye(4), np.eye(4, 2), 0.1249),
+        ValueError,
+        r"fraction must be >= 1/\(2 \* N\) = 1/8 .*, got 0\.1249",
+    ),
+    (
+        "evaluate_many kinds str",  # ValueError: dictionary update sequence element #0 ...
+        lambda: protocol.evaluate_many(
+            {"a": _Batch()}, (Y3, Y3), X_train=Y3, Y_train=Y3, n_windows=1, kinds="batch"
+        ),
+        TypeError,
+        r"kinds must be a mapping of method name -> kind, or None, got 'batch' \(str\)",
+    ),
+    (
+        "evaluate_many kinds int",  # TypeError: 'int' object is not iterable
+        lambda: protocol.evaluate_many(
+            {"a": _Batch()}, (Y3, Y3), X_train=Y3, Y_train=Y3, n_windows=1, kinds=3
+        ),
+        TypeError,
+        r"kinds must be a mapping of method name -> kind, or None, got 3 \(int\)",
+    ),
+    (
+        "evaluate_many kinds empty list",  # taken for no kinds
+        lambda: protocol.evaluate_many(
+            {"a": _Batch()}, (Y3, Y3), X_train=Y3, Y_train=Y3, n_windows=1, kinds=[]
+        ),
+        TypeError,
+        r"kinds must be a mapping of method name -> kind, or None, got \[\] \(list\)",
+    ),
+    (
+        "evaluate_many seeds list",  # the same code as kinds
+        lambda: protocol.evaluate_many(
+            {"a": _Batch()}, (Y3, Y3), X_train=Y3, Y_train=Y3, n_windows=1, seeds=[0]
+        ),
+        TypeError,
+        r"seeds must be a mapping of method name -> seed, or None, got \[0\] \(list\)",
+    ),
+]
+
+
+@_named_cases("call, exc, match", SMALL_VALUE_CASES)
+def test_small_hostile_values_are_refused_by_name(call, exc, match, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing is written, but stay out of the working tree
+    monkeypatch.delenv("MLSOM_DATA", raising=False)
+    _refuses(call, exc, match)
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_smallest_fraction_that_selects_a_row_is_accepted():
+    """Half a row rounds up (floor(fraction * N + 1/2)): 1/8 of 4 rows selects one."""
+    from mlsom.datasets import balanced_initial_set
+
+    split = balanced_initial_split(np.eye(4), np.eye(4, 2), 0.125)
+    assert split.train_indices.tolist() == [0] and split.info["n_train"] == 1
+    # the selection alone still returns an empty set (its documented size rule)
+    assert balanced_initial_set(np.eye(4, 2), 1e-300)[0].size == 0
+
+
+def test_kinds_and_seeds_mappings_are_still_accepted():
+    res = protocol.evaluate_many(
+        {"a": _Batch()},
+        (Y3, Y3),
+        X_train=Y3,
+        Y_train=Y3,
+        n_windows=1,
+        kinds={"a": "batch"},
+        seeds={"a": 3},
+    )
+    assert res["a"].n_test == 3
+    for empty in (None, {}):
+        res = protocol.evaluate_many(
+            {"a": _Batch()}, (Y3, Y3), X_train=Y3, Y_train=Y3, n_windows=1, kinds=empty
+        )
+        assert res["a"].n_test == 3

@@ -115,18 +115,22 @@ def test_filter_labels_keep_uses_original_order():
 
 def test_filter_labels_errors():
     Y = np.eye(3, dtype=np.uint8)
+    abc = ["a", "b", "c"]
     with pytest.raises(ValueError, match="not both"):
-        filter_labels(Y, "abc", min_frequency=0.1, keep=["a"])
+        filter_labels(Y, abc, min_frequency=0.1, keep=["a"])
     with pytest.raises(ValueError, match=r"unknown label name\(s\) \['d'\]"):
-        filter_labels(Y, "abc", keep=["a", "d"])
+        filter_labels(Y, abc, keep=["a", "d"])
     with pytest.raises(ValueError, match="2 names but Y has 3"):
         filter_labels(Y, ["a", "b"])
     with pytest.raises(ValueError, match="no label is kept"):
-        filter_labels(Y, "abc", min_frequency=0.5)
+        filter_labels(Y, abc, min_frequency=0.5)
     with pytest.raises(ValueError, match="only 0 and 1"):
-        filter_labels(Y * 2, "abc")
-    with pytest.raises(TypeError, match="not a string"):
-        filter_labels(Y, "abc", keep="a")
+        filter_labels(Y * 2, abc)
+    with pytest.raises(TypeError, match="keep must be a sequence of label names, not a str"):
+        filter_labels(Y, abc, keep="a")
+    # a str would be read character by character, as the names "a", "b", "c"
+    with pytest.raises(TypeError, match="label_names must be a sequence of names, not a str"):
+        filter_labels(Y, "abc")
 
 
 def test_drop_unlabelled():

@@ -825,6 +825,14 @@ def _check_data_home(data_home):
     """``data_home`` (None or an existing folder); ValueError otherwise."""
     if data_home is None:
         return None
+    if isinstance(data_home, (str, os.PathLike)):
+        from .datasets._registry import _check_not_blank
+
+        try:
+            _check_not_blank(data_home)  # Path("") is the current folder
+        except ValueError as error:
+            error.argument = "data_home"
+            raise
     path = Path(data_home).expanduser()
     if not str(data_home) or not path.is_dir():
         what = "does not exist" if not path.exists() else "is not a folder"

@@ -52,7 +52,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ._memory import check_allocation
-from ._validation import check_distinct_text
+from ._validation import _describe, check_distinct_text
 from .evaluation import (
     _MAX_ROWS,
     StreamEvaluation,
@@ -564,8 +564,8 @@ def evaluate_many(
     if n_test is not None:
         n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
     methods = _named_methods(methods)
-    kinds = dict(kinds or {})
-    seeds = dict(seeds or {})
+    kinds = _check_mapping("kinds", kinds, "kind")
+    seeds = _check_mapping("seeds", seeds, "seed")
     for what, mapping in (("kinds", kinds), ("seeds", seeds)):
         unknown = set(mapping) - set(methods)
         if unknown:
@@ -699,6 +699,18 @@ def _check_label_protocol(fraction, delay, seed):
     if seed < 0:
         raise ValueError(f"label_seed must be non-negative, got {seed}")
     return fraction, delay, seed
+
+
+def _check_mapping(name, value, what):
+    """A mapping of method names (None for none) as a new dict; TypeError naming ``name``."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"{name} must be a mapping of method name -> {what}, or None, got "
+            f"{_describe(value)} ({type(value).__name__})"
+        )
+    return dict(value)
 
 
 def _check_seed(name, value):

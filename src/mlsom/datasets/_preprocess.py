@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import as_numeric
+from .._validation import _describe, as_numeric
 
 __all__ = [
     "InitialSplit",
@@ -93,6 +93,15 @@ def _n_initial(n: int, fraction) -> int:
     return math.floor(f * n + Fraction(1, 2))
 
 
+def _refuse_text(name: str, value: Any, what: str) -> None:
+    """A str or bytes where a sequence is expected would be read character by character."""
+    if isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(
+            f"{name} must be a sequence of {what}, not a {type(value).__name__} (read character "
+            f"by character), got {_describe(value)}"
+        )
+
+
 def filter_labels(
     Y: ArrayLike,
     label_names: Sequence[str],
@@ -128,8 +137,11 @@ def filter_labels(
     ------
     ValueError
         If no label is kept, a name in ``keep`` is unknown, or both options are given.
+    TypeError
+        If ``label_names`` or ``keep`` is a str or bytes (not a sequence of names).
     """
     Y = _labels01(Y)
+    _refuse_text("label_names", label_names, "names")
     if not hasattr(label_names, "__len__"):  # an iterator could be endless
         raise TypeError(
             f"label_names must be a sequence of names, got {type(label_names).__name__}"
@@ -140,8 +152,7 @@ def filter_labels(
     if keep is not None and min_frequency is not None:
         raise ValueError("give either min_frequency= or keep=, not both")
     if keep is not None:
-        if isinstance(keep, str):
-            raise TypeError("keep must be a sequence of label names, not a string")
+        _refuse_text("keep", keep, "label names")
         if not hasattr(keep, "__len__"):
             raise TypeError(f"keep must be a sequence of label names, got {type(keep).__name__}")
         if len(keep) > len(names):
@@ -290,14 +301,27 @@ def balanced_initial_split(X: ArrayLike, Y: ArrayLike, fraction: float = 0.10) -
     X : array-like of shape (N, A)
     Y : array-like of shape (N, L), 0/1
     fraction : float in (0, 1], default 0.10
+        Size of the training set relative to N: floor(fraction * N + 1/2) rows, so at least
+        1/(2N) for the training set not to be empty.
 
     Returns
     -------
     InitialSplit
         ``(X_train, Y_train, X_stream, Y_stream, train_indices, stream_indices, info)``; ``info``
         as returned by :func:`balanced_initial_set`.
+
+    Raises
+    ------
+    ValueError
+        If ``fraction`` is outside (0, 1] or selects no row (below 1/(2N)).
     """
     X, Y = _check_xy(X, Y)
+    N = X.shape[0]
+    if N and _n_initial(N, fraction) == 0:  # an empty training set: nothing to fit
+        raise ValueError(
+            f"fraction must be >= 1/(2 * N) = 1/{2 * N} ({1 / (2 * N):.3g}) to select a training "
+            f"row of the N = {N} rows, got {fraction!r}"
+        )
     train, info = balanced_initial_set(Y, fraction)
     return _split(X, Y, train, info)
 

@@ -309,8 +309,8 @@ def load(
     Raises
     ------
     ValueError
-        For an unknown name (the message lists the valid ones), an unknown ``source`` or an
-        option that does not apply.
+        For an unknown name (the message lists the valid ones), an unknown ``source``, an
+        option that does not apply or an empty or blank ``data_home``.
     FileNotFoundError
         For a real stream whose files are not found; the message names the files expected.
 
@@ -413,6 +413,16 @@ def _load_synthetic(
 # ----------------------------------------------------------------------------------- real data
 
 
+def _check_not_blank(data_home) -> None:
+    """Refuse an empty or blank ``data_home``: ``Path("")`` is the current folder."""
+    text = os.fspath(data_home)
+    if isinstance(text, str) and not text.strip():
+        raise ValueError(
+            f"data_home must be a folder, got {text!r} (an empty or blank path; write '.' for "
+            "the current folder)"
+        )
+
+
 def _data_home(data_home) -> Path | None:
     if data_home is None:
         env = os.environ.get(DATA_ENV)
@@ -422,6 +432,7 @@ def _data_home(data_home) -> Path | None:
     else:
         if not isinstance(data_home, (str, os.PathLike)):
             raise TypeError(f"data_home must be a str, an os.PathLike or None, got {data_home!r}")
+        _check_not_blank(data_home)
         name, value = "data_home", data_home
     try:
         return Path(value).expanduser()
