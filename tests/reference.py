@@ -423,7 +423,60 @@ def learn_rule(state, y, kinds):
         rule["z"] = rule["z"] + CARD_RATE * (float(npos) - rule["z"])
 
 
-def ref_learn(state, X, Y, eta=0.05, rate=0.5):
+PAIR_USES, PAIR_WINDOW, PAIR_MIN, PAIR_Z = 5, 200, 10, 2.0
+
+
+def paired_tests(state, x, y, Y_hat, bmu):
+    """corrections="tested": before a labelled instance's moves, every pending other choice
+    (state["alt"][(c, b)] = [where it would have put neuron b, strong choice made, tries]) of
+    a map c whose label is known is tried when b is c's best-matching unit or would be nearer x
+    than it in the other place: x is classified again with b there. Where the two
+    classifications get a different number of x's known labels right, the pair (1: the strong
+    choice did better) joins the model's pairs. Each choice is tried PAIR_USES times at most;
+    maps in label order, neurons in index order."""
+    alt, pairs = state["alt"], state["pairs"]
+    saved = (state["kinds"], state["n_rej"], state["weak"])
+    known = [k for k in range(state["L"]) if y[k] >= 0]
+    right = sum((k in Y_hat) == (y[k] == 1) for k in known)
+    for c in known:
+        if state["maps"][c] is None:
+            continue
+        W = state["maps"][c]["weights"]
+        d_win = float(((x - W[bmu[c]]) ** 2).sum())
+        for cc, b in sorted(alt):
+            if cc != c:
+                continue
+            there, strong, uses = alt[(c, b)]
+            d_alt = float(((x - there) ** 2).sum())
+            if b != bmu[c]:
+                if not np.array_equal(there, W[bmu[c]]):  # (one point: no rounding tie)
+                    rel = abs(d_alt - d_win) / max(d_win, 1e-300)
+                    state["min_gap"] = min(state["min_gap"], rel)
+                if not d_alt < d_win:
+                    continue
+            if uses + 1 >= PAIR_USES:
+                del alt[(c, b)]
+            else:
+                alt[(c, b)][2] = uses + 1
+            orig = W[b].copy()
+            W[b] = there
+            y_alt, _, gap = classify(state, x)
+            W[b] = orig
+            state["min_gap"] = min(state["min_gap"], gap)
+            right_alt = sum((k in y_alt) == (y[k] == 1) for k in known)
+            if right != right_alt:
+                pairs.append(int((right > right_alt) == strong))
+    state["kinds"], state["n_rej"], state["weak"] = saved
+
+
+def pairs_strong(state):
+    """Whether the strong corrections run: over the last PAIR_WINDOW pairs (at least
+    PAIR_MIN), the strong choice won at least PAIR_Z sqrt(n) more than it lost."""
+    t = state["pairs"][-PAIR_WINDOW:]
+    return len(t) >= PAIR_MIN and 2 * sum(t) - len(t) >= PAIR_Z * math.sqrt(len(t))
+
+
+def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
     """Labelled instances in order (partial_fit): returns the new state (a copy).
 
     For each (x, y), y in {1, 0, -1}^L: classify x; for every label c with a map and y_c known,
@@ -431,14 +484,26 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
     its averOut takes x (after the move); y_c = 0 and c predicted: the BMU moves onto the last
     labelled positive of c, if any (a copy), which is used up. Then each positive's last
     positive is x; T, N and S do not change; the decision rule learns (learn_rule).
+
+    tested (corrections="tested"): the pending other choices are tried first (paired_tests);
+    a miss moves by rate and a false alarm onto the positive only while pairs_strong, else a
+    miss moves by eta and a false alarm moves nothing (the positive stays); every correction
+    keeps where the other choice would have put the neuron (state["alt"]).
     """
     state = copy.deepcopy(state)
     X = np.asarray(X, dtype=np.float64)
     maps, L = state["maps"], state["L"]
     last = state.setdefault("last_positive", {})
+    if tested:
+        state.setdefault("alt", {})
+        state.setdefault("pairs", [])
     for x, y in zip(X, np.asarray(Y), strict=True):
         Y_hat, bmu, gap = classify(state, x)
         state["min_gap"] = min(state["min_gap"], gap)
+        strong = True
+        if tested:
+            paired_tests(state, x, y, Y_hat, bmu)
+            strong = pairs_strong(state)
         known = []
         for c in range(L):
             if maps[c] is None or y[c] < 0:
@@ -446,7 +511,11 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
             m = maps[c]["weights"][bmu[c]]
             if y[c] == 1:
                 known.append(c)
-                m += (eta if c in Y_hat else rate) * (x - m)
+                step = eta if c in Y_hat or not strong else rate
+                if tested and c not in Y_hat:
+                    other = rate if step == eta else eta
+                    state["alt"][(c, bmu[c])] = [m + other * (x - m), step == rate, 0]
+                m += step * (x - m)
                 b = bmu[c]
                 d2 = float(((x - m) ** 2).sum())
                 dist = d2 if state["squared"] else math.sqrt(d2)
@@ -454,6 +523,11 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5):
                 maps[c]["averout"][b] = (n_b * maps[c]["averout"][b] + math.exp(-dist)) / (n_b + 1)
                 maps[c]["counts"][b] += 1
             elif c in Y_hat and c in last:
+                if tested:
+                    there = m.copy() if strong else last[c].copy()
+                    state["alt"][(c, bmu[c])] = [there, strong, 0]
+                    if not strong:
+                        continue  # nothing moves; the positive stays
                 m[:] = last.pop(c)  # used once
         for c in known:
             last[c] = x.copy()

@@ -45,7 +45,7 @@ def _labels(seed, n, L, unknown=0.25):
 def _state_arrays(model):
     st = model._state
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
-    keys += list(_model_file.RULE_ARRAYS)
+    keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PAIR_ARRAYS)
     return {k: np.array(st[k]) for k in keys if k in st}
 
 
@@ -130,6 +130,96 @@ def test_partial_fit_matches_reference(L, d, A, nb, dist, zc, seed, rate):
     assert_same_predictions(model.predict(X_te), Y_ref)
 
 
+def _assert_same_pairs(model, st):
+    """The paired test of the corrections: every pending other choice (the neuron's other
+    place, strong flag, tries), and the model's pairs, the reference's."""
+    pk = model._state
+    offsets = pk["offsets"]
+    pending = {}
+    for (c, b), (there, strong, uses) in st["alt"].items():
+        pending[int(offsets[c]) + b] = (there, strong, uses)
+    uses = pk["alt_uses"]
+    assert sorted(np.flatnonzero(uses >= 0).tolist()) == sorted(pending), "pending choices"
+    for j, (there, strong, n) in pending.items():
+        assert uses[j] == n and bool(pk["alt_strong"][j]) == bool(strong), j
+        np.testing.assert_allclose(pk["alt_place"][j], there, **TOL, err_msg=f"neuron {j}")
+    pairs = st["pairs"]
+    assert int(pk["pair_total"][0]) == len(pairs)
+    last = pairs[-ref.PAIR_WINDOW :]
+    slots = [(len(pairs) - len(last) + i) % ref.PAIR_WINDOW for i in range(len(last))]
+    np.testing.assert_array_equal(pk["pair_ring"][slots], last)
+    assert model.correction_pairs_ == (sum(last), len(last))
+
+
+@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", CASES)
+@pytest.mark.parametrize("rate", [0.5, 0.1])
+def test_tested_corrections_match_reference(L, d, A, nb, dist, zc, seed, rate):
+    """corrections="tested": the paired tests (re-classifications with a neuron in its other
+    place), the pairs, the gate on the strong corrections and every move are the reference's,
+    streams and labelled calls interleaved."""
+    X_tr, Y_tr, X_te = make_stream(seed, L, A, n_test=300)
+    p = params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc)
+    model, st = fit_both(X_tr, Y_tr, p)
+    model.set_params(correction_rate=rate, corrections="tested")
+    Yl = _labels(seed, len(X_te), L, unknown=0.1)
+    for lo, hi in [(0, 60), (60, 120), (120, 200), (200, 300)]:
+        Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
+        Y_pkg = model.predict_stream(X_te[lo:hi])
+        explained(st, assert_same_predictions, Y_pkg, Y_ref)
+        # the labels of rows a:b arrive, each row's once (an instance learnt twice can meet
+        # its own margin as an acceptance offset: an exact tie)
+        a, b = max(0, lo - 30), hi - 30
+        st = ref.ref_learn(st, X_te[a:b], Yl[a:b], eta=0.05, rate=rate, tested=True)
+        model.partial_fit(X_te[a:b], Yl[a:b])
+        assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
+        explained(st, assert_same_state, model, st)
+        _assert_last_positives(model, st)
+        _assert_same_rule(model, st)
+        _assert_same_pairs(model, st)
+    if L > 1:  # pairs were made (with one label, only a re-ranking could make one)
+        assert len(st["pairs"]) > 0
+    Y_ref, _ = ref.ref_predict(st, X_te)
+    assert_same_predictions(model.predict(X_te), Y_ref)
+
+
+def test_correction_pairs_follow_the_reference_call_after_call():
+    """correction_pairs_ (strong wins, pairs in the window) is the reference's after every
+    labelled call, from fewer than PAIR_MIN pairs (the gate closed) to enough for the test to
+    act; the pairs are not all one way."""
+    X_tr, Y_tr, X_te = make_stream(7, 3, 5, n_test=400)
+    model, st = fit_both(X_tr, Y_tr, params(3))
+    model.set_params(corrections="tested")
+    Yl = _labels(7, len(X_te), 3, unknown=0.0)
+    model.predict_stream(X_te[:200])
+    st = ref.ref_stream(st, X_te[:200])[1]
+    seen = []
+    for i in range(0, 200, 20):
+        model.partial_fit(X_te[i : i + 20], Yl[i : i + 20])
+        st = ref.ref_learn(st, X_te[i : i + 20], Yl[i : i + 20], tested=True)
+        won, n = model.correction_pairs_
+        assert (won, n) == (sum(st["pairs"][-200:]), min(len(st["pairs"]), 200))
+        seen.append(n)
+    assert seen[0] < ref.PAIR_MIN <= seen[-1]
+    won, n = model.correction_pairs_
+    assert 0 < won < n
+
+
+def test_corrections_is_checked_at_every_labelled_call(tmp_path):
+    """A bad value is refused by the next labelled call, which then changes nothing, and by
+    save; the unlabelled stream does not use it."""
+    X_tr, Y_tr, X_te = make_stream(61, 3, 4)
+    model, _ = fit_both(X_tr, Y_tr, params(2))
+    model.set_params(corrections="paired")
+    before = _file_bytes(copy.deepcopy(model).set_params(corrections="strong"), tmp_path / "a.npz")
+    with pytest.raises(ValueError, match=r"corrections.*'paired'"):
+        model.partial_fit(X_te[:5], np.ones((5, 3), np.int8))
+    with pytest.raises(ValueError, match=r"corrections.*'paired'"):
+        model.save(tmp_path / "m.npz")
+    after = _file_bytes(copy.deepcopy(model).set_params(corrections="strong"), tmp_path / "b.npz")
+    assert before == after
+    assert model.correction_pairs_ is None
+
+
 def test_labels_of_a_label_without_a_map_are_ignored():
     """A label absent from the training set has no map: its labels change nothing (T, S, its
     last positive), and the model file stays valid."""
@@ -161,13 +251,14 @@ def test_labels_leave_the_counts_as_they_are():
     assert any(not np.array_equal(a, b) for a, b in zip(W0, W1, strict=True))
 
 
+@pytest.mark.parametrize("corrections", ["strong", "tested"])
 @pytest.mark.parametrize("rate", [0.5, 1.0])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_chunking_and_threads_change_nothing(dtype, rate):
+def test_chunking_and_threads_change_nothing(dtype, rate, corrections):
     """One call, row by row, or in two chunks; one thread or two: the same model, bit for bit."""
     X_tr, Y_tr, X_te = make_stream(21, 5, 20, n_test=200)
     X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
-    model, _ = fit_both(X_tr, Y_tr, params(3, correction_rate=rate))
+    model, _ = fit_both(X_tr, Y_tr, params(3, correction_rate=rate, corrections=corrections))
     model.predict_stream(X_te[:100])
     Yl = _labels(21, 200, 5)
     whole = copy.deepcopy(model).set_params(n_jobs=1)
@@ -182,12 +273,13 @@ def test_chunking_and_threads_change_nothing(dtype, rate):
     np.testing.assert_array_equal(whole.predict_stream(X_te), parts.predict_stream(X_te))
 
 
-def test_save_and_load_between_labels_resumes_exactly(tmp_path):
+@pytest.mark.parametrize("corrections", ["strong", "tested"])
+def test_save_and_load_between_labels_resumes_exactly(tmp_path, corrections):
     """A model saved while labels are still pending (predicted instances whose labels come
     later), loaded, then given those labels and more stream, is the model that never stopped;
-    its last positives travel in the file."""
+    its last positives (and the paired test's state) travel in the file."""
     X_tr, Y_tr, X_te = make_stream(31, 4, 6, n_test=240)
-    model, _ = fit_both(X_tr, Y_tr, params(3))
+    model, _ = fit_both(X_tr, Y_tr, params(3, corrections=corrections))
     Yl = _labels(31, 240, 4)
     model.predict_stream(X_te[:80])
     model.partial_fit(X_te[:40], Yl[:40])  # labels of the first half arrived
@@ -373,6 +465,53 @@ def test_hostile_rule_members_are_refused(tmp_path):
         (changed("labelled_cardinality", lambda a: a.__setitem__(1, 0.5)), "labelled_cardinality"),
         (changed("labelled_cardinality", lambda a: a.__setitem__(0, 99.0)), "labelled_cardinality"),
     ]
+    for i, (change, match) in enumerate(cases):
+        dst = tmp_path / f"bad{i}.npz"
+        _rewrite(src, dst, **change)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(dst)
+
+
+def test_hostile_pair_members_are_refused(tmp_path):
+    """The paired test of the corrections, read from a file: every array is checked, and a
+    file that has it without the rule's arrays is refused."""
+    X_tr, Y_tr, X_te = make_stream(74, 3, 4, n_test=300)
+    model, _ = fit_both(X_tr, Y_tr, params(2, corrections="tested"))
+    model.partial_fit(X_te, _labels(74, 300, 3, unknown=0.0))
+    st = model._state
+    assert st["pair_total"][0] > 0 and (st["alt_uses"] >= 0).any()
+    src = tmp_path / "m.npz"
+    model.save(src)
+    again = SOMStreamClassifier.load(src)
+    for k in _model_file.PAIR_ARRAYS:
+        np.testing.assert_array_equal(again._state[k], st[k], err_msg=k)
+
+    def changed(key, edit):
+        a = np.array(st[key])
+        edit(a)
+        return {key: a}
+
+    M, A = st["alt_place"].shape
+    n = int(st["pair_total"][0])
+    cases = [
+        ({"pair_ring": None}, "'pair_ring' is missing"),
+        ({k: None for k in _model_file.RULE_ARRAYS}, "'label_offsets' is missing"),
+        ({"alt_place": st["alt_place"].astype(np.float32)}, "alt_place has dtype"),
+        ({"alt_uses": np.zeros(M + 1, np.int8)}, "alt_uses has dtype"),
+        ({"pair_ring": np.zeros(201, np.uint8)}, "pair_ring has dtype"),
+        (changed("alt_place", lambda a: a.__setitem__((0, 0), np.nan)), "alt_place: non-finite"),
+        (changed("alt_place", lambda a: a.__setitem__((0, 0), 1e300)), "alt_place: non-finite"),
+        (changed("alt_uses", lambda a: a.__setitem__(0, 5)), "alt_uses: values outside"),
+        (changed("alt_uses", lambda a: a.__setitem__(0, -2)), "alt_uses: values outside"),
+        (changed("alt_strong", lambda a: a.__setitem__(0, 2)), "values other than 0/1"),
+        (changed("pair_ring", lambda a: a.__setitem__(0, 7)), "values other than 0/1"),
+        (changed("pair_total", lambda a: a.__setitem__(0, -1)), "pair_total -1"),
+        (changed("pair_total", lambda a: a.__setitem__(0, 2**60)), "beyond 2"),
+    ]
+    if n < 200:
+        ring = np.array(st["pair_ring"])
+        ring[n:] = 1
+        cases.append(({"pair_ring": ring}, "fewer than the ring's pairs"))
     for i, (change, match) in enumerate(cases):
         dst = tmp_path / f"bad{i}.npz"
         _rewrite(src, dst, **change)

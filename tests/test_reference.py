@@ -73,7 +73,11 @@ def fit_both(X, Y, p):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConvergenceWarning on tiny max_epochs
         model = SOMStreamClassifier(**p).fit(X, Y)
-    kw = {k: v for k, v in p.items() if k not in ("grid_size", "learning_rate", "correction_rate")}
+    kw = {
+        k: v
+        for k, v in p.items()
+        if k not in ("grid_size", "learning_rate", "correction_rate", "corrections")
+    }
     state = ref.ref_fit(X, Y, p["grid_size"], **kw)
     return model, state
 

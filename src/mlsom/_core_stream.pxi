@@ -374,6 +374,116 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         lm.zl[0] = lm.zl[0] + CARD_RATE * (<double> npos - lm.zl[0])
 
 
+# The paired test of the strong corrections (corrections="tested"; docs/method.md, "A paired test
+# of the corrections")
+cdef enum:
+    PAIR_USES = 5       # a correction's other choice is tried on this many labelled instances
+    PAIR_WINDOW = 200   # the model's last pairs the test counts
+    PAIR_MIN = 10       # below this many pairs, corrections are gentle
+cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
+
+
+ctypedef struct Pairs:
+    # per neuron b: where the other correction choice would have put it (place, (M, A) in the
+    # model's type), how many times that choice was tried (uses[b], -1: none pending) and
+    # whether the choice made was the strong one; the model's last PAIR_WINDOW pairs (ring, 1:
+    # the strong choice won) and their count ever (total[0])
+    void *place
+    int8_t *uses
+    uint8_t *strong
+    uint8_t *ring
+    int64_t *total
+    float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
+    void *col           # (A) scratch in the model's type: a neuron's column
+    Work *w2            # the re-classifications' workspace (the instance's own stays intact)
+
+
+cdef bint _pairs_strong(const Pairs *pr) noexcept nogil:
+    """Whether corrections are strong: over the last pairs (at least PAIR_MIN), the strong
+    choice won at least PAIR_Z sqrt(n) more than it lost (a one-sided sign test)."""
+    cdef int64_t n = pr.total[0] if pr.total[0] < PAIR_WINDOW else PAIR_WINDOW
+    cdef int64_t k, won = 0
+    if n < PAIR_MIN:
+        return False
+    for k in range(n):
+        won += pr.ring[k]
+    return <double> (2 * won - n) >= PAIR_Z * sqrt(<double> n)
+
+
+cdef Py_ssize_t _n_right(const int8_t *yl, const uint8_t *in_y, Py_ssize_t L) noexcept nogil:
+    """How many of the instance's known labels a classification gets right."""
+    cdef Py_ssize_t c, r = 0
+    for c in range(L):
+        if yl[c] >= 0 and (in_y[c] != 0) == (yl[c] == 1):
+            r += 1
+    return r
+
+
+cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, double gap,
+                        double tscale, double xx, double wwmax, floating *wt, Py_ssize_t A,
+                        Py_ssize_t M, const int32_t *ncls, const int64_t *offsets, Py_ssize_t L,
+                        const int64_t *t, const double *logC, const double *logA,
+                        Py_ssize_t k_nn, Py_ssize_t n_rank, bint squared, bint skip_zero,
+                        const double *cc, Pairs *pr, Work *w) noexcept nogil:
+    """Before a labelled instance's moves (its classification in w): every pending other
+    choice of a neuron b of a map c whose label is known, when b is c's best-matching unit or
+    would be nearer x than it in the other place, is tried: x is classified again with b there
+    (w2; the neuron is put back after). Where the two classifications get a different number
+    of x's known labels right, the pair goes to the ring: 1 when the strong choice did better.
+    Each choice is tried PAIR_USES times at most. Maps in label order, neurons in index order.
+
+    The re-classification's screening values are x's, b's replaced by its exact distance in
+    the other place (rounded to float32: well within the bound), and the bound's largest norm
+    is b's there when larger."""
+    cdef Py_ssize_t c, b, bw, i, right, right_alt
+    cdef double d_win, da, nn, gap2, wmax
+    cdef floating *col = <floating *> pr.col
+    cdef const floating *alt
+    cdef bint copied = False
+    right = _n_right(yl, w.in_y, L)
+    for c in range(L):
+        if yl[c] < 0 or offsets[c + 1] == offsets[c]:
+            continue
+        bw = _winner(x, d, gap, wt, A, M, offsets, c, w)
+        d_win = _exact(x, wt, A, M, bw, w)
+        for b in range(offsets[c], offsets[c + 1]):
+            if pr.uses[b] < 0:
+                continue
+            alt = <const floating *> pr.place + b * A
+            da = _sqdist_row(x, alt, A)
+            if b != bw and not da < d_win:
+                continue
+            pr.uses[b] = pr.uses[b] + 1
+            if pr.uses[b] >= PAIR_USES:
+                pr.uses[b] = -1
+            if not copied:
+                memcpy(pr.d2, d, M * sizeof(float))
+                copied = True
+            gap2 = gap
+            if isfinite(gap):
+                nn = 0.0
+                for i in range(A):
+                    nn = nn + (<double> alt[i] - cc[i]) * (<double> alt[i] - cc[i])
+                wmax = nn if nn > wwmax else wwmax
+                gap2 = _screen_gap(tscale, xx, wmax)
+            pr.d2[b] = <float> da
+            for i in range(A):
+                col[i] = wt[i * M + b]
+                wt[i * M + b] = alt[i]
+            pr.w2.thl = w.thl
+            pr.w2.ctl = w.ctl
+            pr.w2.theta = w.theta
+            _classify(x, pr.d2, gap2, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank,
+                      squared, skip_zero, pr.w2)
+            for i in range(A):
+                wt[i * M + b] = col[i]
+            pr.d2[b] = d[b]
+            right_alt = _n_right(yl, pr.w2.in_y, L)
+            if right_alt != right:
+                pr.ring[pr.total[0] % PAIR_WINDOW] = (right > right_alt) == (pr.strong[b] != 0)
+                pr.total[0] += 1
+
+
 cdef inline Py_ssize_t _n_ranked(int64_t S, int64_t N, Py_ssize_t L,
                                  const double *zl) noexcept nogil:
     """How many labels the ranking ranks: ceil(S / N), or the labelled cardinality's ceiling
@@ -393,7 +503,7 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
                         float *ww, const double *cc, double *wwmax, floating *pos,
                         uint8_t *has_pos, uint8_t *known, const float *xp, const double *xxp,
                         float *gnext, Py_ssize_t npend, LabelMem *lm, int64_t S, int64_t N,
-                        Work *w) noexcept nogil:
+                        Pairs *pr, double tscale, double xx, Work *w) noexcept nogil:
     """One labelled instance x, its labels yl (1, 0, -1 unknown), given its screening values d:
     classify x from the current state, then for every map c whose label is known:
 
@@ -401,6 +511,14 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
       self-training moves it) and by rate when it is not (a miss), and its averOut takes x;
     * y_c = 0 and c predicted (a false alarm): its best-matching unit moves onto label c's last
       labelled positive (pos[c]), if there is one (a copy), which is then used up.
+
+    With the paired test (pr, corrections="tested"; tscale and xx for its bound), the
+    pending other choices are tried first (_paired_tests), and a miss moves by rate, a false
+    alarm onto the positive, only while the test says the strong corrections win
+    (_pairs_strong); otherwise a miss moves by eta and a false alarm moves nothing (the
+    positive is kept). Either way each correction keeps where the other choice would have put
+    the neuron (a miss: moved by the other step, as _move_neuron moves it; a false alarm: the
+    positive, or the neuron where it was), to be tried.
 
     Then pos[c] = x for every positive c (known: OUT the positives; a label without a map is
     left out). T, N and S do not change: the instance was counted when the stream saw it, as
@@ -414,6 +532,9 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
     cdef floating s
     cdef float nrm
     cdef float gp[3]
+    cdef bint strong = True
+    cdef floating other
+    cdef floating *place = <floating *> pr.place if pr != NULL else NULL
     for c in range(L):
         w.mkind[c] = 2
         w.marg[c] = 0.0
@@ -421,6 +542,10 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
     _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank, squared,
               skip_zero, w)
     w.rec = 0
+    if pr != NULL:
+        _paired_tests(x, yl, d, gap, tscale, xx, wwmax[0], wt, A, M, ncls, offsets, L, t, logC,
+                      logA, k_nn, n_rank, squared, skip_zero, cc, pr, w)
+        strong = _pairs_strong(pr)
     for c in range(L):
         # a label without a map is never predicted: its labels are left out (T, S, pos)
         known[c] = yl[c] == 1 and offsets[c + 1] > offsets[c]
@@ -428,11 +553,26 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             continue
         if yl[c] == 1:
             b = _winner(x, d, gap, wt, A, M, offsets, c, w)
-            s = _move_neuron(x, wt, A, M, b, eta if w.in_y[c] else rate, Ws, cc, xp, npend, gp,
-                             &nrm)
+            if pr != NULL and not w.in_y[c]:
+                # a miss: where the other step would have put the neuron
+                other = eta if strong else rate
+                for i in range(A):
+                    place[b * A + i] = wt[i * M + b] + other * (x[i] - wt[i * M + b])
+                pr.uses[b] = 0
+                pr.strong[b] = (rate if strong else eta) == rate
+            s = _move_neuron(x, wt, A, M, b, eta if w.in_y[c] or not strong else rate, Ws, cc,
+                             xp, npend, gp, &nrm)
             _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
         elif w.in_y[c] and has_pos[c]:
             b = _winner(x, d, gap, wt, A, M, offsets, c, w)
+            if pr != NULL:
+                # a false alarm: the other choice (staying, or going onto the positive)
+                for i in range(A):
+                    place[b * A + i] = wt[i * M + b] if strong else pos[c * A + i]
+                pr.uses[b] = 0
+                pr.strong[b] = strong
+                if not strong:
+                    continue  # nothing moves; the positive is kept
             # the neuron is put on the positive exactly (then a move by 0 refreshes its
             # screening copy), which is used once: a second false alarm before the next
             # positive would put another neuron of the map on the same point
@@ -467,7 +607,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None,
            double[::1] thl=None, double[:, ::1] mg=None, uint8_t[:, ::1] mk=None,
            int64_t[::1] mtot=None, double[::1] zl=None, int32_t[:, ::1] mo=None,
-           int64_t[::1] mn=None):
+           int64_t[::1] mn=None, floating[:, ::1] Alt=None, int8_t[::1] alt_uses=None,
+           uint8_t[::1] alt_strong=None, uint8_t[::1] pair_ring=None,
+           int64_t[::1] pair_total=None):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
     the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
@@ -495,6 +637,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     mtot (L) their entries ever, zl (2) the labelled cardinality, mo (L, win) and mn (L) the
     rings' tested entries in order (LabelMem; the caller builds that cache from the rings);
     labelled instances update them, and every instance is classified with them.
+    The paired test of the corrections (optional, all or none, checked by the caller; with
+    labels only: corrections="tested"): IN/OUT Alt (M, A) where each neuron's other choice
+    would have put it, alt_uses (M) its tries (-1: none pending), alt_strong (M) whether the strong
+    choice was made, pair_ring (PAIR_WINDOW) the last pairs, pair_total (1) pairs ever.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
@@ -517,6 +663,24 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef LabelMem lmem
     cdef LabelMem *lm = NULL
     cdef const double *pzl = NULL
+    cdef Pairs pairs
+    cdef Pairs *pr = NULL
+    if Alt is not None:
+        if (alt_uses is None or alt_strong is None or pair_ring is None or pair_total is None
+                or Alt.shape[0] != M or Alt.shape[1] != A or alt_uses.shape[0] != M
+                or alt_strong.shape[0] != M or pair_ring.shape[0] != PAIR_WINDOW
+                or pair_total.shape[0] != 1):
+            raise ValueError("Alt, alt_uses, alt_strong, pair_ring and pair_total must come "
+                             f"together, shaped (M, A), (M,), (M,), ({PAIR_WINDOW},) and (1,)")
+        pairs.place = &Alt[0, 0]
+        pairs.uses = &alt_uses[0]
+        pairs.strong = &alt_strong[0]
+        pairs.ring = &pair_ring[0]
+        pairs.total = &pair_total[0]
+        pairs.d2 = NULL
+        pairs.col = NULL
+        pairs.w2 = NULL
+        pr = &pairs
     if thl is not None:
         if (mg is None or mk is None or mtot is None or zl is None or mo is None or mn is None
                 or thl.shape[0] != L or mg.shape[0] != L or mk.shape[0] != L
@@ -553,11 +717,20 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef float *G = <float *> malloc(4 * M * sizeof(float))
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
     cdef uint8_t *known = <uint8_t *> malloc(L * sizeof(uint8_t))
-    if w == NULL or G == NULL or X2 == NULL or known == NULL:
+    if pr != NULL:
+        pairs.d2 = <float *> malloc(M * sizeof(float))
+        pairs.col = malloc(A * sizeof(floating))
+        pairs.w2 = _work_alloc(M, L)
+    if (w == NULL or G == NULL or X2 == NULL or known == NULL
+            or (pr != NULL and (pairs.d2 == NULL or pairs.col == NULL or pairs.w2 == NULL))):
         _work_free(w)
         free(G)
         free(X2)
         free(known)
+        if pr != NULL:
+            free(pairs.d2)
+            free(pairs.col)
+            _work_free(pairs.w2)
         raise MemoryError()
     if lm != NULL:
         w.thl = lmem.thl
@@ -609,7 +782,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                       k_nn, n_rank, <floating> eta, <floating> rate, squared,
                                       skip_zero, &Ws[0, 0], &ww[0], &cc[0], &wwmax, pos, hp,
                                       known, X2 + (e + 1) * A, xxb + e + 1, G + (e + 1) * M,
-                                      nb - e - 1 if screening else 0, lm, S, N, w)
+                                      nb - e - 1 if screening else 0, lm, S, N, pr, tscale,
+                                      xxb[e], w)
                     else:
                         n_pred = _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
                                             t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,
@@ -637,3 +811,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(G)
         free(X2)
         free(known)
+        if pr != NULL:
+            free(pairs.d2)
+            free(pairs.col)
+            _work_free(pairs.w2)

@@ -45,6 +45,14 @@ RULE_ARRAYS = (
     "labelled_cardinality",
 )
 MARGIN_WINDOW = 500
+# written from the first partial_fit with corrections="tested" on (all or none, with the two
+# groups above): the paired test of the corrections, per neuron where the other choice would have
+# put it (in Wt's dtype), its tries (-1: none pending) and whether the strong choice
+# was made; the ring of the model's last PAIR_WINDOW pairs (1: the strong choice won) and their
+# count ever
+PAIR_ARRAYS = ("alt_place", "alt_uses", "alt_strong", "pair_ring", "pair_total")
+PAIR_WINDOW = 200
+PAIR_USES = 5
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -211,7 +219,7 @@ def _read_archive(zf, file_size):
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
-    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS, *RULE_ARRAYS}
+    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS}
     members = {}
     for info in infos:
         key = info.filename[:-4] if info.filename.endswith(".npy") else None
@@ -221,12 +229,14 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
-    for group in (LABELLED_ARRAYS, RULE_ARRAYS):
+    for group in (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS):
         if 0 < len(missing & set(group)) < len(group):
             raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
     if missing.isdisjoint(RULE_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
         raise _Bad("inconsistent model file: 'last_positive' is missing")
-    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS}
+    if missing.isdisjoint(PAIR_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
+        raise _Bad("inconsistent model file: 'label_offsets' is missing")
+    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS}
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
     total = 0
@@ -334,7 +344,40 @@ def _check_shapes(headers):
             dtype, got = headers[key][0], headers[key][1]
             if dtype.str[1:] != kind or got != shape:
                 bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+    if "alt_place" in headers:
+        dtype, shape = headers["alt_place"][0], headers["alt_place"][1]
+        if dtype != headers["Wt"][0] or shape != (M, A):
+            bad(f"alt_place has dtype {dtype} and shape {shape}, expected Wt's dtype, {(M, A)}")
+        for key, kind, shape in (
+            ("alt_uses", "i1", (M,)),
+            ("alt_strong", "u1", (M,)),
+            ("pair_ring", "u1", (PAIR_WINDOW,)),
+            ("pair_total", "i8", (1,)),
+        ):
+            dtype, got = headers[key][0], headers[key][1]
+            if dtype.str[1:] != kind or got != shape:
+                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
     return {"A": A, "M": M, "L": L}
+
+
+def _check_pairs(a, limit):
+    """The paired test of the corrections (PAIR_ARRAYS): values the online phase can use."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    place, uses, strong = a["alt_place"], a["alt_uses"], a["alt_strong"]
+    ring, total = a["pair_ring"], int(a["pair_total"][0])
+    # (a place is a neuron moved towards an instance, a labelled positive, or a neuron: within
+    # the weights' bound)
+    if not np.all(np.isfinite(place)) or np.abs(place).max(initial=0) > limit:
+        bad(f"alt_place: non-finite values or values beyond {limit:g}")
+    if np.any(uses < -1) or np.any(uses >= PAIR_USES):
+        bad(f"alt_uses: values outside -1..{PAIR_USES - 1}")
+    if np.any(strong > 1) or np.any(ring > 1):
+        bad("alt_strong, pair_ring: values other than 0/1")
+    if total < 0 or total > MAX_COUNT or np.any(ring[total:] != 0):
+        bad(f"pair_total {total}: negative, beyond 2**53, or fewer than the ring's pairs")
 
 
 def _check_rule(a, sizes, L):
@@ -479,6 +522,8 @@ def check_state(a, meta, grid_size):
             bad("last_positive: a row given for a label without a labelled positive")
     if "label_offsets" in a:
         _check_rule(a, sizes, L)
+    if "alt_place" in a:
+        _check_pairs(a, limit)
     k = meta.get("k_nn")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

@@ -61,6 +61,18 @@ ACCEPTANCE_BAND = 0.1
 # Labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
 # offset is chosen on the margins of its last MARGIN_WINDOW labelled entries.
 MARGIN_WINDOW = _model_file.MARGIN_WINDOW
+#: the paired test of the corrections (corrections="tested"): its window of pairs
+PAIR_WINDOW = _model_file.PAIR_WINDOW
+#: the values of ``corrections``
+CORRECTIONS = ("strong", "tested")
+# the core's arguments for the paired test, and the state's arrays they are
+_PAIR_ARGS = {
+    "Alt": "alt_place",
+    "alt_uses": "alt_uses",
+    "alt_strong": "alt_strong",
+    "pair_ring": "pair_ring",
+    "pair_total": "pair_total",
+}
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
@@ -148,6 +160,17 @@ class SOMStreamClassifier(ParamsMixin):
     correction_rate : float, default=0.5
         How far, in (0, 1], a labelled instance given to ``partial_fit`` pulls the best-matching
         neuron of a true label the model did not predict (a miss). Unused without labels.
+    corrections : {"strong", "tested"}, default="strong"
+        How ``partial_fit`` corrects a wrong prediction. "strong": a miss moves the neuron by
+        ``correction_rate`` and a false alarm moves it onto the label's last labelled positive,
+        always. "tested" (docs/method.md, "A paired test of the corrections"): each correction
+        keeps where the other choice (a miss: ``learning_rate``; a false alarm: staying) would
+        have put the neuron, the next labelled instances that neuron wins are classified again
+        with it there, and the strong corrections run only while they win that paired test
+        over the model's last 200 discordant pairs by two standard deviations; otherwise a miss
+        moves by ``learning_rate`` and a false alarm moves nothing. It guards streams on which
+        labels overlap from corrections that hurt (``correction_pairs_``). Unused without
+        labels.
     n_epochs : int, default=100
         Batch epochs over which the neighbourhood radius shrinks linearly to zero.
     max_epochs : int, default=1000
@@ -235,6 +258,11 @@ class SOMStreamClassifier(ParamsMixin):
     labelled_cardinality_ : float or None
         The running mean of the number of labels of the fully labelled instances given to
         ``partial_fit``; the ranking ranks at least its ceiling. None until one arrives.
+    correction_pairs_ : tuple (int, int) or None
+        With ``corrections="tested"``: of the model's last (at most 200) discordant pairs of
+        its paired test, how many the strong correction won, and how many there are; the
+        strong corrections run while wins - losses >= 2 sqrt(pairs), with 10 pairs at least.
+        None until a labelled update made with ``corrections="tested"``.
     grid_scores_ : dict of int to float or None
         With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
 
@@ -264,6 +292,7 @@ class SOMStreamClassifier(ParamsMixin):
         *,
         learning_rate=0.05,
         correction_rate=0.5,
+        corrections="strong",
         n_epochs=100,
         max_epochs=1000,
         min_neuron_size=4,
@@ -277,6 +306,7 @@ class SOMStreamClassifier(ParamsMixin):
         self.grid_size = grid_size
         self.learning_rate = learning_rate
         self.correction_rate = correction_rate
+        self.corrections = corrections
         self.n_epochs = n_epochs
         self.max_epochs = max_epochs
         self.min_neuron_size = min_neuron_size
@@ -387,6 +417,7 @@ class SOMStreamClassifier(ParamsMixin):
                 ) from None
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
         self._correction_rate()
+        self._corrections()
         n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
         max_epochs = check_int("max_epochs", self.max_epochs, low=1, high=10**7)
         if max_epochs < n_epochs:
@@ -627,6 +658,10 @@ class SOMStreamClassifier(ParamsMixin):
             "correction_rate", self.correction_rate, low=0.0, high=1.0, low_open=True
         )
 
+    def _corrections(self):
+        """corrections, checked at every labelled call (it acts at once)."""
+        return check_option("corrections", self.corrections, set(CORRECTIONS))
+
     def _fitted_state(self):
         state = getattr(self, "_state", None)
         if state is None:
@@ -693,8 +728,11 @@ class SOMStreamClassifier(ParamsMixin):
             st.pop("rows", None)  # the neurons move
             Ws, ww, c = self._copy(st, "screen")
             if extra:
-                self._labelled_memory(st)
+                tested = self._corrections() == "tested"
+                self._labelled_memory(st, tested)
                 extra = dict(extra, Pos=st["last_positive"], has_pos=st["has_positive"])
+                if tested:
+                    extra.update({k: st[key] for k, key in _PAIR_ARGS.items()})
             _core.stream(
                 X,
                 st["Wt"],
@@ -761,7 +799,7 @@ class SOMStreamClassifier(ParamsMixin):
         )
 
     @staticmethod
-    def _labelled_memory(st):
+    def _labelled_memory(st, tested=False):
         """What labels teach, kept from the first labelled update on: each label's last labelled
         positive, and the decision rule's acceptance offsets, the margins they are chosen from
         and the labelled cardinality (docs/method.md, "Labels that arrive")."""
@@ -775,6 +813,13 @@ class SOMStreamClassifier(ParamsMixin):
             st["margin_kinds"] = np.zeros((L, MARGIN_WINDOW), dtype=np.uint8)
             st["margin_counts"] = np.zeros(L, dtype=np.int64)
             st["labelled_cardinality"] = np.zeros(2, dtype=np.float64)
+        if tested and "alt_place" not in st:  # the paired test of the corrections
+            M = st["Wt"].shape[1]
+            st["alt_place"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
+            st["alt_uses"] = np.full(M, -1, dtype=np.int8)
+            st["alt_strong"] = np.zeros(M, dtype=np.uint8)
+            st["pair_ring"] = np.zeros(PAIR_WINDOW, dtype=np.uint8)
+            st["pair_total"] = np.zeros(1, dtype=np.int64)
 
     @staticmethod
     def _rule_from_labels(st, frozen=False):
@@ -1097,6 +1142,14 @@ class SOMStreamClassifier(ParamsMixin):
         return np.array(st["label_offsets"])
 
     @property
+    def correction_pairs_(self):
+        st = self._fitted_state()
+        if "pair_total" not in st:
+            return None
+        n = min(int(st["pair_total"][0]), PAIR_WINDOW)
+        return int(st["pair_ring"][:n].sum()), n
+
+    @property
     def labelled_cardinality_(self):
         z = self._fitted_state().get("labelled_cardinality")
         return None if z is None or z[1] == 0.0 else float(z[0])
@@ -1155,7 +1208,11 @@ class SOMStreamClassifier(ParamsMixin):
                 meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
             arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
             # kept from the first partial_fit on
-            for k in (*_model_file.LABELLED_ARRAYS, *_model_file.RULE_ARRAYS):
+            for k in (
+                *_model_file.LABELLED_ARRAYS,
+                *_model_file.RULE_ARRAYS,
+                *_model_file.PAIR_ARRAYS,
+            ):
                 if k in st:
                     arrays[k] = np.array(st[k])
             _model_file.write(path, meta, arrays)

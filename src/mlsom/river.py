@@ -155,7 +155,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     use_labels : bool, default=True
         Whether ``learn_one`` learns the labels it is given after the warm-up (``partial_fit``);
         False ignores them, as the paper's method does.
-    learning_rate, correction_rate, n_epochs, max_epochs : see SOMStreamClassifier
+    learning_rate, correction_rate, corrections, n_epochs, max_epochs : see SOMStreamClassifier
     min_neuron_size, neighborhood, averout_distance, zero_cooccurrence, n_jobs : the same
     variant : {"paper", "robust"}, default="paper"
         As SOMStreamClassifier's; the warm-up's instances are a prefix of the stream, in order,
@@ -201,6 +201,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         use_labels=True,
         learning_rate=0.05,
         correction_rate=0.5,
+        corrections="strong",
         n_epochs=100,
         max_epochs=1000,
         min_neuron_size=4,
@@ -216,6 +217,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self.use_labels = use_labels
         self.learning_rate = learning_rate
         self.correction_rate = correction_rate
+        self.corrections = corrections
         self.n_epochs = n_epochs
         self.max_epochs = max_epochs
         self.min_neuron_size = min_neuron_size
@@ -254,6 +256,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
             "averout_distance": "sqeuclidean",
             "zero_cooccurrence": "skip",
             "variant": "robust",
+            "corrections": "tested",
             **small,
         }
 
