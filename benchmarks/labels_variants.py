@@ -66,6 +66,15 @@ VARIANTS = {
         "the same with the error on the labelled set's last fifth (maps of the first four fifths)",
         {"strong": "drift", "level": "heldout", "sigmas": 3.0},
     ),
+    "native": (
+        "the package itself, corrections='strong' (its default), run by the compiled core",
+        {"native": {}},
+    ),
+    "native-tested": (
+        "the package itself with corrections='tested' (the paired test, with each other choice "
+        "kept as a place rather than a difference), run by the compiled core",
+        {"native": {"corrections": "tested"}},
+    ),
     "ddm": (
         "DDM's own levels on each label's labelled errors: strong from a drift until the error "
         "is back under the level it left",
@@ -356,7 +365,11 @@ def run(job):
     variant, stream, d, seed, fraction, delay, data_home = job
     source = _stream_source(stream, "generator-v1" if stream.startswith("MOA-Spher") else None)
     ds = _load_stream(stream, 20000, data_home, source)
-    method = Variant(make_method("mlsom", grid_size=d, seed=seed), VARIANTS[variant][1])
+    switches = VARIANTS[variant][1]
+    if "native" in switches:
+        method = make_method("mlsom", grid_size=d, seed=seed, params=switches["native"])
+    else:
+        method = Variant(make_method("mlsom", grid_size=d, seed=seed), switches)
     res = evaluate(method, ds, label_fraction=fraction, label_delay=delay, label_seed=0, seed=seed)
     return dict(variant=variant, stream=stream, d=d, seed=seed, fraction=fraction, delay=delay,
                 macro_f1=res.mean("macro_f1"))  # fmt: skip
