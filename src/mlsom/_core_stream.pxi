@@ -434,15 +434,23 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
 
     The re-classification's screening values are x's, b's replaced by its exact distance in
     the other place (rounded to float32: well within the bound), and the bound's largest norm
-    is b's there when larger."""
+    is b's there when larger; the exact distances already computed for x are reused."""
     cdef Py_ssize_t c, b, bw, i, right, right_alt
     cdef double d_win, da, nn, gap2, wmax
     cdef floating *col = <floating *> pr.col
     cdef const floating *alt
     cdef bint copied = False
     right = _n_right(yl, w.in_y, L)
+    cdef bint pending
     for c in range(L):
         if yl[c] < 0 or offsets[c + 1] == offsets[c]:
+            continue
+        pending = False
+        for b in range(offsets[c], offsets[c + 1]):
+            if pr.uses[b] >= 0:
+                pending = True
+                break
+        if not pending:
             continue
         bw = _winner(x, d, gap, wt, A, M, offsets, c, w)
         d_win = _exact(x, wt, A, M, bw, w)
@@ -473,6 +481,13 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             pr.w2.thl = w.thl
             pr.w2.ctl = w.ctl
             pr.w2.theta = w.theta
+            # the exact distances the instance's classification computed stay valid (the
+            # re-classification's first step makes its cur w's), b's is its distance there
+            memcpy(pr.w2.ex, w.ex, M * sizeof(double))
+            memcpy(pr.w2.stamp, w.stamp, M * sizeof(int64_t))
+            pr.w2.cur = w.cur - 1
+            pr.w2.ex[b] = da
+            pr.w2.stamp[b] = w.cur
             _classify(x, pr.d2, gap2, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank,
                       squared, skip_zero, pr.w2)
             for i in range(A):
