@@ -392,6 +392,27 @@ def _rewrite(src, dst, **changes):
     np.savez(dst, **members)
 
 
+def _saved_and_read_back(model, tmp_path, keys):
+    """Save the model; load checks it and gives back the arrays named; the file's path."""
+    src = tmp_path / "m.npz"
+    model.save(src)
+    again = SOMStreamClassifier.load(src)
+    for k in keys:
+        np.testing.assert_array_equal(again._state[k], model._state[k], err_msg=k)
+    return src
+
+
+def _changer(st):
+    """changed(key, edit): a copy of st[key], edited in place, as a member to write."""
+
+    def changed(key, edit):
+        a = np.array(st[key])
+        edit(a)
+        return {key: a}
+
+    return changed
+
+
 def test_hostile_labelled_members_are_refused(tmp_path):
     X_tr, Y_tr, X_te = make_stream(71, 3, 4)
     model, _ = fit_both(X_tr, Y_tr, params(2))
@@ -440,17 +461,8 @@ def test_hostile_rule_members_are_refused(tmp_path):
     model.partial_fit(X_te[:80], _labels(73, 80, 3, unknown=0.0))
     st = model._state
     assert st["margin_counts"].min() >= 50 and st["labelled_cardinality"][1] == 1.0
-    src = tmp_path / "m.npz"
-    model.save(src)
-    again = SOMStreamClassifier.load(src)
-    for k in _model_file.RULE_ARRAYS:
-        np.testing.assert_array_equal(again._state[k], st[k], err_msg=k)
-
-    def changed(key, edit):
-        a = np.array(st[key])
-        edit(a)
-        return {key: a}
-
+    src = _saved_and_read_back(model, tmp_path, _model_file.RULE_ARRAYS)
+    changed = _changer(st)
     W = st["margin_memory"].shape[1]
     cases = [
         ({"margin_kinds": None}, "'margin_kinds' is missing"),
@@ -480,17 +492,8 @@ def test_hostile_pair_members_are_refused(tmp_path):
     model.partial_fit(X_te, _labels(74, 300, 3, unknown=0.0))
     st = model._state
     assert st["pair_total"][0] > 0 and (st["alt_uses"] >= 0).any()
-    src = tmp_path / "m.npz"
-    model.save(src)
-    again = SOMStreamClassifier.load(src)
-    for k in _model_file.PAIR_ARRAYS:
-        np.testing.assert_array_equal(again._state[k], st[k], err_msg=k)
-
-    def changed(key, edit):
-        a = np.array(st[key])
-        edit(a)
-        return {key: a}
-
+    src = _saved_and_read_back(model, tmp_path, _model_file.PAIR_ARRAYS)
+    changed = _changer(st)
     M, A = st["alt_place"].shape
     n = int(st["pair_total"][0])
     cases = [
