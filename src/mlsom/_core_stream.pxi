@@ -159,13 +159,65 @@ cdef inline void _screen_block(const floating **rows, Py_ssize_t nb, Py_ssize_t 
     _screen_rows(X2, xxb, nb, Ws, ww, A, M, G, base4, NULL, NULL, NULL)
 
 
+# The paired test of the strong corrections (corrections="tested"; docs/method.md, "A paired test
+# of the corrections")
+cdef enum:
+    PAIR_USES = 5       # a correction's other choice is tried on this many labelled instances
+    PAIR_WINDOW = 200   # the model's last pairs the test counts
+    PAIR_MIN = 10       # below this many pairs, corrections are gentle
+cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
+
+
+ctypedef struct Pairs:
+    # per neuron b: where the other correction choice would have put it (place, (M, A) in the
+    # model's type), how many times that choice was tried (uses[b], -1: none pending) and
+    # whether the choice made was the strong one; the model's last PAIR_WINDOW pairs (ring, 1:
+    # the strong choice won) and their count ever (total[0])
+    void *place
+    int8_t *uses
+    uint8_t *strong
+    uint8_t *ring
+    int64_t *total
+    double *rb          # (M) for a neuron with a pending choice: its distance to that place,
+                        # as _place_gap computes it (kept up to date as either moves)
+    float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
+    void *col           # (A) scratch in the model's type: a neuron's column
+    Work *w2            # the re-classifications' workspace (the instance's own stays intact)
+
+
+cdef bint _pairs_strong(const Pairs *pr) noexcept nogil:
+    """Whether corrections are strong: over the last pairs (at least PAIR_MIN), the strong
+    choice won at least PAIR_Z sqrt(n) more than it lost (a one-sided sign test)."""
+    cdef int64_t n = pr.total[0] if pr.total[0] < PAIR_WINDOW else PAIR_WINDOW
+    cdef int64_t k, won = 0
+    if n < PAIR_MIN:
+        return False
+    for k in range(n):
+        won += pr.ring[k]
+    return <double> (2 * won - n) >= PAIR_Z * sqrt(<double> n)
+
+
+cdef double _place_gap(const floating *wt, Py_ssize_t A, Py_ssize_t M, Py_ssize_t b,
+                       const Pairs *pr) noexcept nogil:
+    """The distance from neuron b to its other place, in double, a little more than it is (a
+    bound for _paired_tests: 1e-12 relative covers the sum's rounding for any A below 10^3)."""
+    cdef const floating *a = <const floating *> pr.place + b * A
+    cdef Py_ssize_t i
+    cdef double v, s = 0.0
+    for i in range(A):
+        v = <double> wt[i * M + b] - <double> a[i]
+        s = s + v * v
+    return sqrt(s) * (1.0 + 1e-12 * (1.0 + <double> A / 1000.0))
+
+
 cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floating *wt,
                            Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
                            const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
                            double *logA, int64_t *counts, Py_ssize_t k_nn, Py_ssize_t n_rank,
                            floating eta, bint squared, bint skip_zero, float *Ws, float *ww,
                            const double *cc, double *wwmax, const float *xp, const double *xxp,
-                           float *gnext, Py_ssize_t npend, uint8_t *y, Work *w) noexcept nogil:
+                           float *gnext, Py_ssize_t npend, uint8_t *y, Pairs *pr,
+                           Work *w) noexcept nogil:
     """Algorithm 1 for one instance x, given its screening values d and their gap: classify x
     (OUT y, its row of predictions), move the best-matching unit of every predicted map towards
     it, update their averOut, then T and the conditional probabilities. Returns the number of
@@ -173,7 +225,8 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
 
     The screening copy (Ws, ww; IN/OUT wwmax, the largest ww) follows the moved neurons; the
     screening values gnext of the npend (at most 3) instances of the block still to come
-    (centred xp, squared norms xxp) are recomputed for each moved neuron."""
+    (centred xp, squared norms xxp) are recomputed for each moved neuron, and so is the
+    distance to its other place of a moved neuron with a pending correction choice (pr)."""
     cdef Py_ssize_t r, c, b, r2, n_pred, nb, k, j, m
     cdef floating s[2]
     cdef float nrm[2]
@@ -213,6 +266,8 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
                 gnext[r2 * M + b] = (<float> xxp[r2] + nrm[j]) + gp[3 * j + r2]
             # 3. its averOut
             _update_averout(logA, counts, b, s[j] if squared else sqrt(<double> s[j]))
+            if pr != NULL and pr.uses[b] >= 0:
+                pr.rb[b] = _place_gap(wt, A, M, b, pr)
         k += m
     # 4. the co-occurrence counts and conditional probabilities
     _update_cooccurrence(t, logC, L, w.in_y)
@@ -374,42 +429,6 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         lm.zl[0] = lm.zl[0] + CARD_RATE * (<double> npos - lm.zl[0])
 
 
-# The paired test of the strong corrections (corrections="tested"; docs/method.md, "A paired test
-# of the corrections")
-cdef enum:
-    PAIR_USES = 5       # a correction's other choice is tried on this many labelled instances
-    PAIR_WINDOW = 200   # the model's last pairs the test counts
-    PAIR_MIN = 10       # below this many pairs, corrections are gentle
-cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
-
-
-ctypedef struct Pairs:
-    # per neuron b: where the other correction choice would have put it (place, (M, A) in the
-    # model's type), how many times that choice was tried (uses[b], -1: none pending) and
-    # whether the choice made was the strong one; the model's last PAIR_WINDOW pairs (ring, 1:
-    # the strong choice won) and their count ever (total[0])
-    void *place
-    int8_t *uses
-    uint8_t *strong
-    uint8_t *ring
-    int64_t *total
-    float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
-    void *col           # (A) scratch in the model's type: a neuron's column
-    Work *w2            # the re-classifications' workspace (the instance's own stays intact)
-
-
-cdef bint _pairs_strong(const Pairs *pr) noexcept nogil:
-    """Whether corrections are strong: over the last pairs (at least PAIR_MIN), the strong
-    choice won at least PAIR_Z sqrt(n) more than it lost (a one-sided sign test)."""
-    cdef int64_t n = pr.total[0] if pr.total[0] < PAIR_WINDOW else PAIR_WINDOW
-    cdef int64_t k, won = 0
-    if n < PAIR_MIN:
-        return False
-    for k in range(n):
-        won += pr.ring[k]
-    return <double> (2 * won - n) >= PAIR_Z * sqrt(<double> n)
-
-
 cdef Py_ssize_t _n_right(const int8_t *yl, const uint8_t *in_y, Py_ssize_t L) noexcept nogil:
     """How many of the instance's known labels a classification gets right."""
     cdef Py_ssize_t c, r = 0
@@ -432,11 +451,16 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
     of x's known labels right, the pair goes to the ring: 1 when the strong choice did better.
     Each choice is tried PAIR_USES times at most. Maps in label order, neurons in index order.
 
-    The re-classification's screening values are x's, b's replaced by its exact distance in
+    A place that the triangle inequality puts farther than the winner is skipped unread (pr.rb:
+    each pending neuron's distance to its place). The re-classification's screening values are
+    x's, b's replaced by its exact distance in
     the other place (rounded to float32: well within the bound), and the bound's largest norm
     is b's there when larger; the exact distances already computed for x are reused."""
     cdef Py_ssize_t c, b, bw, i, right, right_alt
-    cdef double d_win, da, nn, gap2, wmax
+    cdef double d_win, da, nn, gap2, wmax, lo, reach
+    # the relative slack that covers the exact distances' rounding in the model's type (float32
+    # at worst) in the bound below
+    cdef double slack = 1.0 + 8.0 * (<double> A + 8.0) * FLT_EPSILON
     cdef floating *col = <floating *> pr.col
     cdef const floating *alt
     cdef bint copied = False
@@ -454,9 +478,17 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             continue
         bw = _winner(x, d, gap, wt, A, M, offsets, c, w)
         d_win = _exact(x, wt, A, M, bw, w)
+        reach = sqrt(d_win) * slack
         for b in range(offsets[c], offsets[c + 1]):
             if pr.uses[b] < 0:
                 continue
+            if b != bw and isfinite(gap):
+                # |x - place| >= |x - w_b| - |w_b - place| (the triangle inequality), with
+                # |x - w_b|^2 >= d[b] - gap (the screening bound, twice over): a place that
+                # cannot be nearer than the winner is not computed
+                lo = <double> d[b] - gap
+                if lo > 0.0 and sqrt(lo) - pr.rb[b] > reach:
+                    continue
             alt = <const floating *> pr.place + b * A
             da = _sqdist_row(x, alt, A)
             if b != bw and not da < d_win:
@@ -578,6 +610,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             s = _move_neuron(x, wt, A, M, b, eta if w.in_y[c] or not strong else rate, Ws, cc,
                              xp, npend, gp, &nrm)
             _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
+            if pr != NULL and pr.uses[b] >= 0:
+                pr.rb[b] = _place_gap(wt, A, M, b, pr)
         elif w.in_y[c] and has_pos[c]:
             b = _winner(x, d, gap, wt, A, M, offsets, c, w)
             if pr != NULL:
@@ -587,6 +621,7 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
                 pr.uses[b] = 0
                 pr.strong[b] = strong
                 if not strong:
+                    pr.rb[b] = _place_gap(wt, A, M, b, pr)
                     continue  # nothing moves; the positive is kept
             # the neuron is put on the positive exactly (then a move by 0 refreshes its
             # screening copy), which is used once: a second false alarm before the next
@@ -597,6 +632,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             for i in range(A):
                 pos[c * A + i] = 0
             has_pos[c] = 0
+            if pr != NULL:
+                pr.rb[b] = _place_gap(wt, A, M, b, pr)
         else:
             continue
         ww[b] = nrm
@@ -692,6 +729,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         pairs.strong = &alt_strong[0]
         pairs.ring = &pair_ring[0]
         pairs.total = &pair_total[0]
+        pairs.rb = NULL
         pairs.d2 = NULL
         pairs.col = NULL
         pairs.w2 = NULL
@@ -733,16 +771,19 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
     cdef uint8_t *known = <uint8_t *> malloc(L * sizeof(uint8_t))
     if pr != NULL:
+        pairs.rb = <double *> malloc(M * sizeof(double))
         pairs.d2 = <float *> malloc(M * sizeof(float))
         pairs.col = malloc(A * sizeof(floating))
         pairs.w2 = _work_alloc(M, L)
     if (w == NULL or G == NULL or X2 == NULL or known == NULL
-            or (pr != NULL and (pairs.d2 == NULL or pairs.col == NULL or pairs.w2 == NULL))):
+            or (pr != NULL and (pairs.rb == NULL or pairs.d2 == NULL or pairs.col == NULL
+                                or pairs.w2 == NULL))):
         _work_free(w)
         free(G)
         free(X2)
         free(known)
         if pr != NULL:
+            free(pairs.rb)
             free(pairs.d2)
             free(pairs.col)
             _work_free(pairs.w2)
@@ -758,6 +799,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                 _log_cond(t, L, &logC[0, 0], c)
             wwmax = _maxval(&ww[0], M)
             tscale = _tol_scale(A)
+            if pr != NULL:
+                for j in range(M):
+                    if pairs.uses[j] >= 0:
+                        pairs.rb[j] = _place_gap(wt, A, M, j, pr)
             N = NS[0]
             S = NS[1]
             # Instances (of the stream, and labelled ones, in the order they come) are screened
@@ -805,7 +850,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                             <floating> eta, squared, skip_zero, &Ws[0, 0],
                                             &ww[0], &cc[0], &wwmax, X2 + (e + 1) * A,
                                             xxb + e + 1, G + (e + 1) * M,
-                                            nb - e - 1 if screening else 0, &Y[idx[e], 0], w)
+                                            nb - e - 1 if screening else 0, &Y[idx[e], 0], pr,
+                                            w)
                         S += n_pred
                         if use_ctl:
                             cbar = cbar + alpha * (<double> n_pred - cbar)
@@ -827,6 +873,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(X2)
         free(known)
         if pr != NULL:
+            free(pairs.rb)
             free(pairs.d2)
             free(pairs.col)
             _work_free(pairs.w2)
