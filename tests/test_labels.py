@@ -640,6 +640,35 @@ def test_every_simd_path_learns_the_same(dtype):
         np.testing.assert_array_equal(P, runs[0][2])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tested_corrections_are_the_same_on_every_path(dtype):
+    """corrections="tested" on a model with many neurons and labels: every SIMD path and
+    screening off (every distance exact, every re-classification from the start) give the
+    same predictions and model, bit for bit; with screening, the re-classifications took both
+    the short way (the instance's ranking kept, the Bayes tests alone) and the whole one."""
+    X_tr, Y_tr, X_te = make_stream(93, 7, 24, n_train=600, n_test=700)
+    X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
+    model, _ = fit_both(X_tr, Y_tr, params(5, corrections="tested"))
+    Yl = _labels(93, 700, 7, unknown=0.1)
+    runs, counts = [], None
+    for level in _testing.simd_levels() + [None]:
+        m = copy.deepcopy(model)
+        switch = {"simd": level} if level is not None else {"screening": False}
+        with _testing.switches(**switch):
+            _testing.counters(reset=True)
+            Y = m.predict_stream(X_te[400:], arrivals=(X_te[:400], Yl[:400], np.arange(400) // 2))
+            if level is None:
+                assert _testing.counters().pair_bayes == 0
+            elif counts is None:
+                counts = _testing.counters()
+        runs.append((Y, m))
+    assert counts.pair_bayes > 0 and counts.pair_whole > 0, counts
+    assert runs[0][1].correction_pairs_[1] > 0
+    for Y, m in runs[1:]:
+        np.testing.assert_array_equal(Y, runs[0][0])
+        _assert_bitwise_equal(m, runs[0][1])
+
+
 def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
     """More labelled entries than a label's ring holds (500): the oldest leave the ring and the
     sorted cache the online phase keeps of it; offsets, kinds and margins stay the reference's,

@@ -26,7 +26,8 @@
 from cython cimport floating
 from cython.parallel cimport parallel, prange
 from libc.float cimport FLT_EPSILON, FLT_MIN
-from libc.math cimport INFINITY, ceil, exp, fabs, isfinite, log, log1p, nextafter, nextafterf, sqrt
+from libc.math cimport (INFINITY, NAN, ceil, exp, fabs, isfinite, isnan, log, log1p, nextafter,
+                        nextafterf, sqrt)
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memmove

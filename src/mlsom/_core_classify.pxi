@@ -97,6 +97,9 @@ ctypedef struct Work:
     bint rec            # record the Bayes tests' margins (a labelled instance): ...
     double *marg        # (L) ... OUT the margin of every label tested (mkind 1)
     uint8_t *mkind      # (L) ... OUT 0: ranked first, 1: tested, 2: neither (set by caller)
+    float *rt           # (L) per round of the ranking: the k_nn-th smallest screening value of
+                        # the pool (+inf: the whole pool voted; NaN: decided exactly)
+    uint8_t *tie        # (L) classes whose votes tied another's in some round
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -117,12 +120,15 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.weak = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rank = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
     w.moved = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.rt = <float *> malloc(L * sizeof(float))
+    w.tie = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.marg = <double *> malloc(L * sizeof(double))
     w.mkind = <uint8_t *> malloc(L * sizeof(uint8_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
             or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
-            or w.moved == NULL or w.marg == NULL or w.mkind == NULL
+            or w.moved == NULL or w.marg == NULL or w.mkind == NULL or w.rt == NULL
+            or w.tie == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
@@ -159,6 +165,8 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.weak)
     free(w.rank)
     free(w.moved)
+    free(w.rt)
+    free(w.tie)
     free(w.marg)
     free(w.mkind)
     free(w)
@@ -427,6 +435,8 @@ cdef inline Py_ssize_t _round_winner(const floating *x, const float *d, double g
         if best < 0 or w.votes[c] > w.votes[best]:
             best = c
         elif w.votes[c] == w.votes[best]:
+            w.tie[c] = 1
+            w.tie[best] = 1
             # the nearer best-matching unit wins; screening decides unless within the gap
             bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
             bb2 = _winner(x, d, gap, Wt, A, M, offsets, best, w)
@@ -498,6 +508,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
         w.in_y[c] = 0
         w.weak[c] = 0
         w.winnr[c] = -2 if offsets[c + 1] > offsets[c] else -1
+        w.tie[c] = 0
         n_pool += offsets[c + 1] - offsets[c]
 
     # 2. winner-class ranking, n_rank rounds: the k_nn nearest neurons of the classes not yet
@@ -513,6 +524,7 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
         for c in range(L):
             w.votes[c] = 0
         if n_pool <= k_nn:
+            w.rt[p_] = INFINITY
             for c in range(L):
                 if not w.skip[c]:
                     w.votes[c] = offsets[c + 1] - offsets[c]
@@ -520,7 +532,9 @@ cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const f
             if isfinite(gap):
                 need = _screened_votes(d, gap, M, offsets, L, k_nn, n_pool, p_ == 0, &fa, ftop,
                                        w)
+                w.rt[p_] = fa  # the round's k_nn-th smallest screening value
             else:
+                w.rt[p_] = NAN
                 # every distance decided exactly: the whole pool is in doubt
                 w.n_amb = mlsom_gather_range_f(w.dp, M, -INFINITY, INFINITY, w.amb)
                 need = k_nn

@@ -429,6 +429,42 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         lm.zl[0] = lm.zl[0] + CARD_RATE * (<double> npos - lm.zl[0])
 
 
+cdef bint _same_ranking(const Work *w, Py_ssize_t c, float dv, double da, double gap,
+                        Py_ssize_t L) noexcept nogil:
+    """Whether moving a neuron of map c (screening value dv where it is, exact distance da in
+    the other place) certainly leaves the instance's ranking (w, its classification) as it is:
+    in every round in which c was in the pool, the neuron is certainly among the k_nn nearest in
+    both places, or certainly not in either (the same neurons vote), and c's votes never tied
+    another class's (the tie goes to the nearer best-matching unit, which the move may change).
+
+    The round's k_nn-th smallest exact distance lies within gap / 2 of its screening value t
+    (w.rt): in the place where it is, the neuron votes for sure below _gap_window's f1 and
+    never from f2 on (as _screened_votes decides); in the other, below t - gap and above
+    t + gap."""
+    cdef Py_ssize_t r, rc = L - 1
+    cdef float f1, f2
+    cdef double t
+    if w.tie[c] or not isfinite(gap):
+        return False
+    for r in range(L):
+        if w.rank[r] < 0:
+            rc = r - 1  # c was in the pool of every round
+            break
+        if w.rank[r] == c:
+            rc = r
+            break
+    for r in range(rc + 1):
+        t = w.rt[r]
+        if t == INFINITY:
+            continue  # the whole pool voted
+        if isnan(t):
+            return False
+        _gap_window(t, gap, &f1, &f2)
+        if not ((dv < f1 and da < t - gap) or (dv >= f2 and da > t + gap)):
+            return False
+    return True
+
+
 cdef Py_ssize_t _n_right(const int8_t *yl, const uint8_t *in_y, Py_ssize_t L) noexcept nogil:
     """How many of the instance's known labels a classification gets right."""
     cdef Py_ssize_t c, r = 0
@@ -451,12 +487,14 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
     of x's known labels right, the pair goes to the ring: 1 when the strong choice did better.
     Each choice is tried PAIR_USES times at most. Maps in label order, neurons in index order.
 
-    A place that the triangle inequality puts farther than the winner is skipped unread (pr.rb:
-    each pending neuron's distance to its place). The re-classification's screening values are
-    x's, b's replaced by its exact distance in
+    A map none of whose choices can be tried by the screening values alone costs no exact
+    distance, and a place that the triangle inequality puts farther than the winner is skipped
+    unread (pr.rb: each pending neuron's distance to its place). A re-classification that
+    cannot change the ranking (_same_ranking) keeps it and redoes the Bayes tests alone. The
+    re-classification's screening values are x's, b's replaced by its exact distance in
     the other place (rounded to float32: well within the bound), and the bound's largest norm
     is b's there when larger; the exact distances already computed for x are reused."""
-    cdef Py_ssize_t c, b, bw, i, right, right_alt
+    cdef Py_ssize_t c, b, bw, i, right, right_alt, n_ranked
     cdef double d_win, da, nn, gap2, wmax, lo, reach
     # the relative slack that covers the exact distances' rounding in the model's type (float32
     # at worst) in the bound below
@@ -466,12 +504,29 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
     cdef bint copied = False
     right = _n_right(yl, w.in_y, L)
     cdef bint pending
+    cdef float mins = 0
     for c in range(L):
         if yl[c] < 0 or offsets[c + 1] == offsets[c]:
             continue
+        # a pending choice is tried if its neuron may be the winner, or its place may be
+        # nearer than the winner: first from the screening values alone (the winner's exact
+        # distance is at most the map's smallest value + gap / 2, and its value at most that
+        # + gap), so that a map none of whose choices can be tried costs no exact distance
+        if isfinite(gap):
+            mins = INFINITY
+            for b in range(offsets[c], offsets[c + 1]):
+                if d[b] < mins:
+                    mins = d[b]
+            reach = sqrt(<double> mins + gap) * slack
         pending = False
         for b in range(offsets[c], offsets[c + 1]):
-            if pr.uses[b] >= 0:
+            if pr.uses[b] < 0:
+                continue
+            if not isfinite(gap) or <double> d[b] <= <double> mins + gap:
+                pending = True
+                break
+            lo = <double> d[b] - gap
+            if not (lo > 0.0 and sqrt(lo) - pr.rb[b] > reach):
                 pending = True
                 break
         if not pending:
@@ -520,8 +575,24 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             pr.w2.cur = w.cur - 1
             pr.w2.ex[b] = da
             pr.w2.stamp[b] = w.cur
-            _classify(x, pr.d2, gap2, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank,
-                      squared, skip_zero, pr.w2)
+            if _same_ranking(w, c, d[b], da, gap, L):
+                # the ranking stays: the Bayes tests alone, c's best-matching unit found again
+                pr.w2.cnt[CNT_PAIR_BAYES] += 1
+                pr.w2.cur = w.cur
+                n_ranked = 0
+                for i in range(L):
+                    pr.w2.rank[i] = w.rank[i]
+                    pr.w2.winnr[i] = w.winnr[i]
+                    pr.w2.in_y[i] = 0
+                    pr.w2.weak[i] = 0
+                    n_ranked += w.rank[i] >= 0
+                pr.w2.winnr[c] = -2
+                _bayes_decision(x, pr.d2, gap2, wt, A, M, offsets, L, t, logC, logA, n_ranked,
+                                squared, skip_zero, pr.w2)
+            else:
+                pr.w2.cnt[CNT_PAIR_WHOLE] += 1
+                _classify(x, pr.d2, gap2, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn,
+                          n_rank, squared, skip_zero, pr.w2)
             for i in range(A):
                 wt[i * M + b] = col[i]
             pr.d2[b] = d[b]

@@ -20,6 +20,9 @@ cdef enum:
     CNT_LANES_EXACT     # rounds whose k nearest it settled from exact distances
     CNT_LANES_SCAN      # ... of which with a pass over the row's values
     CNT_LANES_SMALL     # rounds in which the whole pool voted
+    # the paired test of the corrections (corrections="tested"): its re-classifications
+    CNT_PAIR_BAYES      # that reused the instance's ranking (the Bayes tests alone)
+    CNT_PAIR_WHOLE      # that classified again from the start
     N_COUNTERS
 
 

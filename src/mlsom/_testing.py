@@ -69,6 +69,8 @@ class Counters(NamedTuple):
     lanes_exact: int  # rounds it settled from exact distances
     lanes_scan: int  # ... of which with a pass over the row's values
     lanes_small: int  # rounds in which the whole pool voted
+    pair_bayes: int  # corrections="tested": re-classifications that reused the ranking
+    pair_whole: int  # ... and those that classified again from the start
 
 
 def _level(simd):
