@@ -8,8 +8,10 @@ The package fits the model; the online phase and the labelled updates then run i
 NumPy reference of the tests (``tests/reference.py``: ``classify`` and ``learn_rule`` as they
 are), with the labelled update changed as each variant says. With ``package`` the scores are the
 package's own to the last digit (the reference is exact), which is what makes the other rows
-comparable. The MOA-Spher generators are the first generator's (``generator-v1``), at 20,000
-instances; label seed 0. docs/results.md ("What the labels could do next") has the table.
+comparable; ``native`` and ``native-tested`` run the package itself (the compiled core). The
+MOA-Spher generators are the first generator's (``generator-v1``; ``--stream-source generator``:
+the calibrated one, as ``mlsom experiment``), at 20,000 instances; label seed 0.
+docs/results.md ("What the labels could do next") has the tables.
 """
 
 import argparse
@@ -362,8 +364,8 @@ def run(job):
     from mlsom.experiment import _load_stream, _stream_source, make_method
     from mlsom.protocol import evaluate
 
-    variant, stream, d, seed, fraction, delay, data_home = job
-    source = _stream_source(stream, "generator-v1" if stream.startswith("MOA-Spher") else None)
+    variant, stream, d, seed, fraction, delay, data_home, generator = job
+    source = _stream_source(stream, generator if stream.startswith("MOA-Spher") else None)
     ds = _load_stream(stream, 20000, data_home, source)
     switches = VARIANTS[variant][1]
     if "native" in switches:
@@ -384,10 +386,17 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--data-home", default=str(HERE.parent / "tests" / "data"))
     ap.add_argument("--json", help="write every run's result here, one JSON object a line")
+    ap.add_argument(
+        "--stream-source",
+        default="generator-v1",
+        choices=["generator", "generator-v1"],
+        help="the generator of the MOA-Spher streams (default: the first one, as the tables of "
+        "docs/results.md that this script made)",
+    )
     args = ap.parse_args()
     runs = [(s, int(d), float(f)) for s, d, f in (r.split() for r in args.runs)]
     jobs = [
-        (v, s, d, seed, f, args.delay, args.data_home)
+        (v, s, d, seed, f, args.delay, args.data_home, args.stream_source)
         for v in args.variants
         for s, d, f in runs
         for seed in args.seeds
