@@ -181,7 +181,6 @@ ctypedef struct Pairs:
     double *rb          # (M) for a neuron with a pending choice: its distance to that place,
                         # as _place_gap computes it (kept up to date as either moves)
     float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
-    void *col           # (A) scratch in the model's type: a neuron's column
     Work *w2            # the re-classifications' workspace (the instance's own stays intact)
 
 
@@ -499,7 +498,6 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
     # the relative slack that covers the exact distances' rounding in the model's type (float32
     # at worst) in the bound below
     cdef double slack = 1.0 + 8.0 * (<double> A + 8.0) * FLT_EPSILON
-    cdef floating *col = <floating *> pr.col
     cdef const floating *alt
     cdef bint copied = False
     right = _n_right(yl, w.in_y, L)
@@ -552,7 +550,12 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             if pr.uses[b] >= PAIR_USES:
                 pr.uses[b] = -1
             if not copied:
+                # once per instance: its screening values, and the exact distances its
+                # classification computed, which stay valid for every neuron but the one tried
+                # (the re-classifications keep w's cur: _classify's first step makes it so)
                 memcpy(pr.d2, d, M * sizeof(float))
+                memcpy(pr.w2.ex, w.ex, M * sizeof(double))
+                memcpy(pr.w2.stamp, w.stamp, M * sizeof(int64_t))
                 copied = True
             gap2 = gap
             if isfinite(gap):
@@ -561,17 +564,14 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
                     nn = nn + (<double> alt[i] - cc[i]) * (<double> alt[i] - cc[i])
                 wmax = nn if nn > wwmax else wwmax
                 gap2 = _screen_gap(tscale, xx, wmax)
+            # Neuron b in the other place, without writing it there: the classification reads
+            # a neuron's weights only through the exact-distance cache (_exact,
+            # _refine_argmin), which holds b's distance there (da, the sums _exact makes),
+            # and its screening value (d2)
             pr.d2[b] = <float> da
-            for i in range(A):
-                col[i] = wt[i * M + b]
-                wt[i * M + b] = alt[i]
             pr.w2.thl = w.thl
             pr.w2.ctl = w.ctl
             pr.w2.theta = w.theta
-            # the exact distances the instance's classification computed stay valid (the
-            # re-classification's first step makes its cur w's), b's is its distance there
-            memcpy(pr.w2.ex, w.ex, M * sizeof(double))
-            memcpy(pr.w2.stamp, w.stamp, M * sizeof(int64_t))
             pr.w2.cur = w.cur - 1
             pr.w2.ex[b] = da
             pr.w2.stamp[b] = w.cur
@@ -593,9 +593,9 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
                 pr.w2.cnt[CNT_PAIR_WHOLE] += 1
                 _classify(x, pr.d2, gap2, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn,
                           n_rank, squared, skip_zero, pr.w2)
-            for i in range(A):
-                wt[i * M + b] = col[i]
             pr.d2[b] = d[b]
+            pr.w2.ex[b] = w.ex[b]
+            pr.w2.stamp[b] = w.stamp[b]
             right_alt = _n_right(yl, pr.w2.in_y, L)
             if right_alt != right:
                 pr.ring[pr.total[0] % PAIR_WINDOW] = (right > right_alt) == (pr.strong[b] != 0)
@@ -802,7 +802,6 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         pairs.total = &pair_total[0]
         pairs.rb = NULL
         pairs.d2 = NULL
-        pairs.col = NULL
         pairs.w2 = NULL
         pr = &pairs
     if thl is not None:
@@ -844,11 +843,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     if pr != NULL:
         pairs.rb = <double *> malloc(M * sizeof(double))
         pairs.d2 = <float *> malloc(M * sizeof(float))
-        pairs.col = malloc(A * sizeof(floating))
         pairs.w2 = _work_alloc(M, L)
     if (w == NULL or G == NULL or X2 == NULL or known == NULL
-            or (pr != NULL and (pairs.rb == NULL or pairs.d2 == NULL or pairs.col == NULL
-                                or pairs.w2 == NULL))):
+            or (pr != NULL and (pairs.rb == NULL or pairs.d2 == NULL or pairs.w2 == NULL))):
         _work_free(w)
         free(G)
         free(X2)
@@ -856,7 +853,6 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         if pr != NULL:
             free(pairs.rb)
             free(pairs.d2)
-            free(pairs.col)
             _work_free(pairs.w2)
         raise MemoryError()
     if lm != NULL:
@@ -946,5 +942,4 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         if pr != NULL:
             free(pairs.rb)
             free(pairs.d2)
-            free(pairs.col)
             _work_free(pairs.w2)
