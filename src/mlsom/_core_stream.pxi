@@ -482,8 +482,9 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
     """Before a labelled instance's moves (its classification in w): every pending other
     choice of a neuron b of a map c whose label is known, when b is c's best-matching unit or
     would be nearer x than it in the other place, is tried: x is classified again with b there
-    (w2; the neuron is put back after). Where the two classifications get a different number
-    of x's known labels right, the pair goes to the ring: 1 when the strong choice did better.
+    (w2; b is not written there: see below). Where the two classifications get a different
+    number of x's known labels right, the pair goes to the ring: 1 when the strong choice did
+    better.
     Each choice is tried PAIR_USES times at most. Maps in label order, neurons in index order.
 
     A map none of whose choices can be tried by the screening values alone costs no exact
