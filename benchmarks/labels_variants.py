@@ -381,6 +381,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--runs", nargs="+", default=RUNS, help='"STREAM D FRACTION" each')
+    ap.add_argument(
+        "--grid",
+        nargs=3,
+        metavar=("STREAMS", "DS", "FRACTIONS"),
+        help='instead of --runs, every combination: comma-separated lists, e.g. "Scene,Yeast" '
+        '"2,4" "0.01,0.1"',
+    )
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     ap.add_argument("--delay", type=int, default=1000)
     ap.add_argument("--n-jobs", type=int, default=2)
@@ -394,6 +401,9 @@ def main():
         "docs/results.md that this script made)",
     )
     args = ap.parse_args()
+    if args.grid:
+        streams, ds, fractions = (part.split(",") for part in args.grid)
+        args.runs = [f"{s} {d} {f}" for s in streams for d in ds for f in fractions]
     runs = [(s, int(d), float(f)) for s, d, f in (r.split() for r in args.runs)]
     jobs = [
         (v, s, d, seed, f, args.delay, args.data_home, args.stream_source)
