@@ -178,8 +178,6 @@ ctypedef struct Pairs:
     uint8_t *strong
     uint8_t *ring
     int64_t *total
-    double *rb          # (M) for a neuron with a pending choice: its distance to that place,
-                        # as _place_gap computes it (kept up to date as either moves)
     float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
     Work *w2            # the re-classifications' workspace (the instance's own stays intact)
 
@@ -196,27 +194,13 @@ cdef bint _pairs_strong(const Pairs *pr) noexcept nogil:
     return <double> (2 * won - n) >= PAIR_Z * sqrt(<double> n)
 
 
-cdef double _place_gap(const floating *wt, Py_ssize_t A, Py_ssize_t M, Py_ssize_t b,
-                       const Pairs *pr) noexcept nogil:
-    """The distance from neuron b to its other place, in double, a little more than it is (a
-    bound for _paired_tests: 1e-12 relative covers the sum's rounding for any A below 10^3)."""
-    cdef const floating *a = <const floating *> pr.place + b * A
-    cdef Py_ssize_t i
-    cdef double v, s = 0.0
-    for i in range(A):
-        v = <double> wt[i * M + b] - <double> a[i]
-        s = s + v * v
-    return sqrt(s) * (1.0 + 1e-12 * (1.0 + <double> A / 1000.0))
-
-
 cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floating *wt,
                            Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
                            const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
                            double *logA, int64_t *counts, Py_ssize_t k_nn, Py_ssize_t n_rank,
                            floating eta, bint squared, bint skip_zero, float *Ws, float *ww,
                            const double *cc, double *wwmax, const float *xp, const double *xxp,
-                           float *gnext, Py_ssize_t npend, uint8_t *y, Pairs *pr,
-                           Work *w) noexcept nogil:
+                           float *gnext, Py_ssize_t npend, uint8_t *y, Work *w) noexcept nogil:
     """Algorithm 1 for one instance x, given its screening values d and their gap: classify x
     (OUT y, its row of predictions), move the best-matching unit of every predicted map towards
     it, update their averOut, then T and the conditional probabilities. Returns the number of
@@ -224,8 +208,7 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
 
     The screening copy (Ws, ww; IN/OUT wwmax, the largest ww) follows the moved neurons; the
     screening values gnext of the npend (at most 3) instances of the block still to come
-    (centred xp, squared norms xxp) are recomputed for each moved neuron, and so is the
-    distance to its other place of a moved neuron with a pending correction choice (pr)."""
+    (centred xp, squared norms xxp) are recomputed for each moved neuron."""
     cdef Py_ssize_t r, c, b, r2, n_pred, nb, k, j, m
     cdef floating s[2]
     cdef float nrm[2]
@@ -265,8 +248,6 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
                 gnext[r2 * M + b] = (<float> xxp[r2] + nrm[j]) + gp[3 * j + r2]
             # 3. its averOut
             _update_averout(logA, counts, b, s[j] if squared else sqrt(<double> s[j]))
-            if pr != NULL and pr.uses[b] >= 0:
-                pr.rb[b] = _place_gap(wt, A, M, b, pr)
         k += m
     # 4. the co-occurrence counts and conditional probabilities
     _update_cooccurrence(t, logC, L, w.in_y)
@@ -487,66 +468,47 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
     better.
     Each choice is tried PAIR_USES times at most. Maps in label order, neurons in index order.
 
-    A map none of whose choices can be tried by the screening values alone costs no exact
-    distance, and a place that the triangle inequality puts farther than the winner is skipped
-    unread (pr.rb: each pending neuron's distance to its place). A re-classification that
-    cannot change the ranking (_same_ranking) keeps it and redoes the Bayes tests alone. The
-    re-classification's screening values are x's, b's replaced by its exact distance in
-    the other place (rounded to float32: well within the bound), and the bound's largest norm
-    is b's there when larger; the exact distances already computed for x are reused."""
+    The winner's exact distance is computed only when a place's distance falls within the
+    screening bound of it. A re-classification that cannot change the ranking (_same_ranking)
+    keeps it and redoes the Bayes tests alone. The re-classification's screening values are
+    x's, b's replaced by its exact distance in the other place (rounded to float32: well within
+    the bound), and the bound's largest norm is b's there when larger; the exact distances
+    already computed for x are reused."""
     cdef Py_ssize_t c, b, bw, i, right, right_alt, n_ranked
-    cdef double d_win, da, nn, gap2, wmax, lo, reach
-    # the relative slack that covers the exact distances' rounding in the model's type (float32
-    # at worst) in the bound below
-    cdef double slack = 1.0 + 8.0 * (<double> A + 8.0) * FLT_EPSILON
+    cdef double d_win = 0.0, da, nn, gap2, wmax
     cdef const floating *alt
-    cdef bint copied = False
+    cdef bint copied = False, pending, have_win
     right = _n_right(yl, w.in_y, L)
-    cdef bint pending
-    cdef float mins = 0
     for c in range(L):
         if yl[c] < 0 or offsets[c + 1] == offsets[c]:
             continue
-        # a pending choice is tried if its neuron may be the winner, or its place may be
-        # nearer than the winner: first from the screening values alone (the winner's exact
-        # distance is at most the map's smallest value + gap / 2, and its value at most that
-        # + gap), so that a map none of whose choices can be tried costs no exact distance
-        if isfinite(gap):
-            mins = INFINITY
-            for b in range(offsets[c], offsets[c + 1]):
-                if d[b] < mins:
-                    mins = d[b]
-            reach = sqrt(<double> mins + gap) * slack
         pending = False
         for b in range(offsets[c], offsets[c + 1]):
-            if pr.uses[b] < 0:
-                continue
-            if not isfinite(gap) or <double> d[b] <= <double> mins + gap:
-                pending = True
-                break
-            lo = <double> d[b] - gap
-            if not (lo > 0.0 and sqrt(lo) - pr.rb[b] > reach):
+            if pr.uses[b] >= 0:
                 pending = True
                 break
         if not pending:
             continue
         bw = _winner(x, d, gap, wt, A, M, offsets, c, w)
-        d_win = _exact(x, wt, A, M, bw, w)
-        reach = sqrt(d_win) * slack
+        have_win = False
         for b in range(offsets[c], offsets[c + 1]):
             if pr.uses[b] < 0:
                 continue
-            if b != bw and isfinite(gap):
-                # |x - place| >= |x - w_b| - |w_b - place| (the triangle inequality), with
-                # |x - w_b|^2 >= d[b] - gap (the screening bound, twice over): a place that
-                # cannot be nearer than the winner is not computed
-                lo = <double> d[b] - gap
-                if lo > 0.0 and sqrt(lo) - pr.rb[b] > reach:
-                    continue
             alt = <const floating *> pr.place + b * A
             da = _sqdist_row(x, alt, A)
-            if b != bw and not da < d_win:
-                continue
+            if b != bw:
+                # nearer than the winner? Its exact distance lies within gap / 2 of its
+                # screening value: computed only when da is within gap of that
+                if not have_win and isfinite(gap) and da < <double> d[bw] - gap:
+                    pass
+                elif not have_win and isfinite(gap) and da > <double> d[bw] + gap:
+                    continue
+                else:
+                    if not have_win:
+                        d_win = _exact(x, wt, A, M, bw, w)
+                        have_win = True
+                    if not da < d_win:
+                        continue
             pr.uses[b] = pr.uses[b] + 1
             if pr.uses[b] >= PAIR_USES:
                 pr.uses[b] = -1
@@ -682,8 +644,6 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             s = _move_neuron(x, wt, A, M, b, eta if w.in_y[c] or not strong else rate, Ws, cc,
                              xp, npend, gp, &nrm)
             _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
-            if pr != NULL and pr.uses[b] >= 0:
-                pr.rb[b] = _place_gap(wt, A, M, b, pr)
         elif w.in_y[c] and has_pos[c]:
             b = _winner(x, d, gap, wt, A, M, offsets, c, w)
             if pr != NULL:
@@ -693,7 +653,6 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
                 pr.uses[b] = 0
                 pr.strong[b] = strong
                 if not strong:
-                    pr.rb[b] = _place_gap(wt, A, M, b, pr)
                     continue  # nothing moves; the positive is kept
             # the neuron is put on the positive exactly (then a move by 0 refreshes its
             # screening copy), which is used once: a second false alarm before the next
@@ -704,8 +663,6 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             for i in range(A):
                 pos[c * A + i] = 0
             has_pos[c] = 0
-            if pr != NULL:
-                pr.rb[b] = _place_gap(wt, A, M, b, pr)
         else:
             continue
         ww[b] = nrm
@@ -801,7 +758,6 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         pairs.strong = &alt_strong[0]
         pairs.ring = &pair_ring[0]
         pairs.total = &pair_total[0]
-        pairs.rb = NULL
         pairs.d2 = NULL
         pairs.w2 = NULL
         pr = &pairs
@@ -842,17 +798,15 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
     cdef uint8_t *known = <uint8_t *> malloc(L * sizeof(uint8_t))
     if pr != NULL:
-        pairs.rb = <double *> malloc(M * sizeof(double))
         pairs.d2 = <float *> malloc(M * sizeof(float))
         pairs.w2 = _work_alloc(M, L)
     if (w == NULL or G == NULL or X2 == NULL or known == NULL
-            or (pr != NULL and (pairs.rb == NULL or pairs.d2 == NULL or pairs.w2 == NULL))):
+            or (pr != NULL and (pairs.d2 == NULL or pairs.w2 == NULL))):
         _work_free(w)
         free(G)
         free(X2)
         free(known)
         if pr != NULL:
-            free(pairs.rb)
             free(pairs.d2)
             _work_free(pairs.w2)
         raise MemoryError()
@@ -867,10 +821,6 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                 _log_cond(t, L, &logC[0, 0], c)
             wwmax = _maxval(&ww[0], M)
             tscale = _tol_scale(A)
-            if pr != NULL:
-                for j in range(M):
-                    if pairs.uses[j] >= 0:
-                        pairs.rb[j] = _place_gap(wt, A, M, j, pr)
             N = NS[0]
             S = NS[1]
             # Instances (of the stream, and labelled ones, in the order they come) are screened
@@ -918,8 +868,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                             <floating> eta, squared, skip_zero, &Ws[0, 0],
                                             &ww[0], &cc[0], &wwmax, X2 + (e + 1) * A,
                                             xxb + e + 1, G + (e + 1) * M,
-                                            nb - e - 1 if screening else 0, &Y[idx[e], 0], pr,
-                                            w)
+                                            nb - e - 1 if screening else 0, &Y[idx[e], 0], w)
                         S += n_pred
                         if use_ctl:
                             cbar = cbar + alpha * (<double> n_pred - cbar)
@@ -941,6 +890,5 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(X2)
         free(known)
         if pr != NULL:
-            free(pairs.rb)
             free(pairs.d2)
             _work_free(pairs.w2)
