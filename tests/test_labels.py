@@ -703,22 +703,27 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
     np.testing.assert_array_equal(model.predict(X_te), twin.predict(X_te))
 
 
+@pytest.mark.parametrize("corrections", ["strong", "tested"])
 @pytest.mark.parametrize("seed", [91, 92])
-def test_labels_in_the_robust_variant_match_reference(seed):
+def test_labels_in_the_robust_variant_match_reference(seed, corrections):
     """The robust variant's acceptance offset and each label's offset learnt from labels act
-    together (the label's on top of the variant's); every choice is the reference's."""
+    together (the label's on top of the variant's), the paired test's re-classifications
+    with them; every choice is the reference's."""
     X_tr, Y_tr, X_te = make_stream(seed, 4, 6, n_test=400)
-    model, st = fit_both(X_tr, Y_tr, params(3, variant="robust"))
+    model, st = fit_both(X_tr, Y_tr, params(3, variant="robust", corrections=corrections))
     assert st["min_gap"] > MIN_GAP
     Yl = _labels(seed, len(X_te), 4, unknown=0.1)
+    tested = corrections == "tested"
     for lo, hi in [(0, 150), (150, 400)]:
         Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
         explained(st, assert_same_predictions, model.predict_stream(X_te[lo:hi]), Y_ref)
-        st = ref.ref_learn(st, X_te[lo:hi], Yl[lo:hi])
+        st = ref.ref_learn(st, X_te[lo:hi], Yl[lo:hi], tested=tested)
         model.partial_fit(X_te[lo:hi], Yl[lo:hi])
         assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
         explained(st, assert_same_state, model, st)
         _assert_same_rule(model, st)
+        if tested:
+            _assert_same_pairs(model, st)
     assert np.any(model._state["label_offsets"] != 0)
     Y_ref, _ = ref.ref_predict(st, X_te)
     assert_same_predictions(model.predict(X_te), Y_ref)
