@@ -913,7 +913,10 @@ class SOMStreamClassifier(ParamsMixin):
           labelled positive instance, when one has been given since the last such move (it is
           kept for the purpose, and used once);
 
-        the moved neurons' averOut take the instance (hits and misses). The label counts (T,
+        the moved neurons' averOut take the instance (hits and misses). With
+        ``corrections="tested"`` the moves by ``correction_rate`` and onto the positive run
+        only while a paired test on the stream finds that they help (misses then move by
+        ``learning_rate``, false alarms not at all; ``correction_pairs_``). The label counts (T,
         N, S) do not change: the stream counted the instance, as its prediction, when it saw
         it. The decision rule learns as well: each known label's margin in the Bayes test
         joins its memory of its last 500 labelled instances, from which its acceptance offset
