@@ -214,6 +214,10 @@ def test_corrections_is_checked_at_every_labelled_call(tmp_path):
     with pytest.raises(ValueError, match=r"corrections.*'paired'"):
         model.partial_fit(X_te[:5], np.ones((5, 3), np.int8))
     with pytest.raises(ValueError, match=r"corrections.*'paired'"):
+        model.partial_fit(X_te[:0], np.ones((0, 3), np.int8))
+    with pytest.raises(ValueError, match=r"corrections.*'paired'"):
+        model.predict_stream(X_te[:5], arrivals=(X_te[:0], np.ones((0, 3), np.int8), []))
+    with pytest.raises(ValueError, match=r"corrections.*'paired'"):
         model.save(tmp_path / "m.npz")
     after = _file_bytes(copy.deepcopy(model).set_params(corrections="strong"), tmp_path / "b.npz")
     assert before == after
@@ -520,6 +524,26 @@ def test_hostile_pair_members_are_refused(tmp_path):
         _rewrite(src, dst, **change)
         with pytest.raises(ValueError, match=match):
             SOMStreamClassifier.load(dst)
+
+
+def test_the_count_of_pairs_stays_below_2_to_the_53(tmp_path):
+    """A model loaded with the largest count of pairs a file may hold (2^53) goes on collecting
+    pairs, and what it saves loads again: the count wraps by whole windows, keeping its place in
+    the ring."""
+    X_tr, Y_tr, X_te = make_stream(75, 3, 4, n_test=600)
+    model, _ = fit_both(X_tr, Y_tr, params(2, corrections="tested"))
+    model.partial_fit(X_te[:300], _labels(75, 300, 3, unknown=0.0))
+    src = tmp_path / "m.npz"
+    model.save(src)
+    _rewrite(src, tmp_path / "edge.npz", pair_total=np.array([2**53], np.int64))
+    edge = SOMStreamClassifier.load(tmp_path / "edge.npz")
+    edge.partial_fit(X_te[300:], _labels(76, 300, 3, unknown=0.0))
+    total = int(edge._state["pair_total"][0])
+    assert 200 <= total < 10**6  # wrapped: 200 + its place in the ring, then counting on
+    edge.save(tmp_path / "again.npz")
+    again = SOMStreamClassifier.load(tmp_path / "again.npz")
+    assert again.correction_pairs_ == edge.correction_pairs_
+    assert int(again._state["pair_total"][0]) == total
 
 
 def test_a_few_labels_undo_a_label_swap():

@@ -166,6 +166,7 @@ cdef enum:
     PAIR_WINDOW = 200   # the model's last pairs the test counts
     PAIR_MIN = 10       # below this many pairs, corrections are gentle
 cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
+cdef int64_t PAIR_TOTAL_MAX = 9007199254740992  # 2^53: the count of pairs ever stays below
 
 
 ctypedef struct Pairs:
@@ -563,6 +564,10 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             if right_alt != right:
                 pr.ring[pr.total[0] % PAIR_WINDOW] = (right > right_alt) == (pr.strong[b] != 0)
                 pr.total[0] += 1
+                if pr.total[0] >= PAIR_TOTAL_MAX:
+                    # the count stays below 2^53, as the model file demands, and keeps its
+                    # place in the ring (a whole number of windows less)
+                    pr.total[0] = PAIR_WINDOW + pr.total[0] % PAIR_WINDOW
 
 
 cdef inline Py_ssize_t _n_ranked(int64_t S, int64_t N, Py_ssize_t L,

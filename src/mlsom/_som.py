@@ -789,6 +789,7 @@ class SOMStreamClassifier(ParamsMixin):
                 f"{given[:10].tolist()}"
             )
         rate = self._correction_rate()
+        self._corrections()
         if X_l.shape[0] == 0:
             return {}
         return dict(
@@ -942,6 +943,7 @@ class SOMStreamClassifier(ParamsMixin):
         Yl = check_partial_labels("Y", Y, X.shape[0], st["n_labels"])
         online = self._online_settings()
         rate = self._correction_rate()
+        self._corrections()
         if X.shape[0] > 0:
             # the labelled rows as arrivals before a stream chunk of no row
             extra = dict(Xl=X, Yl=Yl, after=np.zeros(X.shape[0], dtype=np.int64), rate=rate)
