@@ -159,42 +159,6 @@ cdef inline void _screen_block(const floating **rows, Py_ssize_t nb, Py_ssize_t 
     _screen_rows(X2, xxb, nb, Ws, ww, A, M, G, base4, NULL, NULL, NULL)
 
 
-# The paired test of the strong corrections (corrections="tested"; docs/method.md, "A paired test
-# of the corrections")
-cdef enum:
-    PAIR_USES = 5       # a correction's other choice is tried on this many labelled instances
-    PAIR_WINDOW = 200   # the model's last pairs the test counts
-    PAIR_MIN = 10       # below this many pairs, corrections are gentle
-cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
-cdef int64_t PAIR_TOTAL_MAX = 9007199254740992  # 2^53: the count of pairs ever stays below
-
-
-ctypedef struct Pairs:
-    # per neuron b: where the other correction choice would have put it (place, (M, A) in the
-    # model's type), how many times that choice was tried (uses[b], -1: none pending) and
-    # whether the choice made was the strong one; the model's last PAIR_WINDOW pairs (ring, 1:
-    # the strong choice won) and their count ever (total[0])
-    void *place
-    int8_t *uses
-    uint8_t *strong
-    uint8_t *ring
-    int64_t *total
-    float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
-    Work *w2            # the re-classifications' workspace (the instance's own stays intact)
-
-
-cdef bint _pairs_strong(const Pairs *pr) noexcept nogil:
-    """Whether corrections are strong: over the last pairs (at least PAIR_MIN), the strong
-    choice won at least PAIR_Z sqrt(n) more than it lost (a one-sided sign test)."""
-    cdef int64_t n = pr.total[0] if pr.total[0] < PAIR_WINDOW else PAIR_WINDOW
-    cdef int64_t k, won = 0
-    if n < PAIR_MIN:
-        return False
-    for k in range(n):
-        won += pr.ring[k]
-    return <double> (2 * won - n) >= PAIR_Z * sqrt(<double> n)
-
-
 cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floating *wt,
                            Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
                            const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
@@ -410,6 +374,44 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         lm.zl[0] = lm.zl[0] + CARD_RATE * (<double> npos - lm.zl[0])
 
 
+# The paired test of the strong corrections (corrections="tested"; docs/method.md, "A paired test
+# of the corrections")
+cdef enum:
+    PAIR_USES = 5       # a correction's other choice is tried on this many labelled instances
+    PAIR_MIN = 10       # below this many pairs, corrections are gentle
+# (the model's last pairs the test counts: the ring's length, _model_file.PAIR_WINDOW)
+PAIR_TRIES = PAIR_USES  # for _model_file's check of alt_uses
+cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
+cdef int64_t PAIR_TOTAL_MAX = 9007199254740992  # 2^53: the count of pairs ever stays below
+
+
+ctypedef struct Pairs:
+    # per neuron b: where the other correction choice would have put it (place, (M, A) in the
+    # model's type), how many times that choice was tried (uses[b], -1: none pending) and
+    # whether the choice made was the strong one; the model's last win pairs (ring, 1: the
+    # strong choice won) and their count ever (total[0])
+    void *place
+    int8_t *uses
+    uint8_t *strong
+    uint8_t *ring
+    int64_t *total
+    int64_t win
+    float *d2           # (M) scratch: the instance's screening values, one neuron's replaced
+    Work *w2            # the re-classifications' workspace (the instance's own stays intact)
+
+
+cdef bint _pairs_strong(const Pairs *pr) noexcept nogil:
+    """Whether corrections are strong: over the last pairs (at least PAIR_MIN), the strong
+    choice won at least PAIR_Z sqrt(n) more than it lost (a one-sided sign test)."""
+    cdef int64_t n = pr.total[0] if pr.total[0] < pr.win else pr.win
+    cdef int64_t k, won = 0
+    if n < PAIR_MIN:
+        return False
+    for k in range(n):
+        won += pr.ring[k]
+    return <double> (2 * won - n) >= PAIR_Z * sqrt(<double> n)
+
+
 cdef bint _same_ranking(const Work *w, Py_ssize_t c, float dv, double da, double gap,
                         Py_ssize_t L) noexcept nogil:
     """Whether moving a neuron of map c (screening value dv where it is, exact distance da in
@@ -562,12 +564,12 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             pr.w2.stamp[b] = w.stamp[b]
             right_alt = _n_right(yl, pr.w2.in_y, L)
             if right_alt != right:
-                pr.ring[pr.total[0] % PAIR_WINDOW] = (right > right_alt) == (pr.strong[b] != 0)
+                pr.ring[pr.total[0] % pr.win] = (right > right_alt) == (pr.strong[b] != 0)
                 pr.total[0] += 1
                 if pr.total[0] >= PAIR_TOTAL_MAX:
                     # the count stays below 2^53, as the model file demands, and keeps its
                     # place in the ring (a whole number of windows less)
-                    pr.total[0] = PAIR_WINDOW + pr.total[0] % PAIR_WINDOW
+                    pr.total[0] = pr.win + pr.total[0] % pr.win
 
 
 cdef inline Py_ssize_t _n_ranked(int64_t S, int64_t N, Py_ssize_t L,
@@ -693,7 +695,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None,
            double[::1] thl=None, double[:, ::1] mg=None, uint8_t[:, ::1] mk=None,
            int64_t[::1] mtot=None, double[::1] zl=None, int32_t[:, ::1] mo=None,
-           int64_t[::1] mn=None, floating[:, ::1] Alt=None, int8_t[::1] alt_uses=None,
+           int64_t[::1] mn=None, floating[:, ::1] alt_place=None, int8_t[::1] alt_uses=None,
            uint8_t[::1] alt_strong=None, uint8_t[::1] pair_ring=None,
            int64_t[::1] pair_total=None):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
@@ -724,9 +726,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     rings' tested entries in order (LabelMem; the caller builds that cache from the rings);
     labelled instances update them, and every instance is classified with them.
     The paired test of the corrections (optional, all or none, checked by the caller; with
-    labels only: corrections="tested"): IN/OUT Alt (M, A) where each neuron's other choice
-    would have put it, alt_uses (M) its tries (-1: none pending), alt_strong (M) whether the strong
-    choice was made, pair_ring (PAIR_WINDOW) the last pairs, pair_total (1) pairs ever.
+    labels only: corrections="tested"): IN/OUT alt_place (M, A) where each neuron's other
+    choice would have put it, alt_uses (M) its tries (-1: none pending), alt_strong (M) whether
+    the strong choice was made, pair_ring (win) the last pairs, pair_total (1) pairs ever.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
@@ -751,18 +753,19 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef const double *pzl = NULL
     cdef Pairs pairs
     cdef Pairs *pr = NULL
-    if Alt is not None:
+    if alt_place is not None:
         if (alt_uses is None or alt_strong is None or pair_ring is None or pair_total is None
-                or Alt.shape[0] != M or Alt.shape[1] != A or alt_uses.shape[0] != M
-                or alt_strong.shape[0] != M or pair_ring.shape[0] != PAIR_WINDOW
-                or pair_total.shape[0] != 1):
-            raise ValueError("Alt, alt_uses, alt_strong, pair_ring and pair_total must come "
-                             f"together, shaped (M, A), (M,), (M,), ({PAIR_WINDOW},) and (1,)")
-        pairs.place = &Alt[0, 0]
+                or alt_place.shape[0] != M or alt_place.shape[1] != A
+                or alt_uses.shape[0] != M or alt_strong.shape[0] != M
+                or pair_ring.shape[0] < 1 or pair_total.shape[0] != 1):
+            raise ValueError("alt_place, alt_uses, alt_strong, pair_ring and pair_total must come "
+                             "together, shaped (M, A), (M,), (M,), (win >= 1,) and (1,)")
+        pairs.place = &alt_place[0, 0]
         pairs.uses = &alt_uses[0]
         pairs.strong = &alt_strong[0]
         pairs.ring = &pair_ring[0]
         pairs.total = &pair_total[0]
+        pairs.win = pair_ring.shape[0]
         pairs.d2 = NULL
         pairs.w2 = NULL
         pr = &pairs

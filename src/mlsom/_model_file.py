@@ -26,6 +26,7 @@ import zipfile
 
 import numpy as np
 
+from ._core import PAIR_TRIES
 from ._validation import MAX_ABS_VALUE, MAX_ABS_VALUE_32
 
 FORMAT = 1
@@ -52,7 +53,6 @@ MARGIN_WINDOW = 500
 # count ever
 PAIR_ARRAYS = ("alt_place", "alt_uses", "alt_strong", "pair_ring", "pair_total")
 PAIR_WINDOW = 200
-PAIR_USES = 5
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -372,8 +372,8 @@ def _check_pairs(a, limit):
     # the weights' bound)
     if not np.all(np.isfinite(place)) or np.abs(place).max(initial=0) > limit:
         bad(f"alt_place: non-finite values or values beyond {limit:g}")
-    if np.any(uses < -1) or np.any(uses >= PAIR_USES):
-        bad(f"alt_uses: values outside -1..{PAIR_USES - 1}")
+    if np.any(uses < -1) or np.any(uses >= PAIR_TRIES):
+        bad(f"alt_uses: values outside -1..{PAIR_TRIES - 1}")
     if np.any(strong > 1) or np.any(ring > 1):
         bad("alt_strong, pair_ring: values other than 0/1")
     if total < 0 or total > MAX_COUNT or np.any(ring[total:] != 0):

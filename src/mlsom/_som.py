@@ -65,14 +65,7 @@ MARGIN_WINDOW = _model_file.MARGIN_WINDOW
 PAIR_WINDOW = _model_file.PAIR_WINDOW
 #: the values of ``corrections``
 CORRECTIONS = ("strong", "tested")
-# the core's arguments for the paired test, and the state's arrays they are
-_PAIR_ARGS = {
-    "Alt": "alt_place",
-    "alt_uses": "alt_uses",
-    "alt_strong": "alt_strong",
-    "pair_ring": "pair_ring",
-    "pair_total": "pair_total",
-}
+
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
@@ -732,7 +725,7 @@ class SOMStreamClassifier(ParamsMixin):
                 self._labelled_memory(st, tested)
                 extra = dict(extra, Pos=st["last_positive"], has_pos=st["has_positive"])
                 if tested:
-                    extra.update({k: st[key] for k, key in _PAIR_ARGS.items()})
+                    extra.update({k: st[k] for k in _model_file.PAIR_ARRAYS})
             _core.stream(
                 X,
                 st["Wt"],

@@ -834,7 +834,7 @@ def _check_data_home(data_home):
             error.argument = "data_home"
             raise
     path = Path(data_home).expanduser()
-    if not str(data_home) or not path.is_dir():
+    if not path.is_dir():
         what = "does not exist" if not path.exists() else "is not a folder"
         error = ValueError(f"data_home {str(data_home)!r} {what}")
         error.argument = "data_home"
