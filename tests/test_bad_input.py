@@ -111,6 +111,10 @@ PARAM_CASES = [
     ("learning_rate", 10**400, ValueError, r"learning_rate must be finite, got 1000000000"),
     ("learning_rate", Fraction(10**400), ValueError, r"learning_rate must be finite, got Frac"),
     ("correction_rate", -(10**400), ValueError, r"correction_rate must be finite, got -1000"),
+    ("corrections", "Tested", ValueError, r"corrections must be one of .*got 'Tested'"),
+    ("corrections", None, ValueError, r"corrections must be one of .*got None"),
+    ("corrections", True, ValueError, r"corrections must be one of .*got True"),
+    ("corrections", ["tested"], ValueError, r"corrections must be one of .*got \['tested'\]"),
     # n_epochs, max_epochs
     ("n_epochs", 0, ValueError, r"n_epochs must be >= 1, got 0"),
     ("n_epochs", -1, ValueError, r"n_epochs must be >= 1, got -1"),
