@@ -548,3 +548,44 @@ def ref_predict(state, X):
         out[i, Y_hat] = 1
         gap = min(gap, g)
     return out, gap
+
+
+# ---------------------------------------------------------------------------- label persistence
+
+
+def persistence_reference(events, window=200, min_pairs=10, z=2.0):
+    """Label persistence (docs/method.md, "Labels that persist"), one event at a time.
+
+    ``events``: ("step", x, y_model) for each instance classified, with the model's own
+    prediction (the maps never see the proposal, so a model with ``label_persistence="off"``
+    gives these), and ("label", x, y) for each labelled row, in the order they happen. Returns
+    the predictions given and the list of every pair's outcome (1: the proposal won).
+
+    The record starts at the first labelled row: that row is never prompt, and only instances
+    classified after it can have prompt labels. A label is prompt when it is the first label
+    since the last instance classified that equals that instance; its labels are then the
+    proposal for the next instance, which is given where the test (over the last ``window``
+    pairs, at least ``min_pairs``, wins - losses >= z sqrt(pairs)) says so."""
+    ring, out = [], []
+    prior, fresh, last, started = None, False, None, False
+    for kind, x, y in events:
+        if kind == "step":
+            prop = np.where(prior >= 0, prior, y) if fresh else None
+            n = min(len(ring), window)
+            won = sum(ring[len(ring) - n :])
+            give = prop is not None and n >= min_pairs and 2 * won - n >= z * math.sqrt(n)
+            out.append(np.array(prop if give else y, dtype=np.uint8))
+            last = {"x": x, "y": y, "prop": prop, "open": True} if started else None
+            fresh = False
+        elif not started:
+            started = True
+        elif last is not None and last["open"] and np.array_equal(x, last["x"]):
+            last["open"] = False
+            if last["prop"] is not None:
+                known = y >= 0
+                right_prop = int(((last["prop"] == y) & known).sum())
+                right_model = int(((last["y"] == y) & known).sum())
+                if right_prop != right_model:
+                    ring.append(int(right_prop > right_model))
+            prior, fresh = np.array(y), True
+    return np.array(out).reshape(len(out), -1), ring

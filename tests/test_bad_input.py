@@ -115,6 +115,9 @@ PARAM_CASES = [
     ("corrections", None, ValueError, r"corrections must be one of .*got None"),
     ("corrections", True, ValueError, r"corrections must be one of .*got True"),
     ("corrections", ["tested"], ValueError, r"corrections must be one of .*got \['tested'\]"),
+    ("label_persistence", "Off", ValueError, r"label_persistence must be one of .*got 'Off'"),
+    ("label_persistence", None, ValueError, r"label_persistence must be one of .*got None"),
+    ("label_persistence", False, ValueError, r"label_persistence must be one of .*got False"),
     # n_epochs, max_epochs
     ("n_epochs", 0, ValueError, r"n_epochs must be >= 1, got 0"),
     ("n_epochs", -1, ValueError, r"n_epochs must be >= 1, got -1"),

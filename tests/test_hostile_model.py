@@ -132,6 +132,7 @@ CHANGED = {
     "learning_rate": 0.9,
     "correction_rate": 0.9,
     "corrections": "tested",
+    "label_persistence": "off",
     "n_epochs": 7,
     "max_epochs": 2000,
     "min_neuron_size": 1,

@@ -446,7 +446,7 @@ def test_hostile_labelled_members_are_refused(tmp_path):
             SOMStreamClassifier.load(dst)
     # the untouched file loads, and a file from before labelled calls too
     SOMStreamClassifier.load(src)
-    rule_none = dict.fromkeys(_model_file.RULE_ARRAYS)
+    rule_none = dict.fromkeys((*_model_file.RULE_ARRAYS, *_model_file.PERSIST_ARRAYS))
     _rewrite(src, tmp_path / "old.npz", last_positive=None, has_positive=None, **rule_none)
     assert "last_positive" not in SOMStreamClassifier.load(tmp_path / "old.npz")._state
     # a file with the last positives but not the rule's arrays (written before the rule

@@ -382,6 +382,9 @@ cdef enum:
 # (the model's last pairs the test counts: the ring's length, _model_file.PAIR_WINDOW)
 PAIR_TRIES = PAIR_USES  # for _model_file's check of alt_uses
 cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
+# the same sign test decides whether labels persist (_persistence.py)
+PAIR_MIN_PAIRS = PAIR_MIN
+PAIR_Z_SCORE = PAIR_Z
 cdef int64_t PAIR_TOTAL_MAX = 9007199254740992  # 2^53: the count of pairs ever stays below
 
 

@@ -53,6 +53,19 @@ MARGIN_WINDOW = 500
 # count ever
 PAIR_ARRAYS = ("alt_place", "alt_uses", "alt_strong", "pair_ring", "pair_total")
 PAIR_WINDOW = 200
+# written from the first labelled call on (all or none, with LABELLED_ARRAYS; a file with those
+# and without these predates them): label persistence (_persistence.py), the last instance
+# classified since then (in Wt's dtype), the model's prediction for it, the proposal it had and
+# the last prompt labels (rows 0, 1, 2: 0/1, 0/1, 1/0/-1), the flags [its labels may still come
+# promptly, it had a proposal, the last prompt labels are its], the ring of the last PAIR_WINDOW
+# pairs (1: the proposal won) and their count ever
+PERSIST_ARRAYS = (
+    "persist_row",
+    "persist_labels",
+    "persist_flags",
+    "persist_ring",
+    "persist_total",
+)
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -219,7 +232,7 @@ def _read_archive(zf, file_size):
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
-    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS}
+    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS}
     members = {}
     for info in infos:
         key = info.filename[:-4] if info.filename.endswith(".npy") else None
@@ -229,14 +242,16 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
-    for group in (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS):
+    for group in (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS, PERSIST_ARRAYS):
         if 0 < len(missing & set(group)) < len(group):
             raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
     if missing.isdisjoint(RULE_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
         raise _Bad("inconsistent model file: 'last_positive' is missing")
     if missing.isdisjoint(PAIR_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
         raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS}
+    if missing.isdisjoint(PERSIST_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
+        raise _Bad("inconsistent model file: 'last_positive' is missing")
+    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS}
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
     total = 0
@@ -357,7 +372,41 @@ def _check_shapes(headers):
             dtype, got = headers[key][0], headers[key][1]
             if dtype.str[1:] != kind or got != shape:
                 bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+    if "persist_row" in headers:
+        dtype, shape = headers["persist_row"][0], headers["persist_row"][1]
+        if dtype != headers["Wt"][0] or shape != (A,):
+            bad(f"persist_row has dtype {dtype} and shape {shape}, expected Wt's dtype, {(A,)}")
+        for key, kind, shape in (
+            ("persist_labels", "i1", (3, L)),
+            ("persist_flags", "u1", (3,)),
+            ("persist_ring", "u1", (PAIR_WINDOW,)),
+            ("persist_total", "i8", (1,)),
+        ):
+            dtype, got = headers[key][0], headers[key][1]
+            if dtype.str[1:] != kind or got != shape:
+                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
     return {"A": A, "M": M, "L": L}
+
+
+def _check_persistence(a, limit):
+    """Label persistence (PERSIST_ARRAYS): values the online phase can use."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    row, lab, flags = a["persist_row"], a["persist_labels"], a["persist_flags"]
+    ring, total = a["persist_ring"], int(a["persist_total"][0])
+    # (the row is an instance of the stream, which is bounded as the weights are)
+    if not np.all(np.isfinite(row)) or np.abs(row).max(initial=0) > limit:
+        bad(f"persist_row: non-finite values or values beyond {limit:g}")
+    if np.any((lab[:2] != 0) & (lab[:2] != 1)) or np.any((lab[2] < -1) | (lab[2] > 1)):
+        bad("persist_labels: predictions other than 0/1, or labels other than 1/0/-1")
+    if np.any(flags > 1) or np.any(ring > 1):
+        bad("persist_flags, persist_ring: values other than 0/1")
+    if not flags[1] and np.any(lab[1] != 0):
+        bad("persist_labels: a proposal for an instance that had none")
+    if total < 0 or total > MAX_COUNT or np.any(ring[total:] != 0):
+        bad(f"persist_total {total}: negative, beyond 2**53, or fewer than the ring's pairs")
 
 
 def _check_pairs(a, limit):
@@ -524,6 +573,8 @@ def check_state(a, meta, grid_size):
         _check_rule(a, sizes, L)
     if "alt_place" in a:
         _check_pairs(a, limit)
+    if "persist_row" in a:
+        _check_persistence(a, limit)
     k = meta.get("k_nn")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core, _model_file, _sklearn
+from . import _core, _model_file, _persistence, _sklearn
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
@@ -65,6 +65,8 @@ MARGIN_WINDOW = _model_file.MARGIN_WINDOW
 PAIR_WINDOW = _model_file.PAIR_WINDOW
 #: the values of ``corrections``
 CORRECTIONS = ("strong", "tested")
+#: the values of ``label_persistence``
+PERSISTENCE = ("tested", "off")
 
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
@@ -164,6 +166,15 @@ class SOMStreamClassifier(ParamsMixin):
         moves by ``learning_rate`` and a false alarm moves nothing. It guards streams on which
         labels overlap from corrections that hurt (``correction_pairs_``). Unused without
         labels.
+    label_persistence : {"tested", "off"}, default="tested"
+        Whether the labels of an instance that arrive before the next instance is classified
+        (prompt labels: test-then-train) may be given to that next instance, as the no-change
+        classifier does (docs/method.md, "Labels that persist"). "tested": each prompt label
+        also scores the proposal its own instance had against the model's prediction (the
+        number of known labels each got right), and the proposal is given instead of the
+        model's prediction while it wins those discordant pairs, over the last 200, by two
+        standard deviations (``persistence_pairs_``). The maps learn from the model's own
+        prediction either way. "off": never. Labels that come later than that never count.
     n_epochs : int, default=100
         Batch epochs over which the neighbourhood radius shrinks linearly to zero.
     max_epochs : int, default=1000
@@ -256,6 +267,11 @@ class SOMStreamClassifier(ParamsMixin):
         its paired test, how many the strong correction won, and how many there are; the
         strong corrections run while wins - losses >= 2 sqrt(pairs), with 10 pairs at least.
         None until a labelled update made with ``corrections="tested"``.
+    persistence_pairs_ : tuple (int, int) or None
+        Of the last (at most 200) discordant pairs of label persistence's test, how many the
+        proposal (the labels of the instance before) won, and how many there are; the proposal
+        is given while wins - losses >= 2 sqrt(pairs), with 10 pairs at least. None until a
+        labelled update.
     grid_scores_ : dict of int to float or None
         With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
 
@@ -286,6 +302,7 @@ class SOMStreamClassifier(ParamsMixin):
         learning_rate=0.05,
         correction_rate=0.5,
         corrections="strong",
+        label_persistence="tested",
         n_epochs=100,
         max_epochs=1000,
         min_neuron_size=4,
@@ -300,6 +317,7 @@ class SOMStreamClassifier(ParamsMixin):
         self.learning_rate = learning_rate
         self.correction_rate = correction_rate
         self.corrections = corrections
+        self.label_persistence = label_persistence
         self.n_epochs = n_epochs
         self.max_epochs = max_epochs
         self.min_neuron_size = min_neuron_size
@@ -411,6 +429,7 @@ class SOMStreamClassifier(ParamsMixin):
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
         self._correction_rate()
         self._corrections()
+        self._label_persistence()
         n_epochs = check_int("n_epochs", self.n_epochs, low=1, high=10**7)
         max_epochs = check_int("max_epochs", self.max_epochs, low=1, high=10**7)
         if max_epochs < n_epochs:
@@ -655,6 +674,10 @@ class SOMStreamClassifier(ParamsMixin):
         """corrections, checked at every labelled call (it acts at once)."""
         return check_option("corrections", self.corrections, set(CORRECTIONS))
 
+    def _label_persistence(self):
+        """label_persistence, checked at every call that learns or may use it (it acts at once)."""
+        return check_option("label_persistence", self.label_persistence, set(PERSISTENCE))
+
     def _fitted_state(self):
         state = getattr(self, "_state", None)
         if state is None:
@@ -720,9 +743,13 @@ class SOMStreamClassifier(ParamsMixin):
             _check_headroom(st, X.shape[0] + (len(extra["Xl"]) if extra else 0))
             st.pop("rows", None)  # the neurons move
             Ws, ww, c = self._copy(st, "screen")
+            persist = new = False
+            if extra or "persist_ring" in st:
+                persist = self._label_persistence() == "tested"
             if extra:
                 tested = self._corrections() == "tested"
                 self._labelled_memory(st, tested)
+                new = _persistence.start(st)
                 extra = dict(extra, Pos=st["last_positive"], has_pos=st["has_positive"])
                 if tested:
                     extra.update({k: st[k] for k in _model_file.PAIR_ARRAYS})
@@ -747,6 +774,9 @@ class SOMStreamClassifier(ParamsMixin):
                 **({"ctl": st["ctl"]} if "ctl" in st else {}),
                 **self._rule_from_labels(st),
             )
+            if "persist_ring" in st:
+                got = (extra["Xl"], extra["Yl"], extra["after"]) if extra else None
+                _persistence.update(st, X, Y, got, new, persist)
         finally:
             self._lock.release_write()
         return Y
@@ -861,6 +891,21 @@ class SOMStreamClassifier(ParamsMixin):
         X = self._one_row(x)
         y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
         return {j: bool(v) for j, v in enumerate(y)}
+
+    def _next_prediction(self, X):
+        """The prediction of one row X as the next instance of the stream, without changing the
+        model: ``predict``, with label persistence's proposal where it would be given (River's
+        predict_one)."""
+        y = self.predict(X)[0]
+        st = self._fitted_state()
+        if "persist_ring" not in st:
+            return y
+        substitute = self._label_persistence() == "tested"
+        self._lock.acquire_read()
+        try:
+            return _persistence.next_prediction(st, y, substitute)
+        finally:
+            self._lock.release_read()
 
     def _one_row(self, x):
         """One instance (an array of n_features values, or a dict) as a (1, n_features) array."""
@@ -1148,6 +1193,11 @@ class SOMStreamClassifier(ParamsMixin):
         return int(st["pair_ring"][:n].sum()), n
 
     @property
+    def persistence_pairs_(self):
+        st = self._fitted_state()
+        return _persistence.pairs(st) if "persist_ring" in st else None
+
+    @property
     def labelled_cardinality_(self):
         z = self._fitted_state().get("labelled_cardinality")
         return None if z is None or z[1] == 0.0 else float(z[0])
@@ -1210,6 +1260,7 @@ class SOMStreamClassifier(ParamsMixin):
                 *_model_file.LABELLED_ARRAYS,
                 *_model_file.RULE_ARRAYS,
                 *_model_file.PAIR_ARRAYS,
+                *_model_file.PERSIST_ARRAYS,
             ):
                 if k in st:
                     arrays[k] = np.array(st[k])

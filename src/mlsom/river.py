@@ -155,7 +155,8 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     use_labels : bool, default=True
         Whether ``learn_one`` learns the labels it is given after the warm-up (``partial_fit``);
         False ignores them, as the paper's method does.
-    learning_rate, correction_rate, corrections, n_epochs, max_epochs : see SOMStreamClassifier
+    learning_rate, correction_rate, corrections, label_persistence : see SOMStreamClassifier
+    n_epochs, max_epochs : the same
     min_neuron_size, neighborhood, averout_distance, zero_cooccurrence, n_jobs : the same
     variant : {"paper", "robust"}, default="paper"
         As SOMStreamClassifier's; the warm-up's instances are a prefix of the stream, in order,
@@ -202,6 +203,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         learning_rate=0.05,
         correction_rate=0.5,
         corrections="strong",
+        label_persistence="tested",
         n_epochs=100,
         max_epochs=1000,
         min_neuron_size=4,
@@ -218,6 +220,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self.learning_rate = learning_rate
         self.correction_rate = correction_rate
         self.corrections = corrections
+        self.label_persistence = label_persistence
         self.n_epochs = n_epochs
         self.max_epochs = max_epochs
         self.min_neuron_size = min_neuron_size
@@ -257,6 +260,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
             "zero_cooccurrence": "skip",
             "variant": "robust",
             "corrections": "tested",
+            "label_persistence": "off",
             **small,
         }
 
@@ -294,7 +298,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
             if self.features_ is not None:
                 self._row(values)  # the same feature check as after the warm-up
             return dict.fromkeys(self.labels_, False)
-        y = self.model_.predict(self._row(values))[0]
+        y = self.model_._next_prediction(self._row(values))
         return {name: bool(v) for name, v in zip(self.labels_, y, strict=True)}
 
     def learn_one(self, x, y=None):

@@ -1,0 +1,113 @@
+"""Label persistence: the labels of the instance just before, tested on the stream
+(``label_persistence="tested"``; docs/method.md, "Labels that persist").
+
+On many streams consecutive instances share their labels: a scene filmed for a while, an
+activity that lasts, a regime of a sensor. When an instance's labels arrive right after its
+prediction (before the next instance is classified: a *prompt* label), the next instance can be
+given the same labels: the no-change classifier of Zliobaite, Bifet, Read, Pfahringer and Holmes
+("Evaluation methods and decision theory for classification of streaming data with temporal
+dependence", Machine Learning 98, 2015). Whether that beats the model is decided on the stream,
+as the paired test of the corrections decides (McNemar's discordant pairs, a one-sided sign
+test over the last PAIR_WINDOW pairs): at each prompt label whose instance had such a proposal,
+the proposal and the model's own prediction are scored by the number of the instance's known
+labels each got right; where they differ, the pair counts for one of them. The proposal is
+given instead of the model's prediction while it wins by at least PAIR_Z sqrt(n) with PAIR_MIN
+pairs at least. Labels that come late are never prompt, and change nothing here.
+
+The maps never see the proposal: self-training learns from the model's own prediction, as
+without it. So the model's state (neurons, counts, decision rule) is the same whatever this
+does, and only the predictions returned differ.
+
+What is kept (``PERSIST_ARRAYS``, in the model file from the first labelled call on): the
+last instance classified since then (``persist_row``), the model's prediction for it, the
+proposal it had and the last prompt labels (``persist_labels``: rows 0, 1, 2), whether its
+labels may still come promptly, whether it had a proposal and whether the prompt labels belong
+to it (``persist_flags``), and the ring of pairs with their count ever (``persist_ring``,
+``persist_total``). A label is prompt when it is the first labelled row since the last
+instance classified that equals that instance exactly.
+"""
+
+import math
+
+import numpy as np
+
+from . import _core
+from ._model_file import PAIR_WINDOW, PERSIST_ARRAYS
+
+#: the test's constants: those of the paired test of the corrections
+PAIR_MIN = _core.PAIR_MIN_PAIRS
+PAIR_Z = _core.PAIR_Z_SCORE
+
+__all__ = ["PERSIST_ARRAYS", "start", "update", "next_prediction", "pairs"]
+
+
+def start(st):
+    """The state's arrays, empty (nothing classified since the record began). Returns whether
+    they were made now."""
+    if "persist_ring" in st:
+        return False
+    L, A = st["n_labels"], st["n_features"]
+    st["persist_row"] = np.zeros(A, st["Wt"].dtype)
+    st["persist_labels"] = np.zeros((3, L), dtype=np.int8)
+    st["persist_labels"][2] = -1
+    st["persist_flags"] = np.zeros(3, dtype=np.uint8)
+    st["persist_ring"] = np.zeros(PAIR_WINDOW, dtype=np.uint8)
+    st["persist_total"] = np.zeros(1, dtype=np.int64)
+    return True
+
+
+def _gate(won, n):
+    """The sign test (the compiled update's, for River's predict_one): n pairs (at least
+    PAIR_MIN), won by the proposal at least PAIR_Z sqrt(n) more often than lost."""
+    return n >= PAIR_MIN and 2 * won - n >= PAIR_Z * math.sqrt(n)
+
+
+def pairs(st):
+    """(won by the proposal, pairs) over the ring."""
+    total, W = int(st["persist_total"][0]), PAIR_WINDOW
+    n = min(total, W)
+    return int(st["persist_ring"][:n].sum()), n
+
+
+def update(st, X, Y, arrivals, new, substitute):
+    """After the core classified the rows X (their predictions Y, (n, L) uint8) with the labels
+    ``arrivals`` = (X_l, Y_l, after) learnt meanwhile (or None): score the proposals that prompt
+    labels answer, give the proposals that win the test instead of the model's predictions (in
+    Y, when ``substitute``), and keep what the next call needs (the compiled
+    ``persist_update``, one event at a time).
+
+    ``new``: the record starts in this call, at its first labelled row: an instance classified
+    before it is not in the record, whatever the chunks, so that row is never prompt."""
+    if arrivals is None:
+        L = Y.shape[1]
+        Xl = np.zeros((0, X.shape[1]), dtype=X.dtype)
+        arrivals = (Xl, np.zeros((0, L), dtype=np.int8), np.zeros(0, dtype=np.int64))
+    Xl, Yl, after = arrivals
+    first = int(after[0]) if new and len(after) else 0
+    _core.persist_update(
+        X,
+        Y,
+        Xl,
+        Yl,
+        after,
+        st["persist_row"],
+        st["persist_labels"],
+        st["persist_flags"],
+        st["persist_ring"],
+        st["persist_total"],
+        first,
+        substitute,
+    )
+    return Y
+
+
+def next_prediction(st, y, substitute):
+    """The prediction y (0/1, n_labels) of the next instance, with the proposal in its place
+    when the last prompt labels are fresh and the test gives it (River's predict_one)."""
+    if not substitute or "persist_ring" not in st or not st["persist_flags"][2]:
+        return y
+    won, n = pairs(st)
+    if not _gate(won, n):
+        return y
+    prior = st["persist_labels"][2]
+    return np.where(prior >= 0, prior, y).astype(y.dtype)

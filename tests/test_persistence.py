@@ -1,0 +1,281 @@
+"""Label persistence (label_persistence="tested"): the labels of the instance just before,
+given to the next one while a paired test on the stream says they beat the model.
+
+Checked against the plain reference (tests/reference.py, persistence_reference) on the model's
+own predictions, which a model with label_persistence="off" gives (the maps never see the
+proposal: the state is the same either way)."""
+
+import copy
+import warnings
+
+import numpy as np
+import pytest
+from test_labels import _changer, _rewrite, _saved_and_read_back
+
+from mlsom import SOMStreamClassifier, _model_file
+from mlsom.river import SOMStreamML
+
+try:  # tests/ as a package or as a plain directory on sys.path
+    from . import reference as ref
+except ImportError:
+    import reference as ref
+
+
+def _runs(seed, n, L=4, A=5, stay=0.9, unknown=0.1):
+    """A stream whose label sets come in runs (each instance keeps the last one's main label
+    with probability ``stay``), with a share of its labels unknown (-1)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=3.0, size=(L, A))
+    Y = np.zeros((n, L), dtype=np.int8)
+    cur = 0
+    for i in range(n):
+        if rng.random() > stay:
+            cur = int(rng.integers(0, L))
+        Y[i, cur] = 1
+        if rng.random() < 0.2:
+            Y[i, rng.integers(0, L)] = 1
+    X = (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(scale=2.0, size=(n, A))
+    Yu = Y.copy()
+    Yu[rng.random(Y.shape) < unknown] = -1
+    return X, Y, Yu
+
+
+def _fitted(X, Y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SOMStreamClassifier(grid_size=2, random_state=0, n_jobs=1, **kw).fit(X, Y)
+
+
+def _schedule(seed, n, share=0.7, late=0.2, delay=3):
+    """Which rows get labels and when: (after, rows) in arrival order, most of them prompt."""
+    rng = np.random.default_rng(seed)
+    chosen = rng.random(n) < share
+    due = np.arange(n) + np.where(rng.random(n) < late, delay, 0)
+    order = np.lexsort((np.arange(n), due))
+    rows = np.array([i for i in order if chosen[i] and due[i] < n], dtype=np.int64)
+    return due[rows] + 1, rows
+
+
+def _events(X, som, Xl, Yl, after):
+    ev, k = [], 0
+    for s in range(len(X)):
+        while k < len(after) and after[k] <= s:
+            ev.append(("label", Xl[k], Yl[k]))
+            k += 1
+        ev.append(("step", X[s], som[s]))
+    ev.extend(("label", Xl[j], Yl[j]) for j in range(k, len(after)))
+    return ev
+
+
+@pytest.fixture(scope="module")
+def case():
+    X, _, Yu = _runs(0, 2500)
+    model = _fitted(X[:400], np.maximum(Yu[:400], 0))
+    Xs, Ys = X[400:], Yu[400:]
+    after, rows = _schedule(1, len(Xs))
+    return model, Xs, Ys, (Xs[rows], Ys[rows], after)
+
+
+@pytest.mark.parametrize("corrections", ["strong", "tested"])
+def test_persistence_matches_the_reference(case, corrections):
+    model, Xs, _, arrivals = case
+    off = copy.deepcopy(model).set_params(label_persistence="off", corrections=corrections)
+    on = copy.deepcopy(model).set_params(corrections=corrections)
+    som = off.predict_stream(Xs, arrivals=arrivals)
+    got = on.predict_stream(Xs, arrivals=arrivals)
+    want, ring = ref.persistence_reference(_events(Xs, som, *arrivals))
+    np.testing.assert_array_equal(got, want)
+    n = min(len(ring), 200)
+    assert on.persistence_pairs_ == (sum(ring[len(ring) - n :]), n)
+    # the test has work to do here: the proposal is given, and not everywhere
+    assert 0 < (got != som).any(axis=1).sum() < len(Xs) // 2
+    assert n == 200 and sum(ring) > 100
+    # the maps never see the proposal
+    for a, b in zip(on.weights_, off.weights_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(on.T_, off.T_)
+    np.testing.assert_array_equal(on.label_offsets_, off.label_offsets_)
+
+
+def test_float32_matches_the_reference():
+    X, _, Yu = _runs(5, 1600)
+    X = X.astype(np.float32)
+    model = _fitted(X[:400], np.maximum(Yu[:400], 0))
+    Xs, Ys = X[400:], Yu[400:]
+    after, rows = _schedule(6, len(Xs))
+    arrivals = (Xs[rows], Ys[rows], after)
+    som = (
+        copy.deepcopy(model)
+        .set_params(label_persistence="off")
+        .predict_stream(Xs, arrivals=arrivals)
+    )
+    got = model.predict_stream(Xs, arrivals=arrivals)
+    want, ring = ref.persistence_reference(_events(Xs, som, *arrivals))
+    np.testing.assert_array_equal(got, want)
+    assert model._state["persist_row"].dtype == np.float32 and len(ring) > 10
+
+
+def test_chunks_rows_and_files_change_nothing(case, tmp_path):
+    """One call, row by row with partial_fit between, chunks with arrivals, and a save and load
+    at every chunk's end: the same predictions and the same test."""
+    model, Xs, _, (Xl, Yl, after) = case
+    whole = copy.deepcopy(model)
+    want = whole.predict_stream(Xs, arrivals=(Xl, Yl, after))
+    rows, out, k = copy.deepcopy(model), [], 0
+    for s in range(len(Xs)):
+        while k < len(after) and after[k] <= s:
+            rows.partial_fit(Xl[k : k + 1], Yl[k : k + 1])
+            k += 1
+        out.append(rows.predict_stream(Xs[s : s + 1]))
+    rows.partial_fit(Xl[k:], Yl[k:])
+    np.testing.assert_array_equal(np.vstack(out), want)
+    assert rows.persistence_pairs_ == whole.persistence_pairs_
+    chunked, out = copy.deepcopy(model), []
+    for i, lo in enumerate(range(0, len(Xs), 700)):
+        hi = min(len(Xs), lo + 700)
+        sel = (after >= lo) & ((after < hi) | ((hi == len(Xs)) & (after == hi)))
+        out.append(chunked.predict_stream(Xs[lo:hi], arrivals=(Xl[sel], Yl[sel], after[sel] - lo)))
+        chunked.save(tmp_path / f"m{i}.npz")
+        chunked = SOMStreamClassifier.load(tmp_path / f"m{i}.npz")
+    np.testing.assert_array_equal(np.vstack(out), want)
+    for key in _model_file.PERSIST_ARRAYS:
+        np.testing.assert_array_equal(chunked._state[key], whole._state[key])
+
+
+def test_late_labels_change_nothing(case):
+    """Labels that arrive after the next instance is classified are never prompt: the
+    predictions are the model's own, and no pair is counted."""
+    model, Xs, Ys, _ = case
+    rows = np.flatnonzero(np.random.default_rng(2).random(len(Xs)) < 0.5)
+    rows = rows[rows + 1 < len(Xs)]
+    arrivals = (Xs[rows], Ys[rows], rows + 2)  # delay 1
+    off = copy.deepcopy(model).set_params(label_persistence="off")
+    on = copy.deepcopy(model)
+    np.testing.assert_array_equal(
+        on.predict_stream(Xs, arrivals=arrivals), off.predict_stream(Xs, arrivals=arrivals)
+    )
+    assert on.persistence_pairs_ == (0, 0)
+
+
+def test_without_labels_nothing_is_kept(case):
+    model, Xs, _, _ = case
+    m = copy.deepcopy(model)
+    m.predict_stream(Xs[:50])
+    assert m.persistence_pairs_ is None
+    assert not any(k in m._state for k in _model_file.PERSIST_ARRAYS)
+
+
+def test_a_stream_without_runs_keeps_the_model(case):
+    """Labels in random order: the labels of the instance before lose the test, and the
+    predictions stay the model's."""
+    model, Xs, Ys, _ = case
+    perm = np.random.default_rng(3).permutation(len(Xs))
+    Xp, Yp = Xs[perm], Ys[perm]
+    arrivals = (Xp, Yp, np.arange(1, len(Xp) + 1))  # every label, at once
+    off = copy.deepcopy(model).set_params(label_persistence="off")
+    on = copy.deepcopy(model)
+    np.testing.assert_array_equal(
+        on.predict_stream(Xp, arrivals=arrivals), off.predict_stream(Xp, arrivals=arrivals)
+    )
+    won, n = on.persistence_pairs_
+    assert n == 200 and 2 * won < n
+
+
+@pytest.mark.parametrize("value", ["on", "", None, 1, "Tested"])
+def test_bad_label_persistence_is_refused_and_changes_nothing(case, value):
+    model, Xs, Ys, _ = case
+    m = copy.deepcopy(model)
+    m.partial_fit(Xs[:5], Ys[:5])
+    before = copy.deepcopy(m._state)
+    m.set_params(label_persistence=value)
+    with pytest.raises((TypeError, ValueError), match="label_persistence"):
+        m.predict_stream(Xs[5:10])
+    with pytest.raises((TypeError, ValueError), match="label_persistence"):
+        m.partial_fit(Xs[5:6], Ys[5:6])
+    with pytest.raises((TypeError, ValueError), match="label_persistence"):
+        m.save("unused.npz")
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(m._state[key], value)
+
+
+def test_hostile_persistence_members_are_refused(case, tmp_path):
+    model, Xs, _, arrivals = case
+    m = copy.deepcopy(model)
+    m.predict_stream(Xs, arrivals=arrivals)
+    st = m._state
+    src = _saved_and_read_back(m, tmp_path, _model_file.PERSIST_ARRAYS)
+    changed = _changer(st)
+    A, L = st["persist_row"].shape[0], st["persist_labels"].shape[1]
+    flags0 = np.array(st["persist_flags"])
+    flags0[1] = 0
+    labs = np.array(st["persist_labels"])
+    labs[1] = 1
+    cases = [
+        ({"persist_ring": None}, "'persist_ring' is missing"),
+        ({k: None for k in _model_file.LABELLED_ARRAYS}, "'last_positive' is missing"),
+        ({"persist_row": st["persist_row"].astype(np.float32)}, "persist_row has dtype"),
+        ({"persist_row": np.zeros(A + 1)}, "persist_row has dtype"),
+        ({"persist_labels": np.zeros((3, L + 1), np.int8)}, "persist_labels has dtype"),
+        ({"persist_flags": np.zeros(3, np.int64)}, "persist_flags has dtype"),
+        ({"persist_ring": np.zeros(199, np.uint8)}, "persist_ring has dtype"),
+        ({"persist_total": np.zeros(2, np.int64)}, "persist_total has dtype"),
+        (changed("persist_row", lambda a: a.__setitem__(0, np.inf)), "persist_row: non-finite"),
+        (changed("persist_row", lambda a: a.__setitem__(0, 1e300)), "persist_row: non-finite"),
+        (changed("persist_labels", lambda a: a.__setitem__((0, 0), -1)), "predictions other"),
+        (changed("persist_labels", lambda a: a.__setitem__((2, 0), 3)), "labels other"),
+        (changed("persist_flags", lambda a: a.__setitem__(0, 2)), "values other than 0/1"),
+        (changed("persist_ring", lambda a: a.__setitem__(0, 9)), "values other than 0/1"),
+        ({"persist_flags": flags0, "persist_labels": labs}, "a proposal for an instance"),
+        (changed("persist_total", lambda a: a.__setitem__(0, -1)), "persist_total -1"),
+        (changed("persist_total", lambda a: a.__setitem__(0, 2**60)), "beyond 2"),
+        (changed("persist_total", lambda a: a.__setitem__(0, 3)), "fewer than the ring"),
+    ]
+    for i, (change, match) in enumerate(cases):
+        dst = tmp_path / f"bad{i}.npz"
+        _rewrite(src, dst, **change)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(dst)
+
+
+def test_a_file_from_before_persistence_loads_and_starts_the_record(case, tmp_path):
+    """A model file with labelled members but no persistence (an earlier mlsom's) loads; its
+    next labelled call starts the record, as a model's first labelled call does."""
+    model, Xs, Ys, arrivals = case
+    m = copy.deepcopy(model)
+    m.partial_fit(Xs[:20], Ys[:20])
+    src = tmp_path / "m.npz"
+    m.save(src)
+    old = tmp_path / "old.npz"
+    _rewrite(src, old, **dict.fromkeys(_model_file.PERSIST_ARRAYS))
+    loaded = SOMStreamClassifier.load(old)
+    assert loaded.persistence_pairs_ is None
+    loaded.predict_stream(Xs[:10])
+    loaded.partial_fit(Xs[9:10], Ys[9:10])  # prompt, but the record starts here
+    loaded.predict_stream(Xs[10:11])
+    loaded.partial_fit(Xs[10:11], Ys[10:11])  # prompt: no proposal had been made yet
+    assert loaded.persistence_pairs_ == (0, 0)
+    assert loaded._state["persist_flags"][2] == 1
+
+
+def test_river_predict_one_gives_the_next_instances_prediction():
+    """Under River's progressive validation (predict_one, then learn_one with every label),
+    predict_one gives what the online step on that instance gives: the proposal where the test
+    gives it."""
+    X, Y, _ = _runs(4, 1200, stay=0.95)
+    names = [f"f{j}" for j in range(X.shape[1])]
+    model = SOMStreamML(grid_size=2, n_warmup=200, random_state=0, n_jobs=1)
+    checked = proposed = 0
+    for x_row, y_row in zip(X, Y, strict=True):
+        x = dict(zip(names, x_row.tolist(), strict=True))
+        y = {f"l{c}": bool(v) for c, v in enumerate(y_row)}
+        p = model.predict_one(x)
+        if model.model_ is not None:
+            step = copy.deepcopy(model.model_).predict_stream(model._row(x))[0]
+            assert [p[n] for n in model.labels_] == step.astype(bool).tolist()
+            frozen = model.model_.predict(model._row(x))[0]
+            checked += 1
+            proposed += not np.array_equal(step, frozen)
+        model.learn_one(x, y)
+    assert checked == 1000 and proposed > 50
+    assert model.model_.persistence_pairs_[1] == 200
