@@ -38,8 +38,16 @@ STREAMS = [
 ]
 GENERATED = [s for s in STREAMS if s.startswith(("MOA-Spher-5", "MOA-Spher-3", "Mult-"))]
 UPPER = ["BR-HT", "CC-HT", "MLHT", "ISOUPTree"]
-VARIANTS = {"native": "strong", "native-tested": "tested"}
+VARIANTS = {
+    "native": "strong",
+    "native-tested": "tested",
+    "native-persist": "strong+persist",
+    "native-tested-persist": "tested+persist",
+}
 SETTINGS = [(0.01, 1000), (0.1, 1000), (1.0, 0)]
+# label persistence acts on prompt labels only (delay 0): at delay 1,000 its variants are the
+# ones without it, which tests/test_persistence.py checks
+PERSIST_SETTINGS = [(1.0, 0)]
 
 
 def main():
@@ -56,7 +64,7 @@ def main():
         for v in VARIANTS
         for s in STREAMS
         for d in (2, 4)
-        for f, delay in SETTINGS
+        for f, delay in (PERSIST_SETTINGS if v.endswith("persist") else SETTINGS)
         for seed in args.seeds
     ]
     with Pool(args.n_jobs) as pool:
@@ -68,6 +76,9 @@ def main():
         key = (VARIANTS[r["variant"]], r["stream"], r["d"], r["fraction"], r["delay"])
         score.setdefault(key, []).append(r["macro_f1"])
     score = {k: sum(v) / len(v) for k, v in score.items()}
+    for (u, s, d, f, delay), v in list(score.items()):
+        if (f, delay) not in PERSIST_SETTINGS:
+            score[(u + "+persist", s, d, f, delay)] = v
 
     def ub(stream, f, delay):
         return {m: v[(f, delay)] for m, v in with_labels[stream].items() if m in UPPER}
@@ -82,18 +93,21 @@ def main():
                     sys.exit(f"native differs from the experiment: {s} d={d} f={f}: {got} {ref}")
 
     print("| stream | d | f = 0 | 0.01 strong | 0.01 tested | 0.1 strong | 0.1 tested | "
-          "f = 1, D = 0 strong | tested | best upper bound, f = 1, D = 0 |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "f = 1, D = 0 strong | tested | strong, persistence | tested, persistence | "
+          "best upper bound, f = 1, D = 0 |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for s in STREAMS:
         best = max(ub(s, 1.0, 0).items(), key=lambda kv: kv[1])
         for d in (2, 4):
             base = with_labels[s][f"mlsom-d{d}"][(0.0, 1000)]
             cells = [f"{score[(u, s, d, f, delay)]:.3f}" for f, delay in SETTINGS for u in
                      ("strong", "tested")]  # fmt: skip
+            cells += [f"{score[(u, s, d, 1.0, 0)]:.3f}" for u in
+                      ("strong+persist", "tested+persist")]  # fmt: skip
             print(f"| {s} | {d} | {base:.3f} | " + " | ".join(cells)
                   + f" | {best[0]} {best[1]:.3f} |")  # fmt: skip
     print()
-    for u in ("strong", "tested"):
+    for u in ("strong", "tested", "strong+persist", "tested+persist"):
         for d in (2, 4):
             half = []
             for s in GENERATED:

@@ -69,12 +69,22 @@ VARIANTS = {
         {"strong": "drift", "level": "heldout", "sigmas": 3.0},
     ),
     "native": (
-        "the package itself, corrections='strong' (its default), run by the compiled core",
-        {"native": {}},
+        "the package itself, corrections='strong' (its default), run by the compiled core, "
+        "without label persistence (which came later, and acts on prompt labels only)",
+        {"native": {"label_persistence": "off"}},
     ),
     "native-tested": (
         "the package itself with corrections='tested' (the paired test, with each other choice "
-        "kept as a place rather than a difference), run by the compiled core",
+        "kept as a place rather than a difference), run by the compiled core, without label "
+        "persistence",
+        {"native": {"corrections": "tested", "label_persistence": "off"}},
+    ),
+    "native-persist": (
+        "the package's defaults: corrections='strong', label_persistence='tested'",
+        {"native": {}},
+    ),
+    "native-tested-persist": (
+        "corrections='tested', label_persistence='tested'",
         {"native": {"corrections": "tested"}},
     ),
     "ddm": (
