@@ -553,6 +553,15 @@ def ref_predict(state, X):
 # ---------------------------------------------------------------------------- label persistence
 
 
+def _example_f1(pred, y):
+    """F1 of one prediction over the known labels of y (-1: unknown), exactly: 2 hits / (true +
+    predicted), 1 when both are empty."""
+    known = y >= 0
+    hits = int(((pred == 1) & (y == 1) & known).sum())
+    den = int(((y == 1) & known).sum() + ((pred == 1) & known).sum())
+    return Fraction(1) if den == 0 else Fraction(2 * hits, den)
+
+
 def persistence_reference(events, window=200, min_pairs=10, z=2.0):
     """Label persistence (docs/method.md, "Labels that persist"), one event at a time.
 
@@ -564,8 +573,9 @@ def persistence_reference(events, window=200, min_pairs=10, z=2.0):
     The record starts at the first labelled row: that row is never prompt, and only instances
     classified after it can have prompt labels. A label is prompt when it is the first label
     since the last instance classified that equals that instance; its labels are then the
-    proposal for the next instance, which is given where the test (over the last ``window``
-    pairs, at least ``min_pairs``, wins - losses >= z sqrt(pairs)) says so."""
+    proposal for the next instance, scored against the model's prediction by their F1 over the
+    label's known labels when the label arrives; it is given where the test (over the last
+    ``window`` pairs, at least ``min_pairs``, wins - losses >= z sqrt(pairs)) says so."""
     ring, out = [], []
     prior, fresh, last, started = None, False, None, False
     for kind, x, y in events:
@@ -582,10 +592,8 @@ def persistence_reference(events, window=200, min_pairs=10, z=2.0):
         elif last is not None and last["open"] and np.array_equal(x, last["x"]):
             last["open"] = False
             if last["prop"] is not None:
-                known = y >= 0
-                right_prop = int(((last["prop"] == y) & known).sum())
-                right_model = int(((last["y"] == y) & known).sum())
-                if right_prop != right_model:
-                    ring.append(int(right_prop > right_model))
+                f_prop, f_model = _example_f1(last["prop"], y), _example_f1(last["y"], y)
+                if f_prop != f_model:
+                    ring.append(int(f_prop > f_model))
             prior, fresh = np.array(y), True
     return np.array(out).reshape(len(out), -1), ring

@@ -12,13 +12,24 @@ cdef inline bint _same_row(const floating *a, const floating *b, Py_ssize_t A) n
     return True
 
 
+cdef inline int _f1_cross(int64_t hit_a, int64_t den_a, int64_t hit_b, int64_t den_b) noexcept nogil:
+    """The sign of F1(a) - F1(b), F1 = 2 hit / den (1 when den is 0), compared as integers."""
+    cdef int64_t num_a = 2 * hit_a, num_b = 2 * hit_b
+    if den_a == 0:
+        num_a = den_a = 1
+    if den_b == 0:
+        num_b = den_b = 1
+    return (num_a * den_b > num_b * den_a) - (num_a * den_b < num_b * den_a)
+
+
 def persist_update(const floating[:, ::1] X, uint8_t[:, ::1] Y, const floating[:, ::1] Xl,
                    const int8_t[:, ::1] Yl, const int64_t[::1] after, floating[::1] row,
                    int8_t[:, ::1] lab, uint8_t[::1] flags, uint8_t[::1] ring,
                    int64_t[::1] total, Py_ssize_t first, bint substitute):
     """The rows X were classified (the model's predictions in Y) with the labelled rows Xl, Yl
     learnt meanwhile (row k once after[k] rows of X were classified): in event order, score the
-    proposal each prompt label answers (ring, total), give the proposals the test gives (in Y,
+    proposal each prompt label answers against the model's prediction by their F1 over the
+    label's known labels (ring, total: the pairs where they differ), give the proposals the test gives (in Y,
     when substitute) and keep the record (row: the last row classified; lab: its prediction, its
     proposal, the last prompt labels; flags: its labels may still come promptly, it had a
     proposal, the last prompt labels are its). Rows of X before ``first`` are not in the record
@@ -27,7 +38,8 @@ def persist_update(const floating[:, ::1] X, uint8_t[:, ::1] Y, const floating[:
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], L = Y.shape[1], K = after.shape[0]
     cdef Py_ssize_t W = ring.shape[0], s, k = 0, c, slot, m
     cdef int64_t won = 0, t
-    cdef Py_ssize_t right_prop, right_model
+    cdef int64_t hit_prop, hit_model, n_true, n_prop, n_model
+    cdef int f_prop
     cdef const floating *prev = &row[0]
     cdef bint give
     if lab.shape[0] != 3 or lab.shape[1] != L or flags.shape[0] != 3 or row.shape[0] != A \
@@ -45,17 +57,22 @@ def persist_update(const floating[:, ::1] X, uint8_t[:, ::1] Y, const floating[:
                 if flags[0] and _same_row(&Xl[k, 0], prev, A):
                     flags[0] = 0
                     if flags[1]:
-                        right_prop = 0
-                        right_model = 0
+                        # each one's F1 over the known labels, 2 hits / (true + predicted), as
+                        # integers (1 when both are empty), compared exactly
+                        hit_prop = hit_model = n_true = n_prop = n_model = 0
                         for c in range(L):
                             if Yl[k, c] >= 0:
-                                right_prop += lab[1, c] == Yl[k, c]
-                                right_model += lab[0, c] == Yl[k, c]
-                        if right_prop != right_model:
+                                n_true += Yl[k, c]
+                                n_prop += lab[1, c]
+                                n_model += lab[0, c]
+                                hit_prop += lab[1, c] & Yl[k, c]
+                                hit_model += lab[0, c] & Yl[k, c]
+                        f_prop = _f1_cross(hit_prop, n_true + n_prop, hit_model, n_true + n_model)
+                        if f_prop != 0:
                             slot = t % W
                             if t >= W:
                                 won -= ring[slot]
-                            ring[slot] = right_prop > right_model
+                            ring[slot] = f_prop > 0
                             won += ring[slot]
                             t += 1
                             if t >= PAIR_TOTAL_MAX:

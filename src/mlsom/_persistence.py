@@ -9,8 +9,9 @@ given the same labels: the no-change classifier of Zliobaite, Bifet, Read, Pfahr
 dependence", Machine Learning 98, 2015). Whether that beats the model is decided on the stream,
 as the paired test of the corrections decides (McNemar's discordant pairs, a one-sided sign
 test over the last PAIR_WINDOW pairs): at each prompt label whose instance had such a proposal,
-the proposal and the model's own prediction are scored by the number of the instance's known
-labels each got right; where they differ, the pair counts for one of them. The proposal is
+the proposal and the model's own prediction are scored by their F1 over the instance's known
+labels (2 hits / (true + predicted): the example-based F measure of Godbole and Sarawagi, PAKDD
+2004); where they differ, the pair counts for one of them. The proposal is
 given instead of the model's prediction while it wins by at least PAIR_Z sqrt(n) with PAIR_MIN
 pairs at least. Labels that come late are never prompt, and change nothing here.
 

@@ -170,8 +170,8 @@ class SOMStreamClassifier(ParamsMixin):
         Whether the labels of an instance that arrive before the next instance is classified
         (prompt labels: test-then-train) may be given to that next instance, as the no-change
         classifier does (docs/method.md, "Labels that persist"). "tested": each prompt label
-        also scores the proposal its own instance had against the model's prediction (the
-        number of known labels each got right), and the proposal is given instead of the
+        also scores the proposal its own instance had against the model's prediction (each
+        one's F1 over the known labels), and the proposal is given instead of the
         model's prediction while it wins those discordant pairs, over the last 200, by two
         standard deviations (``persistence_pairs_``). The maps learn from the model's own
         prediction either way. "off": never. Labels that come later than that never count.
