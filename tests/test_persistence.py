@@ -184,7 +184,12 @@ def test_a_stream_without_runs_keeps_the_model(case):
 @pytest.mark.parametrize("value", ["on", "", None, 1, "Tested"])
 def test_bad_label_persistence_is_refused_and_changes_nothing(case, value):
     model, Xs, Ys, _ = case
-    m = copy.deepcopy(model)
+    m = copy.deepcopy(model).set_params(label_persistence=value)
+    with pytest.raises((TypeError, ValueError), match="label_persistence"):
+        m.predict_stream(Xs[:5])  # before any label too
+    with pytest.raises((TypeError, ValueError), match="label_persistence"):
+        m.partial_fit(Xs[:0], Ys[:0])
+    m.set_params(label_persistence="tested")
     m.partial_fit(Xs[:5], Ys[:5])
     before = copy.deepcopy(m._state)
     m.set_params(label_persistence=value)
@@ -214,6 +219,7 @@ def test_hostile_persistence_members_are_refused(case, tmp_path):
     cases = [
         ({"persist_ring": None}, "'persist_ring' is missing"),
         ({k: None for k in _model_file.LABELLED_ARRAYS}, "'last_positive' is missing"),
+        ({k: None for k in _model_file.RULE_ARRAYS}, "'label_offsets' is missing"),
         ({"persist_row": st["persist_row"].astype(np.float32)}, "persist_row has dtype"),
         ({"persist_row": np.zeros(A + 1)}, "persist_row has dtype"),
         ({"persist_labels": np.zeros((3, L + 1), np.int8)}, "persist_labels has dtype"),
@@ -258,24 +264,33 @@ def test_a_file_from_before_persistence_loads_and_starts_the_record(case, tmp_pa
     assert loaded._state["persist_flags"][2] == 1
 
 
-def test_river_predict_one_gives_the_next_instances_prediction():
-    """Under River's progressive validation (predict_one, then learn_one with every label),
-    predict_one gives what the online step on that instance gives: the proposal where the test
-    gives it."""
-    X, Y, _ = _runs(4, 1200, stay=0.95)
+@pytest.mark.parametrize("delay", [None, 50])
+def test_river_predict_one_stays_frozen_and_learn_one_is_the_step_then_the_labels(delay):
+    """River's predict_one is predict (pure: it cannot tell whether the instance learnt last is
+    the one before x), with or without a delay; learn_one is the online step on x, then its
+    labels, so the model's own test sees the instances in the order they are learnt."""
+    evaluate = pytest.importorskip("river.evaluate")
+    metrics = pytest.importorskip("river.metrics")
+    X, Y, _ = _runs(4, 900, stay=0.95)
     names = [f"f{j}" for j in range(X.shape[1])]
+    data = [
+        (dict(zip(names, x.tolist(), strict=True)), {f"l{c}": bool(v) for c, v in enumerate(y)})
+        for x, y in zip(X, Y, strict=True)
+    ]
     model = SOMStreamML(grid_size=2, n_warmup=200, random_state=0, n_jobs=1)
-    checked = proposed = 0
-    for x_row, y_row in zip(X, Y, strict=True):
-        x = dict(zip(names, x_row.tolist(), strict=True))
-        y = {f"l{c}": bool(v) for c, v in enumerate(y_row)}
-        p = model.predict_one(x)
+    inner = {"n": 0}
+    predict_one = model.predict_one
+
+    def checked(x):
+        p = predict_one(x)
         if model.model_ is not None:
-            step = copy.deepcopy(model.model_).predict_stream(model._row(x))[0]
-            assert [p[n] for n in model.labels_] == step.astype(bool).tolist()
             frozen = model.model_.predict(model._row(x))[0]
-            checked += 1
-            proposed += not np.array_equal(step, frozen)
-        model.learn_one(x, y)
-    assert checked == 1000 and proposed > 50
-    assert model.model_.persistence_pairs_[1] == 200
+            assert [p[n] for n in model.labels_] == frozen.astype(bool).tolist()
+            inner["n"] += 1
+        return p
+
+    model.predict_one = checked
+    evaluate.progressive_val_score(data, model, metrics.multioutput.ExactMatch(), delay=delay)
+    assert inner["n"] >= 600
+    # the model learnt the stream's instances in order, each one's labels promptly
+    assert model.model_.persistence_pairs_[1] > 0

@@ -249,8 +249,8 @@ def _read_archive(zf, file_size):
         raise _Bad("inconsistent model file: 'last_positive' is missing")
     if missing.isdisjoint(PAIR_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
         raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    if missing.isdisjoint(PERSIST_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
-        raise _Bad("inconsistent model file: 'last_positive' is missing")
+    if missing.isdisjoint(PERSIST_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
+        raise _Bad("inconsistent model file: 'label_offsets' is missing")
     missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS}
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")

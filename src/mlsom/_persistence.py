@@ -24,22 +24,17 @@ last instance classified since then (``persist_row``), the model's prediction fo
 proposal it had and the last prompt labels (``persist_labels``: rows 0, 1, 2), whether its
 labels may still come promptly, whether it had a proposal and whether the prompt labels belong
 to it (``persist_flags``), and the ring of pairs with their count ever (``persist_ring``,
-``persist_total``). A label is prompt when it is the first labelled row since the last
-instance classified that equals that instance exactly.
+``persist_total``). A label is prompt when its row equals the last instance classified exactly
+and it is the first such since that instance was classified (other labelled rows may come
+between).
 """
-
-import math
 
 import numpy as np
 
 from . import _core
 from ._model_file import PAIR_WINDOW, PERSIST_ARRAYS
 
-#: the test's constants: those of the paired test of the corrections
-PAIR_MIN = _core.PAIR_MIN_PAIRS
-PAIR_Z = _core.PAIR_Z_SCORE
-
-__all__ = ["PERSIST_ARRAYS", "start", "update", "next_prediction", "pairs"]
+__all__ = ["PERSIST_ARRAYS", "start", "update", "pairs"]
 
 
 def start(st):
@@ -48,19 +43,16 @@ def start(st):
     if "persist_ring" in st:
         return False
     L, A = st["n_labels"], st["n_features"]
-    st["persist_row"] = np.zeros(A, st["Wt"].dtype)
-    st["persist_labels"] = np.zeros((3, L), dtype=np.int8)
-    st["persist_labels"][2] = -1
-    st["persist_flags"] = np.zeros(3, dtype=np.uint8)
-    st["persist_ring"] = np.zeros(PAIR_WINDOW, dtype=np.uint8)
-    st["persist_total"] = np.zeros(1, dtype=np.int64)
+    labels = np.zeros((3, L), dtype=np.int8)
+    labels[2] = -1
+    st.update(  # at once (persistence_pairs_ reads the ring and the count)
+        persist_row=np.zeros(A, st["Wt"].dtype),
+        persist_labels=labels,
+        persist_flags=np.zeros(3, dtype=np.uint8),
+        persist_total=np.zeros(1, dtype=np.int64),
+        persist_ring=np.zeros(PAIR_WINDOW, dtype=np.uint8),
+    )
     return True
-
-
-def _gate(won, n):
-    """The sign test (the compiled update's, for River's predict_one): n pairs (at least
-    PAIR_MIN), won by the proposal at least PAIR_Z sqrt(n) more often than lost."""
-    return n >= PAIR_MIN and 2 * won - n >= PAIR_Z * math.sqrt(n)
 
 
 def pairs(st):
@@ -100,15 +92,3 @@ def update(st, X, Y, arrivals, new, substitute):
         substitute,
     )
     return Y
-
-
-def next_prediction(st, y, substitute):
-    """The prediction y (0/1, n_labels) of the next instance, with the proposal in its place
-    when the last prompt labels are fresh and the test gives it (River's predict_one)."""
-    if not substitute or "persist_ring" not in st or not st["persist_flags"][2]:
-        return y
-    won, n = pairs(st)
-    if not _gate(won, n):
-        return y
-    prior = st["persist_labels"][2]
-    return np.where(prior >= 0, prior, y).astype(y.dtype)

@@ -298,7 +298,9 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
             if self.features_ is not None:
                 self._row(values)  # the same feature check as after the warm-up
             return dict.fromkeys(self.labels_, False)
-        y = self.model_._next_prediction(self._row(values))
+        # frozen, label persistence's proposal aside: a pure predict_one cannot tell whether
+        # the instance learnt last is the one before x (progressive validation with a delay)
+        y = self.model_.predict(self._row(values))[0]
         return {name: bool(v) for name, v in zip(self.labels_, y, strict=True)}
 
     def learn_one(self, x, y=None):
