@@ -8,8 +8,8 @@ streams, grid sizes and seeds of docs/results.md's "Labels that arrive" (the cal
 generator, 20,000 instances, label seed 0): 1 % and 10 % of labels at delay 1,000, and every
 label at delay 0. The upper bounds' scores and mlsom's without labels are read from
 ``benchmarks/results/labels-experiment-summary.json`` (that experiment's summary): the River
-learners do not change with mlsom's update, and ``native`` must reproduce the experiment's
-mlsom rows, which this script checks.
+learners do not change with mlsom's update, nor mlsom without labels; the script prints how far
+``native`` is from the experiment's mlsom rows (0 with the package of that experiment).
 """
 
 import argparse
@@ -83,14 +83,15 @@ def main():
     def ub(stream, f, delay):
         return {m: v[(f, delay)] for m, v in with_labels[stream].items() if m in UPPER}
 
-    # native must be the experiment's mlsom (the same protocol, the same package)
-    for s in STREAMS:
-        for d in (2, 4):
-            for f, delay in SETTINGS:
-                ref = with_labels[s][f"mlsom-d{d}"][(f, delay)]
-                got = score[("strong", s, d, f, delay)]
-                if abs(got - ref) > 5e-4:
-                    sys.exit(f"native differs from the experiment: {s} d={d} f={f}: {got} {ref}")
+    # native against the experiment's mlsom rows (the same protocol): equal with the package of
+    # that experiment; the decision rule has learnt more from labels since (docs/results.md)
+    diffs = [
+        score[("strong", s, d, f, delay)] - with_labels[s][f"mlsom-d{d}"][(f, delay)]
+        for s in STREAMS
+        for d in (2, 4)
+        for f, delay in SETTINGS
+    ]
+    print(f"native - the experiment's mlsom rows: from {min(diffs):+.4f} to {max(diffs):+.4f}")
 
     print("| stream | d | f = 0 | 0.01 strong | 0.01 tested | 0.1 strong | 0.1 tested | "
           "f = 1, D = 0 strong | tested | strong, persistence | tested, persistence | "

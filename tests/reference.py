@@ -273,7 +273,12 @@ def classify(state, x):
     # 2 neither
     kinds = {c: (2, 0.0) for c in range(L)}
     kinds[ranking[0]] = (0, 0.0)
-    for c in ranking[1:]:
+    # once labels have taught the rule (an entry), every label beyond the ranking with a map is
+    # tested too, in label order
+    extra = []
+    if rule is not None and sum(rule["total"]) > 0:
+        extra = [c for c in range(L) if state["maps"][c] is not None and c not in ranking]
+    for c in ranking[1:] + extra:
         dist_c = bmu_d2[c] if state["squared"] else math.sqrt(bmu_d2[c])
         score = log(P[c, c]) - dist_c
         for d in Y_hat:

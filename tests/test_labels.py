@@ -193,9 +193,9 @@ def test_correction_pairs_follow_the_reference_call_after_call():
     model.predict_stream(X_te[:200])
     st = ref.ref_stream(st, X_te[:200])[1]
     seen = []
-    for i in range(0, 200, 20):
-        model.partial_fit(X_te[i : i + 20], Yl[i : i + 20])
-        st = ref.ref_learn(st, X_te[i : i + 20], Yl[i : i + 20], tested=True)
+    for i, j in zip([0, 5, *range(20, 200, 20)], [5, *range(20, 220, 20)], strict=True):
+        model.partial_fit(X_te[i:j], Yl[i:j])
+        st = ref.ref_learn(st, X_te[i:j], Yl[i:j], tested=True)
         won, n = model.correction_pairs_
         assert (won, n) == (sum(st["pairs"][-200:]), min(len(st["pairs"]), 200))
         seen.append(n)

@@ -94,6 +94,8 @@ ctypedef struct Work:
     double theta        # hand side gets + theta
     Py_ssize_t n_rej    # the ranked labels the last Bayes decision's test rejected
     const double *thl   # (L) each label's acceptance offset learnt from labels, or NULL
+    bint extra          # labels have taught the rule (an entry): the labels beyond the ranking
+                        # are tested too (_bayes_decision)
     bint rec            # record the Bayes tests' margins (a labelled instance): ...
     double *marg        # (L) ... OUT the margin of every label tested (mkind 1)
     uint8_t *mkind      # (L) ... OUT 0: ranked first, 1: tested, 2: neither (set by caller)
@@ -138,6 +140,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.theta = 0.0
     w.n_rej = 0
     w.thl = NULL
+    w.extra = 0
     w.rec = 0
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
@@ -300,9 +303,23 @@ cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py
     acceptance offset learnt from labels (w.thl; docs/method.md): accept iff the margin
     (-dist - log averOut_bc) - rhs >= thl[c]. With no offset (or 0) this is _bayes_accept's
     test (a - rhs >= 0 exactly when a >= rhs). The margin is recorded when w.rec is set."""
-    cdef double dist, m
+    cdef double dist, m, lo_d, hi_d
     if w.thl == NULL or (w.thl[c] == 0.0 and not w.rec):
         return _bayes_accept(x, Wt, A, M, bc, dv, gap, rhs, logA, squared, w)
+    if not w.rec:
+        # as _bayes_accept: the margin is monotone in the distance, which lies within gap / 2
+        # of the screening value; exact only when the two ends disagree
+        lo_d = <double> dv - 0.5 * gap
+        hi_d = <double> dv + 0.5 * gap
+        lo_d = lo_d if lo_d > 0.0 else 0.0
+        if not squared:
+            lo_d = sqrt(lo_d)
+            hi_d = sqrt(hi_d)
+        if (-hi_d - logA[bc]) - rhs >= w.thl[c]:
+            return True
+        if (-lo_d - logA[bc]) - rhs < w.thl[c]:
+            return False
+        w.cnt[CNT_BAYES] += 1
     dist = _exact(x, Wt, A, M, bc, w)
     if not squared:
         dist = sqrt(dist)
@@ -445,6 +462,39 @@ cdef inline Py_ssize_t _round_winner(const floating *x, const float *d, double g
     return best
 
 
+cdef inline bint _is_ranked(const Py_ssize_t *rank, Py_ssize_t n_ranked,
+                            Py_ssize_t c) noexcept nogil:
+    cdef Py_ssize_t r
+    for r in range(n_ranked):
+        if rank[r] == c:
+            return True
+    return False
+
+
+cdef inline bint _bayes_test(const floating *x, const float *d, double gap, const floating *Wt,
+                             Py_ssize_t A, Py_ssize_t M, const int64_t *offsets, Py_ssize_t L,
+                             const int64_t *T, const double *logC, const double *logA,
+                             Py_ssize_t c, bint squared, bint skip_zero, Work *w) noexcept nogil:
+    """The Bayes test of label c given the labels w.in_y already predicted; sets w.in_y[c] (and
+    w.weak[c]) when it passes, counts w.n_rej when it fails. Returns whether it passed."""
+    cdef Py_ssize_t bc
+    cdef double rhs, rhs0
+    if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
+        return False
+    rhs0 = rhs
+    if w.ctl:
+        rhs = rhs + w.theta  # the robust variant's acceptance offset
+    bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
+    if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
+        w.in_y[c] = 1
+        # accepted only thanks to a negative offset: predicted, not learnt from
+        if (w.ctl and w.theta < 0) or (w.thl != NULL and w.thl[c] < 0):
+            w.weak[c] = not _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs0, logA, squared, w)
+        return True
+    w.n_rej += 1
+    return False
+
+
 cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double gap,
                                        const floating *Wt, Py_ssize_t A, Py_ssize_t M,
                                        const int64_t *offsets, Py_ssize_t L, const int64_t *T,
@@ -452,35 +502,26 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
                                        Py_ssize_t n_ranked, bint squared, bint skip_zero,
                                        Work *w) noexcept nogil:
     """Step 3, the Bayes decision in log space over the ranked classes w.rank[:n_ranked] (the
-    first is always predicted): OUT w.in_y; returns the number of labels predicted.
+    first is always predicted), then, once labels have taught the rule (w.extra), over every other
+    label with a map, in label order: OUT w.in_y; returns the number of labels predicted.
 
     The score p(c) prod_{d in Y} P[d,c] out_c is compared with the threshold
     p(c) prod_{k != c, P[k,c] > 0} P[k,c] averOut_b. Their common factors cancel, which leaves:
     accept c iff no P[d,c] = 0 for d in Y (unless skip_zero) and
     -dist - log averOut_b >= sum_{k not in Y, k != c, P[k,c] > 0} log P[k,c]."""
-    cdef Py_ssize_t r, c, bc, n_pred = 1
-    cdef double rhs, rhs0
+    cdef Py_ssize_t r, c, n_pred = 1
     w.in_y[w.rank[0]] = 1
     w.n_rej = 0
     if w.rec:
         w.mkind[w.rank[0]] = 0
     for r in range(1, n_ranked):
-        c = w.rank[r]
-        if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
-            continue
-        rhs0 = rhs
-        if w.ctl:
-            rhs = rhs + w.theta  # the robust variant's acceptance offset
-        bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
-        if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
-            w.in_y[c] = 1
-            n_pred += 1
-            # accepted only thanks to a negative offset: predicted, not learnt from
-            if (w.ctl and w.theta < 0) or (w.thl != NULL and w.thl[c] < 0):
-                w.weak[c] = not _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs0, logA, squared,
-                                              w)
-        else:
-            w.n_rej += 1
+        n_pred += _bayes_test(x, d, gap, Wt, A, M, offsets, L, T, logC, logA, w.rank[r], squared,
+                              skip_zero, w)
+    if w.extra and n_ranked < L:
+        for c in range(L):
+            if offsets[c + 1] > offsets[c] and not _is_ranked(w.rank, n_ranked, c):
+                n_pred += _bayes_test(x, d, gap, Wt, A, M, offsets, L, T, logC, logA, c,
+                                      squared, skip_zero, w)
     return n_pred
 
 

@@ -350,26 +350,43 @@ cdef void _lanes_bayes(const floating *x, Py_ssize_t l, const floating *Wt, Py_s
                        const double *logC, const double *logA, bint squared, bint skip_zero,
                        const float *g, const float *m1, const int32_t *i1, const float *m2,
                        Lanes *z, Work *w) noexcept nogil:
-    """Step 3 for row l of the group: the Bayes decision over its ranked classes (OUT w.in_y),
-    as _bayes_decision, its best-matching units found from the 16-row screening values."""
-    cdef Py_ssize_t r, c, bc
-    cdef double rhs
+    """Step 3 for row l of the group: the Bayes decision over its ranked classes, then, once
+    labels have taught the rule (w.extra), over every other label with a map in label order (OUT
+    w.in_y), as _bayes_decision, its best-matching units found from the 16-row screening
+    values."""
+    cdef Py_ssize_t r, c, n_rk = z.nrk[l]
     w.cnt[CNT_LANES_ROWS] += 1
     w.cur += 1
     for c in range(L):
         w.in_y[c] = 0
-    if z.nrk[l] > 0:
+    if n_rk > 0:
         w.in_y[z.rank[l * L]] = 1
-    for r in range(1, z.nrk[l]):
-        c = z.rank[l * L + r]
-        if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
-            continue
-        if w.ctl:
-            rhs = rhs + w.theta  # the robust variant's acceptance offset
-        bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
-                       m2[64 * c + l], z.gap[l], z.gapf[l], w)
-        if _accept(x, Wt, A, M, c, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
-            w.in_y[c] = 1
+    for r in range(1, n_rk):
+        _lane_test(x, l, Wt, A, M, offsets, L, T, logC, logA, squared, skip_zero, g, m1, i1, m2,
+                   z, w, z.rank[l * L + r])
+    if w.extra and 0 < n_rk < L:
+        for c in range(L):
+            if offsets[c + 1] > offsets[c] and not _is_ranked(z.rank + l * L, n_rk, c):
+                _lane_test(x, l, Wt, A, M, offsets, L, T, logC, logA, squared, skip_zero, g, m1,
+                           i1, m2, z, w, c)
+
+
+cdef inline void _lane_test(const floating *x, Py_ssize_t l, const floating *Wt, Py_ssize_t A,
+                            Py_ssize_t M, const int64_t *offsets, Py_ssize_t L, const int64_t *T,
+                            const double *logC, const double *logA, bint squared,
+                            bint skip_zero, const float *g, const float *m1, const int32_t *i1,
+                            const float *m2, Lanes *z, Work *w, Py_ssize_t c) noexcept nogil:
+    """The Bayes test of label c for row l (_lanes_bayes): sets w.in_y[c] when it passes."""
+    cdef Py_ssize_t bc
+    cdef double rhs
+    if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
+        return
+    if w.ctl:
+        rhs = rhs + w.theta  # the robust variant's acceptance offset
+    bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
+                   m2[64 * c + l], z.gap[l], z.gapf[l], w)
+    if _accept(x, Wt, A, M, c, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
+        w.in_y[c] = 1
 
 
 cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_ssize_t q,

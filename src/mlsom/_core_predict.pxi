@@ -53,6 +53,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
             w.ctl = ctl
             w.theta = theta
             w.thl = thl
+            w.extra = thl != NULL  # (given only once labels have taught the rule)
         z = _lanes_alloc(A, M, L)
         # dynamic: a thread slowed by other work on a shared machine does not hold the others
         # up (the rows are independent, so the results do not depend on who takes a chunk);
@@ -93,6 +94,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
             w.ctl = ctl
             w.theta = theta
             w.thl = thl
+            w.extra = thl != NULL  # (given only once labels have taught the rule)
         G = <float *> malloc((PRB * M + 4) * sizeof(float))
         X2 = <float *> malloc(PRB * A * sizeof(float))
         xx = <double *> malloc(PRB * sizeof(double))

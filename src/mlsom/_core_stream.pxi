@@ -185,10 +185,17 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     # map's winner depends on its own neurons only, which no other map's move touches), then
     # the moves, two neurons per pass (_move_pair)
     nb = 0
-    for r in range(L):
-        c = w.rank[r]
-        if c < 0:
-            break
+    for r in range(L + L):
+        # the ranked labels in order, then (once labels have taught the rule) those the Bayes
+        # decision accepted beyond the ranking, in label order
+        if r < L:
+            c = w.rank[r]
+            if c < 0:
+                continue
+        else:
+            c = r - L
+            if not w.extra or _is_ranked(w.rank, L, c):
+                continue
         if w.in_y[c]:
             y[c] = 1
             if w.weak[c]:
@@ -382,9 +389,6 @@ cdef enum:
 # (the model's last pairs the test counts: the ring's length, _model_file.PAIR_WINDOW)
 PAIR_TRIES = PAIR_USES  # for _model_file's check of alt_uses
 cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
-# the same sign test decides whether labels persist (_persistence.py)
-PAIR_MIN_PAIRS = PAIR_MIN
-PAIR_Z_SCORE = PAIR_Z
 cdef int64_t PAIR_TOTAL_MAX = 9007199254740992  # 2^53: the count of pairs ever stays below
 
 
@@ -539,6 +543,7 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             # and its screening value (d2)
             pr.d2[b] = <float> da
             pr.w2.thl = w.thl
+            pr.w2.extra = w.extra
             pr.w2.ctl = w.ctl
             pr.w2.theta = w.theta
             pr.w2.cur = w.cur - 1
@@ -687,6 +692,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             has_pos[c] = 1
     if lm != NULL:
         _record_labels(lm, yl, offsets, L, S, N, w)
+        for c in range(L):
+            w.extra = w.extra or (yl[c] >= 0 and offsets[c + 1] > offsets[c])
 
 
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
@@ -823,6 +830,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         raise MemoryError()
     if lm != NULL:
         w.thl = lmem.thl
+        for c in range(L):
+            w.extra = w.extra or lmem.mtot[c] > 0
     if use_ctl:
         w.ctl = 1
         w.theta = pctl[0]

@@ -743,9 +743,8 @@ class SOMStreamClassifier(ParamsMixin):
             _check_headroom(st, X.shape[0] + (len(extra["Xl"]) if extra else 0))
             st.pop("rows", None)  # the neurons move
             Ws, ww, c = self._copy(st, "screen")
-            persist = new = False
-            if extra or "persist_ring" in st:
-                persist = self._label_persistence() == "tested"
+            persist = self._label_persistence() == "tested"
+            new = False
             if extra:
                 tested = self._corrections() == "tested"
                 self._labelled_memory(st, tested)
@@ -852,6 +851,9 @@ class SOMStreamClassifier(ParamsMixin):
         if "label_offsets" not in st:
             return {}
         if frozen:
+            if not st["margin_counts"].any():
+                return {}  # no label has taught the rule yet: the paper's (the core tests the
+                # labels beyond the ranking once one has)
             return {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
         if "margin_order" not in st:
             st["margin_order"] = _margin_order(
@@ -891,21 +893,6 @@ class SOMStreamClassifier(ParamsMixin):
         X = self._one_row(x)
         y = self.predict_stream(X)[0] if adapt else self.predict(X)[0]
         return {j: bool(v) for j, v in enumerate(y)}
-
-    def _next_prediction(self, X):
-        """The prediction of one row X as the next instance of the stream, without changing the
-        model: ``predict``, with label persistence's proposal where it would be given (River's
-        predict_one)."""
-        y = self.predict(X)[0]
-        st = self._fitted_state()
-        if "persist_ring" not in st:
-            return y
-        substitute = self._label_persistence() == "tested"
-        self._lock.acquire_read()
-        try:
-            return _persistence.next_prediction(st, y, substitute)
-        finally:
-            self._lock.release_read()
 
     def _one_row(self, x):
         """One instance (an array of n_features values, or a dict) as a (1, n_features) array."""
@@ -982,6 +969,7 @@ class SOMStreamClassifier(ParamsMixin):
         online = self._online_settings()
         rate = self._correction_rate()
         self._corrections()
+        self._label_persistence()
         if X.shape[0] > 0:
             # the labelled rows as arrivals before a stream chunk of no row
             extra = dict(Xl=X, Yl=Yl, after=np.zeros(X.shape[0], dtype=np.int64), rate=rate)
@@ -1026,8 +1014,9 @@ class SOMStreamClassifier(ParamsMixin):
         """Frozen scoring: classify each row independently from the current model, without adapting.
 
         Each row gets the prediction ``predict_stream`` would give it as the next instance of the
-        stream. The work is spread over ``n_jobs`` threads with the GIL released; several Python
-        threads may call it at once.
+        stream, label persistence's proposal aside (``label_persistence``: it is for the one
+        instance after a prompt label). The work is spread over ``n_jobs`` threads with the GIL
+        released; several Python threads may call it at once.
 
         Parameters
         ----------
@@ -1195,7 +1184,11 @@ class SOMStreamClassifier(ParamsMixin):
     @property
     def persistence_pairs_(self):
         st = self._fitted_state()
-        return _persistence.pairs(st) if "persist_ring" in st else None
+        self._lock.acquire_read()
+        try:
+            return _persistence.pairs(st) if "persist_ring" in st else None
+        finally:
+            self._lock.release_read()
 
     @property
     def labelled_cardinality_(self):
