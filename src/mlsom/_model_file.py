@@ -388,6 +388,20 @@ def _check_shapes(headers):
     return {"A": A, "M": M, "L": L}
 
 
+def _check_bounded(values, name, limit):
+    if not np.all(np.isfinite(values)) or np.abs(values).max(initial=0) > limit:
+        raise _Bad(f"inconsistent model file: {name}: non-finite values or values beyond {limit:g}")
+
+
+def _check_ring(ring, total, name):
+    """A ring of pairs and their count ever (the ring fills from slot 0, then wraps)."""
+    if total < 0 or total > MAX_COUNT or np.any(ring[total:] != 0):
+        raise _Bad(
+            f"inconsistent model file: {name} {total}: negative, beyond 2**53, or fewer than the "
+            "ring's pairs"
+        )
+
+
 def _check_persistence(a, limit):
     """Label persistence (PERSIST_ARRAYS): values the online phase can use."""
 
@@ -396,17 +410,14 @@ def _check_persistence(a, limit):
 
     row, lab, flags = a["persist_row"], a["persist_labels"], a["persist_flags"]
     ring, total = a["persist_ring"], int(a["persist_total"][0])
-    # (the row is an instance of the stream, which is bounded as the weights are)
-    if not np.all(np.isfinite(row)) or np.abs(row).max(initial=0) > limit:
-        bad(f"persist_row: non-finite values or values beyond {limit:g}")
+    _check_bounded(row, "persist_row", limit)  # an instance of the stream, bounded as weights are
     if np.any((lab[:2] != 0) & (lab[:2] != 1)) or np.any((lab[2] < -1) | (lab[2] > 1)):
         bad("persist_labels: predictions other than 0/1, or labels other than 1/0/-1")
     if np.any(flags > 1) or np.any(ring > 1):
         bad("persist_flags, persist_ring: values other than 0/1")
     if not flags[1] and np.any(lab[1] != 0):
         bad("persist_labels: a proposal for an instance that had none")
-    if total < 0 or total > MAX_COUNT or np.any(ring[total:] != 0):
-        bad(f"persist_total {total}: negative, beyond 2**53, or fewer than the ring's pairs")
+    _check_ring(ring, total, "persist_total")
 
 
 def _check_pairs(a, limit):
@@ -419,14 +430,12 @@ def _check_pairs(a, limit):
     ring, total = a["pair_ring"], int(a["pair_total"][0])
     # (a place is a neuron moved towards an instance, a labelled positive, or a neuron: within
     # the weights' bound)
-    if not np.all(np.isfinite(place)) or np.abs(place).max(initial=0) > limit:
-        bad(f"alt_place: non-finite values or values beyond {limit:g}")
+    _check_bounded(place, "alt_place", limit)
     if np.any(uses < -1) or np.any(uses >= PAIR_TRIES):
         bad(f"alt_uses: values outside -1..{PAIR_TRIES - 1}")
     if np.any(strong > 1) or np.any(ring > 1):
         bad("alt_strong, pair_ring: values other than 0/1")
-    if total < 0 or total > MAX_COUNT or np.any(ring[total:] != 0):
-        bad(f"pair_total {total}: negative, beyond 2**53, or fewer than the ring's pairs")
+    _check_ring(ring, total, "pair_total")
 
 
 def _check_rule(a, sizes, L):
