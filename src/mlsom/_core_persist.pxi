@@ -12,7 +12,8 @@ cdef inline bint _same_row(const floating *a, const floating *b, Py_ssize_t A) n
     return True
 
 
-cdef inline int _f1_cross(int64_t hit_a, int64_t den_a, int64_t hit_b, int64_t den_b) noexcept nogil:
+cdef inline int _f1_cross(int64_t hit_a, int64_t den_a, int64_t hit_b,
+                          int64_t den_b) noexcept nogil:
     """The sign of F1(a) - F1(b), F1 = 2 hit / den (1 when den is 0), compared as integers."""
     cdef int64_t num_a = 2 * hit_a, num_b = 2 * hit_b
     if den_a == 0:
@@ -29,12 +30,12 @@ def persist_update(const floating[:, ::1] X, uint8_t[:, ::1] Y, const floating[:
     """The rows X were classified (the model's predictions in Y) with the labelled rows Xl, Yl
     learnt meanwhile (row k once after[k] rows of X were classified): in event order, score the
     proposal each prompt label answers against the model's prediction by their F1 over the
-    label's known labels (ring, total: the pairs where they differ), give the proposals the test gives (in Y,
-    when substitute) and keep the record (row: the last row classified; lab: its prediction, its
-    proposal, the last prompt labels; flags: its labels may still come promptly, it had a
-    proposal, the last prompt labels are its). Rows of X before ``first`` are not in the record
-    (the call that starts it). The caller checked the shapes and that after is non-decreasing
-    within 0..n."""
+    label's known labels (ring, total: the pairs where they differ), give the proposals the test
+    gives (in Y, when substitute) and keep the record (row: the last row classified; lab: its
+    prediction, its proposal, the last prompt labels; flags: its labels may still come promptly,
+    it had a proposal, the last prompt labels are its). Rows of X before ``first`` are not in
+    the record (the call that starts it). The caller checked the shapes and that after is
+    non-decreasing within 0..n."""
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], L = Y.shape[1], K = after.shape[0]
     cdef Py_ssize_t W = ring.shape[0], s, k = 0, c, slot, m
     cdef int64_t won = 0, t
