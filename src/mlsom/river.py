@@ -112,13 +112,15 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
       ``n_warmup`` instances then (the one with a positive label and the ``n_warmup - 1``
       before it).
     * **After the warm-up.** ``predict_one(x)`` is frozen scoring (``model_.predict``): pure, the
-      prediction the method would give ``x`` as the next instance. ``learn_one(x, y)`` runs the
-      method's online step on ``x`` (``model_.predict_stream``): classify it and move the
-      winning neurons and label statistics towards that prediction; then, when ``y`` is given
-      and ``use_labels`` is True, it learns ``y`` (``model_.partial_fit``; a label name absent
-      from ``y`` is unknown there). ``learn_one(x)`` (``y`` None) is the online step alone, for
-      the instances whose labels never arrive. With ``use_labels=False`` the labels are ignored
-      (only checked to be a dict of bools): the paper's setting, whose labels never arrive.
+      prediction the method would give ``x`` as the next instance (label persistence's proposal
+      aside: a pure call cannot tell whether the instance learnt last is the one before ``x``).
+      ``learn_one(x, y)`` runs the method's online step on ``x`` (``model_.predict_stream``):
+      classify it and move the winning neurons and label statistics towards that prediction;
+      then, when ``y`` is given and ``use_labels`` is True, it learns ``y``
+      (``model_.partial_fit``; a label name absent from ``y`` is unknown there).
+      ``learn_one(x)`` (``y`` None) is the online step alone, for the instances whose labels
+      never arrive. With ``use_labels=False`` the labels are ignored (only checked to be a dict
+      of bools): the paper's setting, whose labels never arrive.
 
     Under River's progressive validation (``predict_one`` then ``learn_one`` for each instance)
     with ``use_labels=False``, the predictions and the final model after the warm-up are exactly
