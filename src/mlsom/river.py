@@ -126,7 +126,8 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     with ``use_labels=False``, the predictions and the final model after the warm-up are exactly
     those of ``SOMStreamClassifier.fit`` on the first ``n_warmup`` instances followed by
     ``predict_stream`` on the rest; with labels, those of ``predict_stream`` and ``partial_fit``
-    of each instance in turn (test-then-train, every label at once). The warm-up's all-False
+    of each instance in turn (test-then-train, every label at once), label persistence's
+    proposals aside (``predict_one`` stays frozen). The warm-up's all-False
     predictions count in the metric; to score only the stream after it, call ``learn_one`` on
     the warm-up instances first (see docs/river.md).
 
