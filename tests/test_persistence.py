@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_labels import _changer, _rewrite, _saved_and_read_back
 
-from mlsom import SOMStreamClassifier, _model_file
+from mlsom import SOMStreamClassifier, _model_file, _testing
 from mlsom.river import SOMStreamML
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -140,6 +140,24 @@ def test_chunks_rows_and_files_change_nothing(case, tmp_path):
     np.testing.assert_array_equal(np.vstack(out), want)
     for key in _model_file.PERSIST_ARRAYS:
         np.testing.assert_array_equal(chunked._state[key], whole._state[key])
+
+
+def test_every_simd_path_and_screening_off_give_the_same(case):
+    """Label persistence on top of the labelled update: every SIMD path this processor has, and
+    screening off, give the same predictions, proposals and state, bit for bit."""
+    model, Xs, _, arrivals = case
+    runs = []
+    for level in _testing.simd_levels() + [None]:
+        m = copy.deepcopy(model)
+        switch = {"simd": level} if level is not None else {"screening": False}
+        with _testing.switches(**switch):
+            runs.append((m.predict_stream(Xs, arrivals=arrivals), m))
+    Y0, m0 = runs[0]
+    assert m0.persistence_pairs_[1] == 200
+    for Y, m in runs[1:]:
+        np.testing.assert_array_equal(Y, Y0)
+        for key in (*_model_file.STATE_ARRAYS, *_model_file.PERSIST_ARRAYS):
+            np.testing.assert_array_equal(m._state[key], m0._state[key])
 
 
 def test_late_labels_change_nothing(case):

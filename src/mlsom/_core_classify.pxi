@@ -274,17 +274,26 @@ cdef inline bint _bayes_rhs(const int64_t *T, const double *logC, Py_ssize_t L, 
     return True
 
 
+cdef inline void _dist_bounds(float dv, double gap, bint squared, double *lo,
+                              double *hi) noexcept nogil:
+    """Bounds of the distance (squared or not) whose screening value is dv: the exact squared
+    distance lies within gap / 2 of it."""
+    lo[0] = <double> dv - 0.5 * gap
+    hi[0] = <double> dv + 0.5 * gap
+    lo[0] = lo[0] if lo[0] > 0.0 else 0.0
+    if not squared:
+        lo[0] = sqrt(lo[0])
+        hi[0] = sqrt(hi[0])
+
+
 cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
                                Py_ssize_t bc, float dv, double gap, double rhs,
                                const double *logA, bint squared, Work *w) noexcept nogil:
     """The Bayes test -dist - log averOut_bc >= rhs for the best-matching unit bc, whose screening
     value is dv. The test is monotone in the distance: the exact distance lies within gap / 2 of
     the screening value, and it is only computed when the test differs at the two ends."""
-    cdef double lo_d = <double> dv - 0.5 * gap, hi_d = <double> dv + 0.5 * gap, dist
-    lo_d = lo_d if lo_d > 0.0 else 0.0
-    if not squared:
-        lo_d = sqrt(lo_d)
-        hi_d = sqrt(hi_d)
+    cdef double lo_d, hi_d, dist
+    _dist_bounds(dv, gap, squared, &lo_d, &hi_d)
     if -hi_d - logA[bc] >= rhs:
         return True
     if -lo_d - logA[bc] < rhs:
@@ -309,12 +318,7 @@ cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py
     if not w.rec:
         # as _bayes_accept: the margin is monotone in the distance, which lies within gap / 2
         # of the screening value; exact only when the two ends disagree
-        lo_d = <double> dv - 0.5 * gap
-        hi_d = <double> dv + 0.5 * gap
-        lo_d = lo_d if lo_d > 0.0 else 0.0
-        if not squared:
-            lo_d = sqrt(lo_d)
-            hi_d = sqrt(hi_d)
+        _dist_bounds(dv, gap, squared, &lo_d, &hi_d)
         if (-hi_d - logA[bc]) - rhs >= w.thl[c]:
             return True
         if (-lo_d - logA[bc]) - rhs < w.thl[c]:

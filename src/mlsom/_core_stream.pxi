@@ -159,6 +159,20 @@ cdef inline void _screen_block(const floating **rows, Py_ssize_t nb, Py_ssize_t 
     _screen_rows(X2, xxb, nb, Ws, ww, A, M, G, base4, NULL, NULL, NULL)
 
 
+cdef inline Py_ssize_t _to_move(const floating *x, const float *d, double gap,
+                                const floating *wt, Py_ssize_t A, Py_ssize_t M,
+                                const int64_t *offsets, Py_ssize_t c, uint8_t *y, Py_ssize_t nb,
+                                Work *w) noexcept nogil:
+    """_learn_one: label c predicted goes into y, and its best-matching unit into w.moved
+    (unless accepted only thanks to a negative offset: not learnt from); returns the count."""
+    if w.in_y[c]:
+        y[c] = 1
+        if not w.weak[c]:
+            w.moved[nb] = _winner(x, d, gap, wt, A, M, offsets, c, w)
+            nb += 1
+    return nb
+
+
 cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floating *wt,
                            Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
                            const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
@@ -174,7 +188,7 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     The screening copy (Ws, ww; IN/OUT wwmax, the largest ww) follows the moved neurons; the
     screening values gnext of the npend (at most 3) instances of the block still to come
     (centred xp, squared norms xxp) are recomputed for each moved neuron."""
-    cdef Py_ssize_t r, c, b, r2, n_pred, nb, k, j, m
+    cdef Py_ssize_t c, b, r2, n_pred, nb, n_rk, k, j, m
     cdef floating s[2]
     cdef float nrm[2]
     cdef float gp[6]
@@ -184,24 +198,17 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     # 2. the best-matching unit of every predicted map moves towards x: the winners first (a
     # map's winner depends on its own neurons only, which no other map's move touches), then
     # the moves, two neurons per pass (_move_pair)
+    # the ranked labels in order, then (once labels have taught the rule) those the Bayes
+    # decision accepted beyond the ranking, in label order
     nb = 0
-    for r in range(L + L):
-        # the ranked labels in order, then (once labels have taught the rule) those the Bayes
-        # decision accepted beyond the ranking, in label order
-        if r < L:
-            c = w.rank[r]
-            if c < 0:
-                continue
-        else:
-            c = r - L
-            if not w.extra or _is_ranked(w.rank, L, c):
-                continue
-        if w.in_y[c]:
-            y[c] = 1
-            if w.weak[c]:
-                continue  # accepted only thanks to the robust variant's offset: not learnt
-            w.moved[nb] = _winner(x, d, gap, wt, A, M, offsets, c, w)
-            nb += 1
+    n_rk = 0
+    while n_rk < L and w.rank[n_rk] >= 0:
+        nb = _to_move(x, d, gap, wt, A, M, offsets, w.rank[n_rk], y, nb, w)
+        n_rk += 1
+    if w.extra:
+        for c in range(L):
+            if not _is_ranked(w.rank, n_rk, c):
+                nb = _to_move(x, d, gap, wt, A, M, offsets, c, y, nb, w)
     k = 0
     while k < nb:
         if k + 1 < nb:

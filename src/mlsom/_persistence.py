@@ -34,7 +34,7 @@ import numpy as np
 from . import _core
 from ._model_file import PAIR_WINDOW, PERSIST_ARRAYS
 
-__all__ = ["PERSIST_ARRAYS", "start", "update", "pairs"]
+__all__ = ["PERSIST_ARRAYS", "start", "update", "pairs", "ring_pairs"]
 
 
 def start(st):
@@ -55,11 +55,16 @@ def start(st):
     return True
 
 
+def ring_pairs(ring, total):
+    """(wins, pairs) over a ring of pairs with its count ever (the paired test of the corrections'
+    and label persistence's: the ring fills from slot 0, then wraps)."""
+    n = min(int(total[0]), len(ring))
+    return int(ring[:n].sum()), n
+
+
 def pairs(st):
     """(won by the proposal, pairs) over the ring."""
-    total, W = int(st["persist_total"][0]), PAIR_WINDOW
-    n = min(total, W)
-    return int(st["persist_ring"][:n].sum()), n
+    return ring_pairs(st["persist_ring"], st["persist_total"])
 
 
 def update(st, X, Y, arrivals, new, substitute):

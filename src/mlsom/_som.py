@@ -1178,8 +1178,7 @@ class SOMStreamClassifier(ParamsMixin):
         st = self._fitted_state()
         if "pair_total" not in st:
             return None
-        n = min(int(st["pair_total"][0]), PAIR_WINDOW)
-        return int(st["pair_ring"][:n].sum()), n
+        return _persistence.ring_pairs(st["pair_ring"], st["pair_total"])
 
     @property
     def persistence_pairs_(self):
