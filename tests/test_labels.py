@@ -664,6 +664,37 @@ def test_every_simd_path_learns_the_same(dtype):
         np.testing.assert_array_equal(P, runs[0][2])
 
 
+@pytest.mark.parametrize("case", [CASES[2], CASES[4]], ids=["sqeuclidean", "euclidean"])
+def test_labels_out_of_reach_are_ruled_out_as_the_test_would(case):
+    """Once labels have taught the rule, the labels the ranking left out are Bayes-tested too;
+    most are ruled out from their map's screening values (and the bounds of its averOut and of
+    the test's right-hand side) without their best-matching unit. What is ruled out so is what
+    the exact test rejects: the predictions and the model are the reference's, and those of
+    screening off (every distance exact, nothing ruled out so), bit for bit."""
+    L, d, A, nb, dist, zc, seed = case
+    X_tr, Y_tr, X_te = make_stream(seed, L, A, n_test=240)
+    model, st = fit_both(
+        X_tr, Y_tr, params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc)
+    )
+    Yl = _labels(seed, len(X_te), L)
+    exact = copy.deepcopy(model)
+    _testing.counters(reset=True)
+    model.partial_fit(X_te[:60], Yl[:60])
+    Y_pkg = model.predict_stream(X_te[60:])
+    assert _testing.counters().reach > 0
+    st = ref.ref_learn(st, X_te[:60], Yl[:60], eta=0.05, rate=0.5)
+    Y_ref, st = ref.ref_stream(st, X_te[60:])
+    assert st["min_gap"] > MIN_GAP
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    explained(st, assert_same_state, model, st)
+    with _testing.switches(screening=False):
+        _testing.counters(reset=True)
+        exact.partial_fit(X_te[:60], Yl[:60])
+        np.testing.assert_array_equal(exact.predict_stream(X_te[60:]), Y_pkg)
+        assert _testing.counters().reach == 0
+    _assert_bitwise_equal(exact, model)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_tested_corrections_are_the_same_on_every_path(dtype):
     """corrections="tested" on a model with many neurons and labels: every SIMD path and

@@ -102,6 +102,12 @@ ctypedef struct Work:
     float *rt           # (L) per round of the ranking: the k_nn-th smallest screening value of
                         # the pool (+inf: the whole pool voted; NaN: decided exactly)
     uint8_t *tie        # (L) classes whose votes tied another's in some round
+    double *lla         # (L) per map, a lower bound of its neurons' log averOut, and ...
+    double *rmin        # (L) ... of its Bayes test's right-hand side (_col_sum) ...
+    uint8_t *rdirty     # (L) ... to compute again before its next use (its column changed)
+    bint has_lla        # ... kept by the online phase (_start_bounds): the labels beyond the
+                        # ranking are then ruled out from the screening values when they can
+                        # be (_bayes_test)
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -126,11 +132,14 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.tie = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.marg = <double *> malloc(L * sizeof(double))
     w.mkind = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.lla = <double *> malloc(L * sizeof(double))
+    w.rmin = <double *> malloc(L * sizeof(double))
+    w.rdirty = <uint8_t *> malloc(L * sizeof(uint8_t))
     if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
             or w.ent == NULL or w.amb == NULL or w.winnr == NULL
             or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
             or w.moved == NULL or w.marg == NULL or w.mkind == NULL or w.rt == NULL
-            or w.tie == NULL
+            or w.tie == NULL or w.lla == NULL or w.rmin == NULL or w.rdirty == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
         return NULL
@@ -142,6 +151,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.thl = NULL
     w.extra = 0
     w.rec = 0
+    w.has_lla = 0
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
@@ -172,6 +182,9 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.tie)
     free(w.marg)
     free(w.mkind)
+    free(w.lla)
+    free(w.rmin)
+    free(w.rdirty)
     free(w)
 
 
@@ -262,14 +275,18 @@ cdef inline bint _bayes_rhs(const int64_t *T, const double *logC, Py_ssize_t L, 
     (OUT rhs); False when a zero P[d, c] for d in in_y rules c out (unless skip_zero)."""
     cdef Py_ssize_t kk
     cdef double s = 0.0
+    cdef bint zero = False, y
+    cdef int64_t tk
+    # without a branch on the labels (they vary from instance to instance): an excluded term
+    # adds +0.0, which leaves the sum as it is (it is never -0.0: log P[k, c] <= 0, and
+    # log 1 = +0.0)
     for kk in range(L):
-        if kk == c:
-            continue
-        if in_y[kk]:
-            if T[kk * L + c] == 0 and not skip_zero:
-                return False
-        elif T[kk * L + c] > 0:
-            s = s + logC[kk * L + c]
+        tk = T[kk * L + c]
+        y = in_y[kk] != 0 or kk == c
+        zero = zero | ((in_y[kk] != 0) & (tk == 0) & (kk != c))
+        s = s + (logC[kk * L + c] if (not y) & (tk > 0) else 0.0)
+    if zero and not skip_zero:
+        return False
     rhs[0] = s
     return True
 
@@ -475,19 +492,77 @@ cdef inline bint _is_ranked(const Py_ssize_t *rank, Py_ssize_t n_ranked,
     return False
 
 
+cdef inline double _reach(double lla, double rhs, double th, bint squared) noexcept nogil:
+    """The squared distance (or the distance, where distances are squared) beyond which no
+    neuron whose log averOut is >= lla passes the Bayes test -dist - log averOut - rhs >= th,
+    with a relative slack of 1e-9, far above the rounding of the terms; -1 where none passes,
+    +inf (or NaN: in doubt) where the terms are infinite."""
+    cdef double lim = -lla - rhs - th
+    lim = lim + 1e-9 * (fabs(lla) + fabs(rhs) + fabs(th))
+    if lim < 0.0:
+        return -1.0
+    return lim if squared else lim * lim
+
+
+cdef inline double _col_sum(const int64_t *T, const double *logC, Py_ssize_t L,
+                            Py_ssize_t c) noexcept nogil:
+    """The sum of min(log P[k, c], 0) over k != c with T[k, c] > 0: a lower bound of the Bayes
+    test's right-hand side of label c whatever the labels predicted (_bayes_rhs sums some of
+    the same terms; every term left out or capped is >= 0)."""
+    cdef Py_ssize_t k
+    cdef double s = 0.0
+    for k in range(L):
+        if k != c and T[k * L + c] > 0:
+            s = s + (logC[k * L + c] if logC[k * L + c] < 0.0 else 0.0)
+    return s
+
+
 cdef inline bint _bayes_test(const floating *x, const float *d, double gap, const floating *Wt,
                              Py_ssize_t A, Py_ssize_t M, const int64_t *offsets, Py_ssize_t L,
                              const int64_t *T, const double *logC, const double *logA,
-                             Py_ssize_t c, bint squared, bint skip_zero, Work *w) noexcept nogil:
+                             Py_ssize_t c, bint squared, bint skip_zero, bint beyond,
+                             Work *w) noexcept nogil:
     """The Bayes test of label c given the labels w.in_y already predicted; sets w.in_y[c] (and
-    w.weak[c]) when it passes, counts w.n_rej when it fails. Returns whether it passed."""
+    w.weak[c]) when it passes, counts w.n_rej when it fails. Returns whether it passed.
+
+    A label beyond the ranking (beyond) is first ruled out without its best-matching unit where
+    its whole map is out of reach (w.has_lla, and no margin to record): the test passes only if
+    dist <= -log averOut_bc - rhs - offset, -lla[c] bounds -log averOut of every neuron of the
+    map, and the smallest screening value less half the gap bounds the squared distances. First
+    with the right-hand side's lower bound w.rmin[c] (no pass over the labels predicted), then
+    with the right-hand side itself; the slack of _reach makes each rule out only what the test
+    itself would reject."""
     cdef Py_ssize_t bc
-    cdef double rhs, rhs0
+    cdef double rhs, rhs0, th = 0.0, theta = 0.0, dmin = INFINITY, q
+    cdef bint bound = beyond and w.has_lla and not w.rec
+    if bound:
+        if w.thl != NULL:
+            th = w.thl[c]
+        if w.ctl:
+            theta = w.theta
+        if w.rdirty[c]:
+            w.rmin[c] = _col_sum(T, logC, L, c)
+            w.rdirty[c] = 0
+        mlsom_max_f(d + offsets[c], offsets[c + 1] - offsets[c], &dmin)
+        dmin = dmin - 0.5 * gap
+        q = _reach(w.lla[c], w.rmin[c] + theta, th, squared)
+        if dmin > q:
+            # rejected, unless the zero rule rules c out first (the robust variant counts the
+            # tests that fail, not the labels that rule rules out)
+            w.cnt[CNT_REACH] += 1
+            if w.ctl and not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
+                return False
+            w.n_rej += 1
+            return False
     if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
         return False
     rhs0 = rhs
     if w.ctl:
         rhs = rhs + w.theta  # the robust variant's acceptance offset
+    if bound and dmin > _reach(w.lla[c], rhs, th, squared):
+        w.cnt[CNT_REACH] += 1
+        w.n_rej += 1
+        return False
     bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
     if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
         w.in_y[c] = 1
@@ -520,12 +595,12 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
         w.mkind[w.rank[0]] = 0
     for r in range(1, n_ranked):
         n_pred += _bayes_test(x, d, gap, Wt, A, M, offsets, L, T, logC, logA, w.rank[r], squared,
-                              skip_zero, w)
+                              skip_zero, False, w)
     if w.extra and n_ranked < L:
         for c in range(L):
             if offsets[c + 1] > offsets[c] and not _is_ranked(w.rank, n_ranked, c):
                 n_pred += _bayes_test(x, d, gap, Wt, A, M, offsets, L, T, logC, logA, c,
-                                      squared, skip_zero, w)
+                                      squared, skip_zero, True, w)
     return n_pred
 
 

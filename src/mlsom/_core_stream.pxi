@@ -131,10 +131,34 @@ cdef inline void _update_averout(double *logA, int64_t *counts, Py_ssize_t b,
     counts[b] = nb + 1
 
 
+cdef void _start_bounds(Work *w, const double *logA, const int64_t *offsets,
+                        Py_ssize_t L) noexcept nogil:
+    """The bounds of the labels beyond the ranking (_bayes_test), on: w.lla, each map's smallest
+    log averOut (-inf where any is NaN: no bound), and w.rmin, each to be computed."""
+    cdef Py_ssize_t c, j
+    for c in range(L):
+        w.rdirty[c] = 1
+        w.lla[c] = INFINITY
+        for j in range(offsets[c], offsets[c + 1]):
+            if isnan(logA[j]):
+                w.lla[c] = -INFINITY
+                break
+            if logA[j] < w.lla[c]:
+                w.lla[c] = logA[j]
+    w.has_lla = 1
+
+
+cdef inline void _lower_logA(Work *w, const double *logA, const int32_t *ncls,
+                             Py_ssize_t b) noexcept nogil:
+    """Keep w.lla a lower bound after neuron b's averOut changed (it only ever lowers it)."""
+    if w.has_lla and not logA[b] >= w.lla[ncls[b]]:
+        w.lla[ncls[b]] = logA[b] if not isnan(logA[b]) else -INFINITY
+
+
 cdef inline void _update_cooccurrence(int64_t *t, double *logC, Py_ssize_t L,
-                                      const uint8_t *in_y) noexcept nogil:
+                                      const uint8_t *in_y, uint8_t *dirty) noexcept nogil:
     """T[c, c2] += 1 for every pair of predicted labels, then the conditional probabilities of
-    the changed columns (logC)."""
+    the changed columns (logC), marked in dirty (unless NULL)."""
     cdef Py_ssize_t c, c2
     for c in range(L):
         if in_y[c]:
@@ -144,6 +168,8 @@ cdef inline void _update_cooccurrence(int64_t *t, double *logC, Py_ssize_t L,
     for c in range(L):
         if in_y[c]:
             _log_cond(t, L, logC, c)
+            if dirty != NULL:
+                dirty[c] = 1
 
 
 cdef inline void _screen_block(const floating **rows, Py_ssize_t nb, Py_ssize_t A, Py_ssize_t M,
@@ -227,9 +253,10 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
                 gnext[r2 * M + b] = (<float> xxp[r2] + nrm[j]) + gp[3 * j + r2]
             # 3. its averOut
             _update_averout(logA, counts, b, s[j] if squared else sqrt(<double> s[j]))
+            _lower_logA(w, logA, ncls, b)
         k += m
     # 4. the co-occurrence counts and conditional probabilities
-    _update_cooccurrence(t, logC, L, w.in_y)
+    _update_cooccurrence(t, logC, L, w.in_y, w.rdirty if w.has_lla else NULL)
     return n_pred
 
 
@@ -666,6 +693,7 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             s = _move_neuron(x, wt, A, M, b, eta if w.in_y[c] or not strong else rate, Ws, cc,
                              xp, npend, gp, &nrm)
             _update_averout(logA, counts, b, s if squared else sqrt(<double> s))
+            _lower_logA(w, logA, ncls, b)
         elif w.in_y[c] and has_pos[c]:
             b = _winner(x, d, gap, wt, A, M, offsets, c, w)
             if pr != NULL:
@@ -846,6 +874,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         with nogil:
             for c in range(L):
                 _log_cond(t, L, &logC[0, 0], c)
+            _start_bounds(w, &logA[0], &offsets[0], L)
             wwmax = _maxval(&ww[0], M)
             tscale = _tol_scale(A)
             N = NS[0]

@@ -23,6 +23,8 @@ cdef enum:
     # the paired test of the corrections (corrections="tested"): its re-classifications
     CNT_PAIR_BAYES      # that reused the instance's ranking (the Bayes tests alone)
     CNT_PAIR_WHOLE      # that classified again from the start
+    # labels beyond the ranking ruled out from the screening values (their map out of reach)
+    CNT_REACH
     N_COUNTERS
 
 

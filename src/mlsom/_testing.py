@@ -71,6 +71,7 @@ class Counters(NamedTuple):
     lanes_small: int  # rounds in which the whole pool voted
     pair_bayes: int  # corrections="tested": re-classifications that reused the ranking
     pair_whole: int  # ... and those that classified again from the start
+    reach: int  # labels beyond the ranking ruled out with their map out of reach
 
 
 def _level(simd):
