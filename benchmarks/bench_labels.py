@@ -74,12 +74,12 @@ def with_arrivals(model, X, Y, fraction, delay, seed=0, size=1000):
     """The same protocol in chunks of 1,000: each chunk and the labels due during it in one
     predict_stream(X, arrivals=...) call."""
     chosen = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
-    due = chosen + delay  # learnt once due + 1 rows have been classified
+    due = chosen + delay  # learnt once due + 1 rows have been classified (sorted)
     for lo in range(0, len(X), size):
         hi = min(len(X), lo + size)
-        k = np.flatnonzero((due >= lo) & (due < hi))
-        i = chosen[k]
-        model.predict_stream(X[lo:hi], arrivals=(X[i], Y[i], due[k] + 1 - lo))
+        k0, k1 = np.searchsorted(due, (lo, hi))  # the labels due in this chunk
+        i = chosen[k0:k1]
+        model.predict_stream(X[lo:hi], arrivals=(X[i], Y[i], due[k0:k1] + 1 - lo))
 
 
 def chunked(model, X, size=1000):
