@@ -305,16 +305,13 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
     cdef const double *mg = lm.mg + c * win
     cdef const int32_t *o = lm.srt + c * win
     n = lm.mtot[c] if lm.mtot[c] < win else win
-    for k in range(n):  # the slots in use, in any order
-        kind = mk[k] >> 1
+    for k in range(n):  # the slots in use, in any order (counted without a branch: the
+        kind = mk[k] >> 1  # kinds and labels follow no pattern a branch could predict)
         y = mk[k] & 1
-        if kind == 0:
-            tp0 += y
-            fp0 += 1 - y
-        elif kind == 2:
-            fn0 += y
-        else:
-            npos += y
+        tp0 += y & (kind == 0)
+        fp0 += (1 - y) & (kind == 0)
+        fn0 += y & (kind == 2)
+        npos += y & (kind == 1)
     for i in range(n1 + 1):
         if i > 0:
             y = mk[o[i - 1]] & 1
