@@ -871,7 +871,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         with nogil:
             for c in range(L):
                 _log_cond(t, L, &logC[0, 0], c)
-            _start_bounds(w, &logA[0], &offsets[0], L)
+            if lm != NULL:  # (labels beyond the ranking are tested only with it)
+                _start_bounds(w, &logA[0], &offsets[0], L)
             wwmax = _maxval(&ww[0], M)
             tscale = _tol_scale(A)
             N = NS[0]
