@@ -105,7 +105,7 @@ ctypedef struct Work:
     double *lla         # (L) per map, a lower bound of its neurons' log averOut, and ...
     double *rmin        # (L) ... of its Bayes test's right-hand side (_col_sum) ...
     uint8_t *rdirty     # (L) ... to compute again before its next use (its column changed)
-    bint has_lla        # ... kept by the online phase (_start_bounds): the labels beyond the
+    bint has_bounds     # ... kept by the online phase (_start_bounds): the labels beyond the
                         # ranking are then ruled out from the screening values when they can
                         # be (_bayes_test)
 
@@ -151,7 +151,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.thl = NULL
     w.extra = 0
     w.rec = 0
-    w.has_lla = 0
+    w.has_bounds = 0
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
@@ -526,15 +526,15 @@ cdef inline bint _bayes_test(const floating *x, const float *d, double gap, cons
     w.weak[c]) when it passes, counts w.n_rej when it fails. Returns whether it passed.
 
     A label beyond the ranking (beyond) is first ruled out without its best-matching unit where
-    its whole map is out of reach (w.has_lla, and no margin to record): the test passes only if
-    dist <= -log averOut_bc - rhs - offset, -lla[c] bounds -log averOut of every neuron of the
-    map, and the smallest screening value less half the gap bounds the squared distances. First
+    its whole map is out of reach (w.has_bounds, and no margin to record): the test passes only
+    if dist <= -log averOut_bc - rhs - offset, -lla[c] bounds -log averOut of every neuron of
+    the map, and the smallest screening value less half the gap bounds the squared distances. First
     with the right-hand side's lower bound w.rmin[c] (no pass over the labels predicted), then
     with the right-hand side itself; the slack of _reach makes each rule out only what the test
     itself would reject."""
     cdef Py_ssize_t bc
     cdef double rhs, rhs0, th = 0.0, theta = 0.0, dmin = INFINITY, q
-    cdef bint bound = beyond and w.has_lla and not w.rec
+    cdef bint bound = beyond and w.has_bounds and not w.rec
     if bound:
         if w.thl != NULL:
             th = w.thl[c]

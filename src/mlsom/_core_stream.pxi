@@ -145,13 +145,13 @@ cdef void _start_bounds(Work *w, const double *logA, const int64_t *offsets,
                 break
             if logA[j] < w.lla[c]:
                 w.lla[c] = logA[j]
-    w.has_lla = 1
+    w.has_bounds = 1
 
 
 cdef inline void _lower_logA(Work *w, const double *logA, const int32_t *ncls,
                              Py_ssize_t b) noexcept nogil:
     """Keep w.lla a lower bound after neuron b's averOut changed (it only ever lowers it)."""
-    if w.has_lla and not logA[b] >= w.lla[ncls[b]]:
+    if w.has_bounds and not logA[b] >= w.lla[ncls[b]]:
         w.lla[ncls[b]] = logA[b] if not isnan(logA[b]) else -INFINITY
 
 
@@ -256,7 +256,7 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
             _lower_logA(w, logA, ncls, b)
         k += m
     # 4. the co-occurrence counts and conditional probabilities
-    _update_cooccurrence(t, logC, L, w.in_y, w.rdirty if w.has_lla else NULL)
+    _update_cooccurrence(t, logC, L, w.in_y, w.rdirty if w.has_bounds else NULL)
     return n_pred
 
 
@@ -385,6 +385,16 @@ cdef void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m) noex
         o[lo] = <int32_t> p
         n += 1
     lm.nsrt[c] = n
+
+
+cdef inline bint _rule_taught(const LabelMem *lm, Py_ssize_t L) noexcept nogil:
+    """Whether labels have taught the rule (an entry in some label's memory): the labels beyond
+    the ranking are then tested too (Work.extra)."""
+    cdef Py_ssize_t c
+    for c in range(L):
+        if lm.mtot[c] > 0:
+            return True
+    return False
 
 
 cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets, Py_ssize_t L,
@@ -724,8 +734,7 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
             has_pos[c] = 1
     if lm != NULL:
         _record_labels(lm, yl, offsets, L, S, N, w)
-        for c in range(L):
-            w.extra = w.extra or (yl[c] >= 0 and offsets[c + 1] > offsets[c])
+        w.extra = _rule_taught(lm, L)
 
 
 def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncls,
@@ -862,8 +871,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         raise MemoryError()
     if lm != NULL:
         w.thl = lmem.thl
-        for c in range(L):
-            w.extra = w.extra or lmem.mtot[c] > 0
+        w.extra = _rule_taught(lm, L)
     if use_ctl:
         w.ctl = 1
         w.theta = pctl[0]
