@@ -36,6 +36,7 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from bench_labels import chunks_with_arrivals  # noqa: E402
 from bench_online import make_stream  # noqa: E402
 
 
@@ -73,17 +74,12 @@ def main():
                     warnings.simplefilter("ignore", pkg.ConvergenceWarning)
                     models[b] = pkg.SOMStreamClassifier(grid_size=10, random_state=0, n_jobs=1)
                     models[b].fit(X[:n_train].astype(dtype), Y[:n_train])
-            chosen = np.flatnonzero(np.random.default_rng(0).random(len(Xs)) < args.fraction)
-            due = chosen + args.delay
+            chunks = list(chunks_with_arrivals(Xs, Ys, args.fraction, args.delay, size=size))
             keys = [(b, labels) for b in builds for labels in (True, False)]
             total = dict.fromkeys(keys, 0.0)
             for _ in range(args.rounds):
                 ms = {k: copy.deepcopy(models[k[0]]) for k in keys}
-                for j, lo in enumerate(range(0, len(Xs), size)):
-                    hi = min(len(Xs), lo + size)
-                    k0, k1 = np.searchsorted(due, (lo, hi))
-                    i = chosen[k0:k1]
-                    got = (Xs[i], Ys[i], due[k0:k1] + 1 - lo)
+                for j, (lo, hi, got) in enumerate(chunks):
                     for k in keys[j % 4 :] + keys[: j % 4]:
                         t0 = time.perf_counter()
                         if k[1]:

@@ -61,8 +61,7 @@ def in_turn(runs, repeats):
 
 def protocol(model, X, Y, fraction, delay, seed=0):
     """predict_stream between label arrivals, partial_fit of each labelled row when it is due."""
-    chosen = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
-    due = chosen + delay
+    chosen, due = labelled_rows(len(X), fraction, delay, seed)
     lo = 0
     for i, t in zip(chosen.tolist(), due.tolist(), strict=True):
         if t >= len(X):
@@ -74,16 +73,29 @@ def protocol(model, X, Y, fraction, delay, seed=0):
         model.predict_stream(X[lo:])
 
 
-def with_arrivals(model, X, Y, fraction, delay, seed=0, size=1000):
-    """The same protocol in chunks of 1,000: each chunk and the labels due during it in one
-    predict_stream(X, arrivals=...) call."""
-    chosen = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
-    due = chosen + delay  # learnt once due + 1 rows have been classified (sorted)
+def labelled_rows(n, fraction, delay, seed=0):
+    """The rows that get labels (a share ``fraction`` at random) and when each is learnt: once
+    due + 1 rows have been classified (due sorted)."""
+    chosen = np.flatnonzero(np.random.default_rng(seed).random(n) < fraction)
+    return chosen, chosen + delay
+
+
+def chunks_with_arrivals(X, Y, fraction, delay, seed=0, size=1000):
+    """(lo, hi, arrivals) of each chunk of ``size`` rows: the labels due while rows lo:hi are
+    classified, as predict_stream's ``arrivals``."""
+    chosen, due = labelled_rows(len(X), fraction, delay, seed)
     for lo in range(0, len(X), size):
         hi = min(len(X), lo + size)
         k0, k1 = np.searchsorted(due, (lo, hi))  # the labels due in this chunk
         i = chosen[k0:k1]
-        model.predict_stream(X[lo:hi], arrivals=(X[i], Y[i], due[k0:k1] + 1 - lo))
+        yield lo, hi, (X[i], Y[i], due[k0:k1] + 1 - lo)
+
+
+def with_arrivals(model, X, Y, fraction, delay, seed=0, size=1000):
+    """The same protocol in chunks of 1,000: each chunk and the labels due during it in one
+    predict_stream(X, arrivals=...) call."""
+    for lo, hi, got in chunks_with_arrivals(X, Y, fraction, delay, seed, size):
+        model.predict_stream(X[lo:hi], arrivals=got)
 
 
 def paired_shares(model, X, Y, fraction, delay, repeats, seed=0, size=1000):
@@ -91,17 +103,12 @@ def paired_shares(model, X, Y, fraction, delay, repeats, seed=0, size=1000):
     copies of the model, timed chunk by chunk in turn (which goes first alternates): both meet
     the shared machine as it is at that moment, which the best of whole runs timed one after
     the other does not. Returns each repeat's throughput share, (time without) / (time with)."""
-    chosen = np.flatnonzero(np.random.default_rng(seed).random(len(X)) < fraction)
-    due = chosen + delay
+    chunks = list(chunks_with_arrivals(X, Y, fraction, delay, seed, size))
     shares = []
     for _ in range(repeats):
         a, b = copy.deepcopy(model), copy.deepcopy(model)
         t_without = t_with = 0.0
-        for j, lo in enumerate(range(0, len(X), size)):
-            hi = min(len(X), lo + size)
-            k0, k1 = np.searchsorted(due, (lo, hi))
-            i = chosen[k0:k1]
-            got = (X[i], Y[i], due[k0:k1] + 1 - lo)
+        for j, (lo, hi, got) in enumerate(chunks):
             for first in (j % 2, 1 - j % 2):
                 t0 = time.perf_counter()
                 if first:
