@@ -745,13 +745,16 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
         _assert_same_rule(model, st)
     s = model._state
     assert s["margin_counts"].min() > 1000 and np.any(s["label_offsets"] != 0)
-    order, n_sorted = s["margin_order"]
-    fresh_order, fresh_n = mlsom._som._margin_order(
+    order, n_sorted, sorted_margins = s["margin_order"]
+    fresh_order, fresh_n, fresh_margins = mlsom._som._margin_order(
         s["margin_memory"], s["margin_kinds"], s["margin_counts"]
     )
     np.testing.assert_array_equal(n_sorted, fresh_n)
     for c in range(2):
         np.testing.assert_array_equal(order[c, : n_sorted[c]], fresh_order[c, : fresh_n[c]])
+        np.testing.assert_array_equal(
+            sorted_margins[c, : n_sorted[c]], fresh_margins[c, : fresh_n[c]]
+        )
     _assert_bitwise_equal(model, twin)
     for k in _model_file.RULE_ARRAYS:
         np.testing.assert_array_equal(s[k], twin._state[k], err_msg=k)

@@ -281,7 +281,8 @@ ctypedef struct LabelMem:
     double *zl          # (2) the labelled cardinality's running mean, and 1 once set
     Py_ssize_t win
     int32_t *srt        # (L, win) the ring's slots of tested entries, larger margin first,
-    int64_t *nsrt       # (L) older first on a tie (a cache the caller builds), and how many
+    int64_t *nsrt       # (L) older first on a tie (a cache the caller builds), and how many,
+    double *srtm        # (L, win) and their margins in that order (contiguous for the searches)
 
 
 cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
@@ -291,18 +292,19 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
 
     An entry ranked first (kind 0) is predicted whatever the offset, one neither ranked nor
     tested (kind 2) never; a tested one (kind 1) is predicted iff its margin >= the offset. The
-    cuts of the tested entries sorted by margin (lm.srt) are the offsets that differ; F1 is
-    compared exactly (as fractions of integers), and of the best cuts the one whose offset is
-    nearest 0 (the paper's test) wins, the first on a tie. The offset of a cut between margins
-    hi > lo is 0 when lo < 0 <= hi, else the end nearer 0: hi, or the double just above lo."""
+    cuts of the tested entries sorted by margin (lm.srt, lm.srtm) are the offsets that differ;
+    F1 is compared exactly (as fractions of integers), and of the best cuts the one whose offset
+    is nearest 0 (the paper's test) wins, the first on a tie. The offset of a cut between
+    margins hi > lo is 0 when lo < 0 <= hi, else the end nearer 0: hi, or the double just above
+    lo (computed only for a cut that is at least as good as the best so far)."""
     cdef Py_ssize_t win = lm.win, n, k, i, n1 = lm.nsrt[c]
-    cdef int64_t tp0 = 0, fp0 = 0, fn0 = 0, npos = 0, tp = 0, fp = 0, num, den
+    cdef int64_t tp0 = 0, fp0 = 0, fn0 = 0, npos = 0, tp = 0, fp = 0, num, den, cmp
     cdef int64_t best_num = 0, best_den = 1
     cdef int kind, y
-    cdef bint have = False, take
+    cdef bint have = False
     cdef double hi, lo, t, best_t = 0.0
     cdef const uint8_t *mk = lm.mk + c * win
-    cdef const double *mg = lm.mg + c * win
+    cdef const double *ms = lm.srtm + c * win
     cdef const int32_t *o = lm.srt + c * win
     n = lm.mtot[c] if lm.mtot[c] < win else win
     for k in range(n):  # the slots in use, in any order (counted without a branch: the
@@ -317,27 +319,24 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
             y = mk[o[i - 1]] & 1
             tp += y
             fp += 1 - y
-        if 0 < i < n1 and mg[o[i - 1]] == mg[o[i]]:
+        if 0 < i < n1 and ms[i - 1] == ms[i]:
             continue  # no offset separates equal margins
         num = 2 * (tp0 + tp)
         den = num + fp0 + fp + fn0 + (npos - tp)
         if den < 1:
             den = 1
-        hi = INFINITY if i == 0 else mg[o[i - 1]]
-        lo = -INFINITY if i == n1 else mg[o[i]]
+        cmp = num * best_den - best_num * den  # (at most 4 win^2: exact)
+        if have and cmp < 0:
+            continue
+        hi = INFINITY if i == 0 else ms[i - 1]
+        lo = -INFINITY if i == n1 else ms[i]
         if lo < 0.0 and 0.0 <= hi:
             t = 0.0
         elif hi < 0.0:
             t = hi
         else:
             t = nextafter(lo, INFINITY)
-        if not have:
-            take = True
-        elif num * best_den != best_num * den:
-            take = num * best_den > best_num * den
-        else:
-            take = fabs(t) < fabs(best_t)
-        if take:
+        if not have or cmp > 0 or fabs(t) < fabs(best_t):
             have = True
             best_num = num
             best_den = den
@@ -345,45 +344,58 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
     return best_t
 
 
+cdef inline Py_ssize_t _first_below(const double *ms, Py_ssize_t n, double m,
+                                    bint strict) noexcept nogil:
+    """The first position of the descending margins ms[:n] whose margin is < m (strict) or
+    <= m: a binary search on the contiguous copy, without a branch on the margins (which
+    follow no pattern a branch could predict)."""
+    cdef Py_ssize_t base = 0, half
+    cdef bint above
+    if n == 0:
+        return 0
+    while n > 1:
+        half = n // 2
+        above = ms[base + half - 1] > m or (strict and ms[base + half - 1] == m)
+        base = base + half * above
+        n = n - half
+    return base + (ms[base] > m or (strict and ms[base] == m))
+
+
 cdef void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m) noexcept nogil:
     """Label c's new entry, in its ring's next slot (over the oldest once the ring is full),
     and in the sorted cache: the oldest entry leaves it (it is the first of its equal margins),
-    the new one goes after every margin >= its own (it is the last of its equals)."""
-    cdef Py_ssize_t win = lm.win, p = lm.mtot[c] % win, lo, hi, mid, n = lm.nsrt[c]
+    the new one goes after every margin >= its own (it is the last of its equals); the entries
+    between the two places shift by one (one move)."""
+    cdef Py_ssize_t win = lm.win, p = lm.mtot[c] % win, r, q, n = lm.nsrt[c]
     cdef uint8_t *mk = lm.mk + c * win
     cdef double *mg = lm.mg + c * win
     cdef int32_t *o = lm.srt + c * win
-    cdef double mo
+    cdef double *ms = lm.srtm + c * win
+    r = n  # where the oldest entry leaves the cache (n: it is not in it)
     if lm.mtot[c] >= win and mk[p] >> 1 == 1:
-        mo = mg[p]
-        lo = 0
-        hi = n
-        while lo < hi:  # the first position whose margin is <= mo
-            mid = (lo + hi) // 2
-            if mg[o[mid]] > mo:
-                lo = mid + 1
-            else:
-                hi = mid
-        while lo < n and o[lo] != p:
-            lo += 1   # (never taken: the oldest is first among its equals)
-        if lo < n:
-            memmove(o + lo, o + lo + 1, (n - lo - 1) * sizeof(int32_t))
-            n -= 1
+        r = _first_below(ms, n, mg[p], False)
+        while r < n and o[r] != p:
+            r += 1   # (never taken: the oldest is first among its equals)
     mk[p] = <uint8_t> (2 * kind + y)
     mg[p] = m if kind == 1 else 0.0
     lm.mtot[c] += 1
     if kind == 1:
-        lo = 0
-        hi = n
-        while lo < hi:  # the first position whose margin is < m
-            mid = (lo + hi) // 2
-            if mg[o[mid]] >= m:
-                lo = mid + 1
-            else:
-                hi = mid
-        memmove(o + lo + 1, o + lo, (n - lo) * sizeof(int32_t))
-        o[lo] = <int32_t> p
-        n += 1
+        q = _first_below(ms, n, m, True)  # (counted with the oldest still in place)
+        if r < q:  # the entries between move up one place, the new one goes before q
+            q -= 1
+            memmove(o + r, o + r + 1, (q - r) * sizeof(int32_t))
+            memmove(ms + r, ms + r + 1, (q - r) * sizeof(double))
+        else:  # r >= q (r = n: nothing leaves, the cache grows)
+            memmove(o + q + 1, o + q, (r - q) * sizeof(int32_t))
+            memmove(ms + q + 1, ms + q, (r - q) * sizeof(double))
+            if r == n:
+                n += 1
+        o[q] = <int32_t> p
+        ms[q] = m
+    elif r < n:
+        memmove(o + r, o + r + 1, (n - r - 1) * sizeof(int32_t))
+        memmove(ms + r, ms + r + 1, (n - r - 1) * sizeof(double))
+        n -= 1
     lm.nsrt[c] = n
 
 
@@ -746,7 +758,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None,
            double[::1] thl=None, double[:, ::1] mg=None, uint8_t[:, ::1] mk=None,
            int64_t[::1] mtot=None, double[::1] zl=None, int32_t[:, ::1] mo=None,
-           int64_t[::1] mn=None, floating[:, ::1] alt_place=None, int8_t[::1] alt_uses=None,
+           int64_t[::1] mn=None, double[:, ::1] ms=None, floating[:, ::1] alt_place=None,
+           int8_t[::1] alt_uses=None,
            uint8_t[::1] alt_strong=None, uint8_t[::1] pair_ring=None,
            int64_t[::1] pair_total=None):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
@@ -773,8 +786,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     instance leaves T, N and S as they are.
     What labels taught the decision rule (optional, all or none, checked by the caller): IN/OUT
     thl (L) the acceptance offsets, mg (L, win) and mk (L, win) the rings of margins and kinds,
-    mtot (L) their entries ever, zl (2) the labelled cardinality, mo (L, win) and mn (L) the
-    rings' tested entries in order (LabelMem; the caller builds that cache from the rings);
+    mtot (L) their entries ever, zl (2) the labelled cardinality, mo (L, win), mn (L) and
+    ms (L, win) the rings' tested entries in order, how many, and their margins in that order
+    (LabelMem; the caller builds that cache from the rings);
     labelled instances update them, and every instance is classified with them.
     The paired test of the corrections (optional, all or none, checked by the caller; with
     labels only: corrections="tested"): IN/OUT alt_place (M, A) where each neuron's other
@@ -822,12 +836,13 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         pr = &pairs
     if thl is not None:
         if (mg is None or mk is None or mtot is None or zl is None or mo is None or mn is None
-                or thl.shape[0] != L or mg.shape[0] != L or mk.shape[0] != L
+                or ms is None or thl.shape[0] != L or mg.shape[0] != L or mk.shape[0] != L
                 or mo.shape[0] != L or mg.shape[1] != mk.shape[1] or mo.shape[1] != mg.shape[1]
+                or ms.shape[0] != L or ms.shape[1] != mg.shape[1]
                 or mg.shape[1] < 1 or mtot.shape[0] != L or mn.shape[0] != L
                 or zl.shape[0] != 2):
-            raise ValueError("thl, mg, mk, mtot, zl, mo and mn must come together, shaped (L,), "
-                             "(L, win), (L, win), (L,), (2,), (L, win) and (L,)")
+            raise ValueError("thl, mg, mk, mtot, zl, mo, mn and ms must come together, shaped "
+                             "(L,), (L, win), (L, win), (L,), (2,), (L, win), (L,) and (L, win)")
         lmem.thl = &thl[0]
         lmem.mg = &mg[0, 0]
         lmem.mk = &mk[0, 0]
@@ -836,6 +851,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         lmem.win = mg.shape[1]
         lmem.srt = &mo[0, 0]
         lmem.nsrt = &mn[0]
+        lmem.srtm = &ms[0, 0]
         lm = &lmem
         pzl = lmem.zl
     if nl > 0:

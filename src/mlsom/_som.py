@@ -855,11 +855,11 @@ class SOMStreamClassifier(ParamsMixin):
                 return {}  # no label has taught the rule yet: the paper's (the core tests the
                 # labels beyond the ranking once one has)
             return {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
-        if "margin_order" not in st:
+        if len(st.get("margin_order", ())) != 3:  # (a pickle of an earlier mlsom kept two)
             st["margin_order"] = _margin_order(
                 st["margin_memory"], st["margin_kinds"], st["margin_counts"]
             )
-        order, n_sorted = st["margin_order"]
+        order, n_sorted, sorted_margins = st["margin_order"]
         return {
             "thl": st["label_offsets"],
             "mg": st["margin_memory"],
@@ -868,6 +868,7 @@ class SOMStreamClassifier(ParamsMixin):
             "zl": st["labelled_cardinality"],
             "mo": order,
             "mn": n_sorted,
+            "ms": sorted_margins,
         }
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
@@ -1405,11 +1406,13 @@ def _check_stream_X(st, X, n_threads=1, name="X"):
 
 def _margin_order(margins, kinds, counts):
     """The cache the online phase keeps of each label's ring of labelled entries: the slots of
-    its tested entries (kind 1) by margin, larger first, older first on a tie, and how many
-    (built once, from a loaded model's rings; the online phase then keeps it in step)."""
+    its tested entries (kind 1) by margin, larger first, older first on a tie, how many, and
+    their margins in that order (built once, from a loaded model's rings; the online phase then
+    keeps it in step)."""
     L, W = margins.shape
     order = np.zeros((L, W), dtype=np.int32)
     n_sorted = np.zeros(L, dtype=np.int64)
+    sorted_margins = np.zeros((L, W), dtype=np.float64)
     for c in range(L):
         t = int(counts[c])
         slots = np.arange(t - min(t, W), t) % W  # oldest first
@@ -1417,7 +1420,8 @@ def _margin_order(margins, kinds, counts):
         ranked = slots[np.lexsort((np.arange(slots.size), -margins[c, slots]))]
         order[c, : ranked.size] = ranked
         n_sorted[c] = ranked.size
-    return order, n_sorted
+        sorted_margins[c, : ranked.size] = margins[c, ranked]
+    return order, n_sorted, sorted_margins
 
 
 # Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
