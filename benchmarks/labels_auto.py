@@ -1,0 +1,120 @@
+"""Labels that arrive with ``grid_size="auto"`` (d chosen from the labelled set, no peeking),
+with the issue's checks against the River upper bounds of the labels experiment.
+
+    python benchmarks/labels_auto.py [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
+
+The package itself, its defaults (``label_persistence="tested"``) with ``corrections="strong"``
+(the default) and ``"tested"``, on the streams of docs/results.md's "Labels that arrive" (the
+calibrated MOA-Spher generator, 20,000 instances, label seed 0): no label, 1 % and 10 % of
+labels at delay 1,000, and every label at delay 0. The upper bounds' scores are read from
+``benchmarks/results/labels-experiment-summary.json`` (they do not depend on mlsom's d).
+Prints the table, the d each seed's fit chose, and the checks.
+"""
+
+import argparse
+import json
+import sys
+from multiprocessing import Pool
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from labels_corrections import GENERATED, STREAMS, UPPER  # noqa: E402
+from labels_results import parse  # noqa: E402
+
+SETTINGS = [(0.0, 1000), (0.01, 1000), (0.1, 1000), (1.0, 0)]
+CORRECTIONS = ["strong", "tested"]
+
+
+def run(job):
+    import warnings
+
+    from mlsom.experiment import _load_stream, _stream_source, make_method
+    from mlsom.protocol import evaluate
+
+    corrections, stream, seed, fraction, delay, data_home = job
+    source = _stream_source(stream, "generator" if stream.startswith("MOA-Spher") else None)
+    ds = _load_stream(stream, 20000, data_home, source)
+    method = make_method("mlsom", grid_size="auto", seed=seed, params={"corrections": corrections})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = evaluate(method, ds, label_fraction=fraction, label_delay=delay, label_seed=0,
+                       seed=seed)  # fmt: skip
+    return dict(corrections=corrections, stream=stream, seed=seed, fraction=fraction,
+                delay=delay, d=int(method.grid_size_), macro_f1=res.mean("macro_f1"))  # fmt: skip
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
+    ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--data-home", default=str(HERE.parent / "tests" / "data"))
+    ap.add_argument("--json", help="write every run's result here, one JSON object a line")
+    args = ap.parse_args()
+    summary = json.loads((HERE / "results" / "labels-experiment-summary.json").read_text())
+    with_labels, _ = parse(summary)
+    jobs = [
+        (u, s, seed, f, delay, args.data_home)
+        for u in CORRECTIONS
+        for s in STREAMS
+        for f, delay in SETTINGS
+        if u == "strong" or f > 0  # (no label: the corrections never run)
+        for seed in args.seeds
+    ]
+    with Pool(args.n_jobs) as pool:
+        results = pool.map(run, jobs)
+    if args.json:
+        Path(args.json).write_text("".join(json.dumps(r) + "\n" for r in results))
+    score, chosen = {}, {}
+    for r in results:
+        key = (r["corrections"], r["stream"], r["fraction"], r["delay"])
+        score.setdefault(key, []).append(r["macro_f1"])
+        chosen.setdefault(r["stream"], set()).add(r["d"])
+    score = {k: sum(v) / len(v) for k, v in score.items()}
+    for s in STREAMS:
+        score[("tested", s, 0.0, 1000)] = score[("strong", s, 0.0, 1000)]
+
+    def ub(stream, f, delay):
+        return {m: v[(f, delay)] for m, v in with_labels[stream].items() if m in UPPER}
+
+    print("| stream | d chosen | f = 0 | 0.01 strong | 0.01 tested | 0.1 strong | 0.1 tested | "
+          "f = 1, D = 0 strong | tested | best upper bound, f = 1, D = 0 |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for s in STREAMS:
+        best = max(ub(s, 1.0, 0).items(), key=lambda kv: kv[1])
+        cells = [f"{score[(u, s, f, delay)]:.3f}" for f, delay in SETTINGS[1:]
+                 for u in CORRECTIONS]  # fmt: skip
+        ds = ", ".join(str(d) for d in sorted(chosen[s]))
+        print(f"| {s} | {ds} | {score[('strong', s, 0.0, 1000)]:.3f} | " + " | ".join(cells)
+              + f" | {best[0]} {best[1]:.3f} |")  # fmt: skip
+    print()
+    for u in CORRECTIONS:
+        half = []
+        for s in GENERATED:
+            base = score[(u, s, 0.0, 1000)]
+            top = max(ub(s, 1.0, 0).values())
+            # (no gap to close, where mlsom without labels is above the best upper bound with
+            # every label: then the labels must not lower its score)
+            if score[(u, s, 0.1, 1000)] - base >= 0.5 * max(top - base, 0.0):
+                half.append(s)
+        beats = {
+            f: [s for s in STREAMS if all(score[(u, s, f, 1000)] > v
+                                          for v in ub(s, f, 1000).values())]
+            for f in (0.01, 0.1)
+        }  # fmt: skip
+        near = [s for s in STREAMS
+                if score[(u, s, 1.0, 0)] >= max(ub(s, 1.0, 0).values()) - 0.05]  # fmt: skip
+        worse = [s for s in STREAMS if score[(u, s, 0.1, 1000)] < score[(u, s, 0.0, 1000)] - 0.01]
+        print(f"{u}, d = auto: half the gap closed (10 %, D = 1,000) on {len(half)} of "
+              f"{len(GENERATED)} generated streams (not: "
+              f"{', '.join(s for s in GENERATED if s not in half) or 'none'}); every River "
+              f"upper bound beaten on {len(beats[0.01])} of {len(STREAMS)} streams at 1 %, "
+              f"{len(beats[0.1])} at 10 %; within 0.05 of the best with every label on "
+              f"{len(near)} of {len(STREAMS)} (not: "
+              f"{', '.join(s for s in STREAMS if s not in near) or 'none'}); 10 % of labels "
+              f"more than 0.01 below no label on: {', '.join(worse) or 'none'}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
