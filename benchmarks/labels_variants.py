@@ -208,7 +208,7 @@ def _paired_tests(state, x, y, Y_hat, bmu):
     whether the strong choice was the better (the discordant pairs of McNemar's test). Each
     correction is tried on up to PAIRED_USES instances."""
     alt, tally = state.setdefault("alt", {}), state.setdefault("tally", deque(maxlen=PAIRED_WINDOW))
-    saved = (state["kinds"], state["n_rej"], state["weak"])
+    saved = (state["kinds"], state["n_rej"], state["weak"], state["beyond"])
     known = [k for k in range(state["L"]) if y[k] >= 0]
     right = sum((k in Y_hat) == (y[k] == 1) for k in known)
     for c in known:
@@ -230,7 +230,7 @@ def _paired_tests(state, x, y, Y_hat, bmu):
             right_alt = sum((k in y_alt) == (y[k] == 1) for k in known)
             if right != right_alt:
                 tally.append(int((right > right_alt) == applied_strong))
-    state["kinds"], state["n_rej"], state["weak"] = saved
+    state["kinds"], state["n_rej"], state["weak"], state["beyond"] = saved
 
 
 def _paired_strong(state, v):

@@ -268,6 +268,7 @@ def classify(state, x):
     theta = state.get("theta", 0.0)
     n_rej = 0  # ranked labels whose test was made and failed
     weak = []
+    beyond = []  # labels accepted beyond the ranking: predicted, not learnt from
     Y_hat = [ranking[0]]
     # each label's kind for the labelled update: 0 ranked first, 1 tested (with its margin),
     # 2 neither
@@ -298,6 +299,8 @@ def classify(state, x):
             gap = min(gap, abs(margin - offset) / (1.0 + abs(threshold) + abs(offset)))
         if margin >= offset if math.isfinite(margin) else score >= threshold:
             Y_hat.append(c)
+            if c in extra:
+                beyond.append(c)
             if offset < 0 and not score >= threshold0:
                 if math.isfinite(score) and math.isfinite(threshold0):
                     gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
@@ -311,6 +314,7 @@ def classify(state, x):
             n_rej += 1  # (a zero P[d, c] rules c out without a test)
     state["n_rej"] = n_rej
     state["weak"] = weak
+    state["beyond"] = beyond
     state["kinds"] = kinds
     return Y_hat, bmu, gap
 
@@ -333,9 +337,12 @@ def stream_step(state, x, eta=0.05):
     Y_hat, bmu, gap = classify(state, x)
     state["min_gap"] = min(state["min_gap"], gap)
     maps = state["maps"]
-    learnt = [c for c in Y_hat if c not in state.get("weak", ())]
-    state["n_weak"] = state.get("n_weak", 0) + len(Y_hat) - len(learnt)
-    for c in learnt:  # (1) move the BMU of every predicted label (robust: but the weak)
+    weak, beyond = state.get("weak", ()), state.get("beyond", ())
+    learnt = [c for c in Y_hat if c not in weak and c not in beyond]
+    state["n_weak"] = state.get("n_weak", 0) + sum(c in weak for c in Y_hat)
+    # (1) move the BMU of every predicted label, but those accepted beyond the ranking (and,
+    # robust, the weak)
+    for c in learnt:
         m = maps[c]["weights"][bmu[c]]
         m += eta * (x - m)
     state["N"] += 1  # (2) counters
@@ -440,7 +447,7 @@ def paired_tests(state, x, y, Y_hat, bmu):
     choice did better) joins the model's pairs. Each choice is tried PAIR_USES times at most;
     maps in label order, neurons in index order."""
     alt, pairs = state["alt"], state["pairs"]
-    saved = (state["kinds"], state["n_rej"], state["weak"])
+    saved = (state["kinds"], state["n_rej"], state["weak"], state["beyond"])
     known = [k for k in range(state["L"]) if y[k] >= 0]
     right = sum((k in Y_hat) == (y[k] == 1) for k in known)
     for c in known:
@@ -471,7 +478,7 @@ def paired_tests(state, x, y, Y_hat, bmu):
             right_alt = sum((k in y_alt) == (y[k] == 1) for k in known)
             if right != right_alt:
                 pairs.append(int((right > right_alt) == strong))
-    state["kinds"], state["n_rej"], state["weak"] = saved
+    state["kinds"], state["n_rej"], state["weak"], state["beyond"] = saved
 
 
 def pairs_strong(state):

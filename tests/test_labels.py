@@ -695,6 +695,47 @@ def test_labels_out_of_reach_are_ruled_out_as_the_test_would(case):
     _assert_bitwise_equal(exact, model)
 
 
+def test_labels_beyond_the_ranking_are_predicted_not_learnt_from():
+    """A label that the Bayes test accepts beyond the ranking (once labels have taught the
+    rule) is predicted, but self-training does not learn from it: its map's neurons, averOut
+    and counts stay as they were, while the ranked labels predicted move theirs (the
+    reference finds the instances; the package, one instance at a time, is checked against
+    both)."""
+    L = 6
+    X_tr, Y_tr, X_te = make_stream(57, L, 5, n_test=400)
+    model, st = fit_both(X_tr, Y_tr, params(3))
+    Yl = _labels(57, len(X_te), L)
+    model.partial_fit(X_te[:80], Yl[:80])
+    st = ref.ref_learn(st, X_te[:80], Yl[:80], eta=0.05, rate=0.5)
+    offsets = model._state["offsets"]
+    seen = 0
+    for i in range(80, len(X_te)):
+        Y_hat, _, _ = ref.classify(st, X_te[i])
+        beyond = list(st["beyond"])
+        before = {k: np.array(model._state[k]) for k in ("Wt", "counts", "log_averout")}
+        y = model.predict_stream(X_te[i : i + 1])[0]
+        ref.stream_step(st, X_te[i])
+        assert sorted(np.flatnonzero(y)) == sorted(Y_hat)
+        moved = np.flatnonzero((model._state["Wt"] != before["Wt"]).any(axis=0))
+        for c in beyond:
+            neurons = np.arange(offsets[c], offsets[c + 1])
+            assert y[c] == 1
+            assert not np.isin(neurons, moved).any(), (i, c)
+            np.testing.assert_array_equal(
+                model._state["counts"][neurons], before["counts"][neurons]
+            )
+            np.testing.assert_array_equal(
+                model._state["log_averout"][neurons], before["log_averout"][neurons]
+            )
+        if beyond:
+            seen += 1
+            ranked = [c for c in Y_hat if c not in beyond]
+            assert any(np.isin(np.arange(offsets[c], offsets[c + 1]), moved).any() for c in ranked)
+    assert seen >= 5, seen
+    assert st["min_gap"] > MIN_GAP
+    explained(st, assert_same_state, model, st)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_tested_corrections_are_the_same_on_every_path(dtype):
     """corrections="tested" on a model with many neurons and labels: every SIMD path and

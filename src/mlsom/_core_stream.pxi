@@ -231,10 +231,10 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     while n_rk < L and w.rank[n_rk] >= 0:
         nb = _to_move(x, d, gap, wt, A, M, offsets, w.rank[n_rk], y, nb, w)
         n_rk += 1
-    if w.extra:
+    if w.extra:  # the labels accepted beyond the ranking: predicted, not learnt from
         for c in range(L):
-            if not _is_ranked(w.rank, n_rk, c):
-                nb = _to_move(x, d, gap, wt, A, M, offsets, c, y, nb, w)
+            if w.in_y[c] and not _is_ranked(w.rank, n_rk, c):
+                y[c] = 1
     k = 0
     while k < nb:
         if k + 1 < nb:
