@@ -50,15 +50,53 @@ SETTINGS = [(0.01, 1000), (0.1, 1000), (1.0, 0)]
 PERSIST_SETTINGS = [(1.0, 0)]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments_and_bounds(description):
+    """The command line shared with labels_auto.py (--seeds, --n-jobs, --data-home, --json)
+    and the labels experiment's scores, {stream: {method: {(fraction, delay): score}}}."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--data-home", default=str(HERE.parent / "tests" / "data"))
     ap.add_argument("--json", help="write every run's result here, one JSON object a line")
-    args = ap.parse_args()
     summary = json.loads((HERE / "results" / "labels-experiment-summary.json").read_text())
-    with_labels, _ = parse(summary)
+    return ap.parse_args(), parse(summary)[0]
+
+
+def upper_bounds(with_labels, stream, f, delay):
+    """The River upper bounds' scores on a stream at a fraction and delay, by name."""
+    return {m: v[(f, delay)] for m, v in with_labels[stream].items() if m in UPPER}
+
+
+def checks(name, score, base, with_labels):
+    """The issue's checks for one method, as a line: score(stream, fraction, delay) its mean
+    macro F with labels, base(stream) without."""
+
+    def ub(s, f, delay):
+        return upper_bounds(with_labels, s, f, delay)
+
+    half = []
+    for s in GENERATED:
+        top = max(ub(s, 1.0, 0).values())
+        # (no gap to close, where mlsom without labels is above the best upper bound with every
+        # label: then the labels must not lower its score)
+        if score(s, 0.1, 1000) - base(s) >= 0.5 * max(top - base(s), 0.0):
+            half.append(s)
+    beats = {
+        f: [s for s in STREAMS if all(score(s, f, 1000) > v for v in ub(s, f, 1000).values())]
+        for f in (0.01, 0.1)
+    }
+    near = [s for s in STREAMS if score(s, 1.0, 0) >= max(ub(s, 1.0, 0).values()) - 0.05]
+    return (
+        f"{name}: half the gap closed (10 %, D = 1,000) on {len(half)} of {len(GENERATED)} "
+        f"generated streams (not: {', '.join(s for s in GENERATED if s not in half) or 'none'}); "
+        f"every River upper bound beaten on {len(beats[0.01])} of {len(STREAMS)} streams at 1 %, "
+        f"{len(beats[0.1])} at 10 %; within 0.05 of the best with every label on {len(near)} of "
+        f"{len(STREAMS)} (not: {', '.join(s for s in STREAMS if s not in near) or 'none'})"
+    )
+
+
+def main():
+    args, with_labels = arguments_and_bounds(__doc__.splitlines()[0])
     jobs = [
         (v, s, d, seed, f, delay, args.data_home, "generator")
         for v in VARIANTS
@@ -81,7 +119,7 @@ def main():
             score[(u + "+persist", s, d, f, delay)] = v
 
     def ub(stream, f, delay):
-        return {m: v[(f, delay)] for m, v in with_labels[stream].items() if m in UPPER}
+        return upper_bounds(with_labels, stream, f, delay)
 
     # native against the experiment's mlsom rows (the same protocol): equal with the package of
     # that experiment; the decision rule has learnt more from labels since (docs/results.md)
@@ -110,28 +148,12 @@ def main():
     print()
     for u in ("strong", "tested", "strong+persist", "tested+persist"):
         for d in (2, 4):
-            half = []
-            for s in GENERATED:
-                base = with_labels[s][f"mlsom-d{d}"][(0.0, 1000)]
-                top = max(ub(s, 1.0, 0).values())
-                # (no gap to close, where mlsom without labels is above the best upper bound
-                # with every label: then the labels must not lower its score)
-                if score[(u, s, d, 0.1, 1000)] - base >= 0.5 * max(top - base, 0.0):
-                    half.append(s)
-            beats = {
-                f: [s for s in STREAMS if all(score[(u, s, d, f, 1000)] > v
-                                              for v in ub(s, f, 1000).values())]
-                for f in (0.01, 0.1)
-            }  # fmt: skip
-            near = [s for s in STREAMS
-                    if score[(u, s, d, 1.0, 0)] >= max(ub(s, 1.0, 0).values()) - 0.05]  # fmt: skip
-            print(f"{u}, d = {d}: half the gap closed (10 %, D = 1,000) on {len(half)} of "
-                  f"{len(GENERATED)} generated streams (not: "
-                  f"{', '.join(s for s in GENERATED if s not in half) or 'none'}); every River "
-                  f"upper bound beaten on {len(beats[0.01])} of {len(STREAMS)} streams at 1 %, "
-                  f"{len(beats[0.1])} at 10 %; within 0.05 of the best with every label on "
-                  f"{len(near)} of {len(STREAMS)} (not: "
-                  f"{', '.join(s for s in STREAMS if s not in near) or 'none'})")  # fmt: skip
+            print(checks(
+                f"{u}, d = {d}",
+                lambda s, f, delay, u=u, d=d: score[(u, s, d, f, delay)],
+                lambda s, d=d: with_labels[s][f"mlsom-d{d}"][(0.0, 1000)],
+                with_labels,
+            ))  # fmt: skip
 
 
 if __name__ == "__main__":
