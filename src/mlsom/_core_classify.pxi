@@ -566,8 +566,9 @@ cdef inline bint _bayes_test(const floating *x, const float *d, double gap, cons
     bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
     if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
         w.in_y[c] = 1
-        # accepted only thanks to a negative offset: predicted, not learnt from
-        if (w.ctl and w.theta < 0) or (w.thl != NULL and w.thl[c] < 0):
+        # accepted only thanks to a negative offset: predicted, not learnt from (a label beyond
+        # the ranking never is: no need to ask)
+        if not beyond and ((w.ctl and w.theta < 0) or (w.thl != NULL and w.thl[c] < 0)):
             w.weak[c] = not _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs0, logA, squared, w)
         return True
     w.n_rej += 1

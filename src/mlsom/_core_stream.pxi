@@ -187,15 +187,13 @@ cdef inline void _screen_block(const floating **rows, Py_ssize_t nb, Py_ssize_t 
 
 cdef inline Py_ssize_t _to_move(const floating *x, const float *d, double gap,
                                 const floating *wt, Py_ssize_t A, Py_ssize_t M,
-                                const int64_t *offsets, Py_ssize_t c, uint8_t *y, Py_ssize_t nb,
+                                const int64_t *offsets, Py_ssize_t c, Py_ssize_t nb,
                                 Work *w) noexcept nogil:
-    """_learn_one: label c predicted goes into y, and its best-matching unit into w.moved
-    (unless accepted only thanks to a negative offset: not learnt from); returns the count."""
-    if w.in_y[c]:
-        y[c] = 1
-        if not w.weak[c]:
-            w.moved[nb] = _winner(x, d, gap, wt, A, M, offsets, c, w)
-            nb += 1
+    """_learn_one: the best-matching unit of ranked label c, if predicted, into w.moved (unless
+    accepted only thanks to a negative offset: not learnt from); returns the count."""
+    if w.in_y[c] and not w.weak[c]:
+        w.moved[nb] = _winner(x, d, gap, wt, A, M, offsets, c, w)
+        nb += 1
     return nb
 
 
@@ -224,17 +222,15 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
     # 2. the best-matching unit of every predicted map moves towards x: the winners first (a
     # map's winner depends on its own neurons only, which no other map's move touches), then
     # the moves, two neurons per pass (_move_pair)
-    # the ranked labels in order, then (once labels have taught the rule) those the Bayes
-    # decision accepted beyond the ranking, in label order
+    # the ranked labels in order; those the Bayes decision accepted beyond the ranking (once
+    # labels have taught the rule) are predicted, not learnt from
+    for c in range(L):
+        y[c] = w.in_y[c]
     nb = 0
     n_rk = 0
     while n_rk < L and w.rank[n_rk] >= 0:
-        nb = _to_move(x, d, gap, wt, A, M, offsets, w.rank[n_rk], y, nb, w)
+        nb = _to_move(x, d, gap, wt, A, M, offsets, w.rank[n_rk], nb, w)
         n_rk += 1
-    if w.extra:  # the labels accepted beyond the ranking: predicted, not learnt from
-        for c in range(L):
-            if w.in_y[c] and not _is_ranked(w.rank, n_rk, c):
-                y[c] = 1
     k = 0
     while k < nb:
         if k + 1 < nb:
