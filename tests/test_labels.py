@@ -610,6 +610,69 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
     _assert_bitwise_equal(c, d)
 
 
+_I64 = np.array([0, 0])
+
+
+def _Y8(value, dtype):
+    """Labels of two rows and three labels in 1-byte integers, ``value`` at row 1, column 2."""
+    Y = np.zeros((2, 3), dtype=dtype)
+    Y[1, 2] = value
+    return Y
+
+
+def _X_with(value):
+    X = np.zeros((2, 4))
+    X[1, 3] = value
+    return X
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_arrivals_in_the_cores_layout_go_as_given(dtype):
+    """Arrivals that come as the core takes them (X_labelled C-contiguous in the model's dtype,
+    Y_labelled int8 or uint8, after int64: the protocol's case) skip the general checks after
+    one compiled pass over their values; the predictions and the model are those of the same
+    arrivals in any other form (lists, floats, a Fortran-ordered or float32 X), bit for bit."""
+    from mlsom._som import _arrivals_as_given
+
+    X_tr, Y_tr, X_te = make_stream(83, 4, 9, n_test=120)
+    X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
+    model, _ = fit_both(X_tr, Y_tr, params(3))
+    st = model._state
+    rows = np.arange(0, 60, 3)
+    Yl = _labels(83, 120, 4)[rows]  # 1, 0 and -1
+    after = np.sort(np.random.default_rng(0).integers(0, 61, rows.size))
+    fast = (X_te[rows], Yl.astype(np.int8), after.astype(np.int64))
+    got = _arrivals_as_given(st, *fast, 60, np.dtype(dtype))
+    assert got is not None and got["Xl"] is fast[0] and got["after"] is fast[2]
+    positive = np.maximum(Yl, 0).astype(np.uint8)  # uint8: 0/1 only
+    assert _arrivals_as_given(st, fast[0], positive, fast[2], 60, np.dtype(dtype)) is not None
+    # not in the layout, or a value out of bounds: the general checks take them
+    others = [
+        (X_te[rows].tolist(), Yl, after),
+        (np.asfortranarray(X_te[rows]), Yl.astype(np.int8), after.astype(np.int64)),
+        (X_te[rows].astype(np.float32 if dtype == np.float64 else np.float64), fast[1], fast[2]),
+        (fast[0], Yl.astype(np.int16), fast[2]),
+        (fast[0], fast[1], after.astype(np.int32)),
+        (fast[0], fast[1], fast[2] + 100),
+    ]
+    for X_l, Y_l, a in others:
+        assert _arrivals_as_given(st, X_l, Y_l, a, 60, np.dtype(dtype)) is None
+    for Y_l in (fast[1], Yl.astype(np.float64)):
+        a, b = copy.deepcopy(model), copy.deepcopy(model)
+        Y_a = a.predict_stream(X_te[60:], arrivals=(fast[0], Y_l, fast[2]))
+        Y_b = b.predict_stream(X_te[60:], arrivals=others[0])
+        np.testing.assert_array_equal(Y_a, Y_b)
+        _assert_bitwise_equal(a, b)
+    a, b = copy.deepcopy(model), copy.deepcopy(model)
+    Y_a = a.predict_stream(X_te[60:], arrivals=(fast[0], positive, fast[2]))
+    Y_b = b.predict_stream(X_te[60:], arrivals=(others[0][0], positive.tolist(), others[0][2]))
+    np.testing.assert_array_equal(Y_a, Y_b)
+    _assert_bitwise_equal(a, b)
+    c = copy.deepcopy(model)
+    c.predict_stream(X_te[60:])  # (the labels change the model: the comparisons above tell)
+    assert not np.array_equal(c._state["Wt"], a._state["Wt"])
+
+
 @pytest.mark.parametrize(
     "arrivals, exc, match",
     [
@@ -627,6 +690,17 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
             r"got \[18446744073709551615, 3\]",
         ),
         ((np.zeros((2, 4)), np.full((2, 3), 3), [0, 0]), ValueError, "only 1, 0 or -1"),
+        # in the core's layout already (the compiled check of the protocol's case)
+        ((np.zeros((2, 4)), np.full((2, 3), 2, np.int8), _I64), ValueError, "found 2 at row 0"),
+        ((np.zeros((2, 4)), _Y8(-2, np.int8), _I64), ValueError, "found -2 at row 1, column 2"),
+        ((np.zeros((2, 4)), _Y8(255, np.uint8), _I64), ValueError, "found 255 at row 1"),
+        ((np.zeros((2, 4)), _Y8(2, np.uint8), _I64), ValueError, "found 2 at row 1"),
+        ((np.zeros((2, 4)), _Y8(1, np.int8), np.array([3, 1])), ValueError, "non-decreasing"),
+        ((np.zeros((2, 4)), _Y8(1, np.int8), np.array([0, 11])), ValueError, r"within 0\.\.10"),
+        ((np.zeros((2, 4)), _Y8(1, np.int8), np.array([-1, 0])), ValueError, "within"),
+        ((_X_with(np.nan), _Y8(1, np.int8), _I64), ValueError, "NaN or infinity .*row 1, column 3"),
+        ((_X_with(-np.inf), _Y8(1, np.uint8), _I64), ValueError, "NaN or infinity"),
+        ((_X_with(1e200), _Y8(1, np.int8), _I64), ValueError, "too large"),
     ],
 )
 def test_bad_arrivals_are_refused_and_change_nothing(tmp_path, arrivals, exc, match):

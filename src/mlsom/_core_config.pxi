@@ -59,3 +59,51 @@ def count_out_of_range(const floating[:, ::1] X, double limit, long long n_threa
             else:
                 bad += mlsom_count_out_f(px + b * rb * A, (e - b * rb) * A, limf)
     return bad
+
+
+ctypedef fused label_t:
+    int8_t
+    uint8_t
+
+
+cdef bint _labels_after_ok(const label_t *Yl, const int64_t *after, Py_ssize_t nl, Py_ssize_t L,
+                           Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef int64_t last = 0
+    for i in range(nl):
+        if after[i] < last or after[i] > n:
+            return False
+        last = after[i]
+        for j in range(i * L, (i + 1) * L):
+            if label_t is int8_t:
+                if Yl[j] < -1 or Yl[j] > 1:
+                    return False
+            else:
+                if Yl[j] > 1:
+                    return False
+    return True
+
+
+def arrivals_ok(const floating[:, ::1] Xl, const label_t[:, ::1] Yl, const int64_t[::1] after,
+                Py_ssize_t n, double limit):
+    """Whether predict_stream's arrivals, already in the core's layout (Xl, Yl of nl rows,
+    after of nl entries), pass every check of the values: each value of Xl within
+    [-limit, limit] (not NaN), each label 1, 0 or -1 (int8) or 0 or 1 (uint8), after
+    non-decreasing within 0..n. One pass, no allocation; the caller's general checks say what
+    is wrong when not."""
+    cdef Py_ssize_t nl = Xl.shape[0]
+    cdef float limf = <float> limit
+    cdef bint ok
+    if Yl.shape[0] != nl or after.shape[0] != nl:
+        return False
+    if nl == 0 or Xl.shape[1] == 0 or Yl.shape[1] == 0:
+        return False  # (the general checks take these)
+    if <double> limf > limit:
+        limf = nextafterf(limf, 0)
+    with nogil:
+        if floating is double:
+            ok = mlsom_count_out_d(&Xl[0, 0], nl * Xl.shape[1], limit) == 0
+        else:
+            ok = mlsom_count_out_f(&Xl[0, 0], nl * Xl.shape[1], limf) == 0
+        ok = ok and _labels_after_ok(&Yl[0, 0], &after[0], nl, Yl.shape[1], n)
+    return bool(ok)
