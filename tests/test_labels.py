@@ -25,7 +25,7 @@ from test_reference import (
 )
 
 import mlsom
-from mlsom import SOMStreamClassifier, _model_file, _testing
+from mlsom import SOMStreamClassifier, _core, _model_file, _testing
 from mlsom.exceptions import NotFittedError
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -839,6 +839,45 @@ def test_tested_corrections_are_the_same_on_every_path(dtype):
         _assert_bitwise_equal(m, runs[0][1])
 
 
+def _fresh_cache(s):
+    return mlsom._som._margin_order(s["margin_memory"], s["margin_kinds"], s["margin_counts"])
+
+
+def _assert_same_cache(got, want):
+    order, n_sorted, sorted_margins, synced = got
+    np.testing.assert_array_equal(n_sorted, want[1])
+    np.testing.assert_array_equal(synced, want[3])
+    for c in range(len(n_sorted)):
+        np.testing.assert_array_equal(order[c, : n_sorted[c]], want[0][c, : want[1][c]])
+        np.testing.assert_array_equal(sorted_margins[c, : n_sorted[c]], want[2][c, : want[1][c]])
+
+
+@pytest.mark.parametrize("win", [1, 2, 7, 50])
+def test_the_sorted_cache_brought_up_to_its_ring_is_a_fresh_one(win):
+    """The online phase brings a label's sorted cache of its ring up to the ring only when it
+    chooses the label's offset (one merge: the entries written over leave, the new ones are
+    sorted in). Against the cache built afresh by NumPy (_margin_order: by margin, larger first,
+    older first on a tie), from random rings with many equal margins, kinds of every sort and
+    syncs after 0 to 3 rings' worth of new entries."""
+    rng = np.random.default_rng(win)
+    L = 3
+    mg = np.zeros((L, win))
+    mk = np.zeros((L, win), dtype=np.uint8)
+    mtot = np.zeros(L, dtype=np.int64)
+    cache = [a.copy() for a in mlsom._som._margin_order(mg, mk, mtot)]
+    for _ in range(300):
+        for c in range(L):
+            for _ in range(rng.integers(0, 3 * win + 2) if rng.random() < 0.3 else 0):
+                kind, y = rng.integers(0, 3), rng.integers(0, 2)
+                p = mtot[c] % win
+                mk[c, p] = 2 * kind + y
+                mg[c, p] = rng.choice([-1.5, -0.0, 0.0, 0.25, 2.0, rng.normal()]) * (kind == 1)
+                mtot[c] += 1
+        _core.sync_margin_order(mg, mk, mtot, *cache)
+        _assert_same_cache(cache, mlsom._som._margin_order(mg, mk, mtot))
+    assert mtot.min() > 10 * win
+
+
 def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
     """More labelled entries than a label's ring holds (500): the oldest leave the ring and the
     sorted cache the online phase keeps of it; offsets, kinds and margins stay the reference's,
@@ -860,16 +899,15 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
         _assert_same_rule(model, st)
     s = model._state
     assert s["margin_counts"].min() > 1000 and np.any(s["label_offsets"] != 0)
-    order, n_sorted, sorted_margins = s["margin_order"]
-    fresh_order, fresh_n, fresh_margins = mlsom._som._margin_order(
-        s["margin_memory"], s["margin_kinds"], s["margin_counts"]
-    )
-    np.testing.assert_array_equal(n_sorted, fresh_n)
-    for c in range(2):
-        np.testing.assert_array_equal(order[c, : n_sorted[c]], fresh_order[c, : fresh_n[c]])
-        np.testing.assert_array_equal(
-            sorted_margins[c, : n_sorted[c]], fresh_margins[c, : fresh_n[c]]
-        )
+    # the cache as the online phase left it (each label's as at its last choice of offset),
+    # brought up to the rings, is one built afresh from them
+    order, n_sorted, sorted_margins, synced = (a.copy() for a in s["margin_order"])
+    assert np.all(synced % 25 == 0) and np.all(synced <= s["margin_counts"])
+    _core.sync_margin_order(
+        s["margin_memory"], s["margin_kinds"], s["margin_counts"], order, n_sorted,
+        sorted_margins, synced,
+    )  # fmt: skip
+    _assert_same_cache((order, n_sorted, sorted_margins, synced), _fresh_cache(s))
     _assert_bitwise_equal(model, twin)
     for k in _model_file.RULE_ARRAYS:
         np.testing.assert_array_equal(s[k], twin._state[k], err_msg=k)

@@ -30,7 +30,7 @@ from libc.math cimport (INFINITY, NAN, ceil, exp, fabs, isfinite, isnan, log, lo
                         nextafterf, sqrt)
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memmove
+from libc.string cimport memcpy
 
 import numpy as np
 

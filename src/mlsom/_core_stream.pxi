@@ -278,7 +278,10 @@ ctypedef struct LabelMem:
     Py_ssize_t win
     int32_t *srt        # (L, win) the ring's slots of tested entries, larger margin first,
     int64_t *nsrt       # (L) older first on a tie (a cache the caller builds), and how many,
-    double *srtm        # (L, win) and their margins in that order (contiguous for the searches)
+    double *srtm        # (L, win) and their margins in that order, as the ring was when it
+    int64_t *stot       # (L) held stot entries ever (_sync_sorted brings it up to the ring)
+    int32_t *nslot      # (win) scratch: the ring's entries since, sorted (_sync_sorted)
+    double *nmarg       # (win) ... and their margins
 
 
 cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
@@ -357,42 +360,76 @@ cdef inline Py_ssize_t _first_below(const double *ms, Py_ssize_t n, double m,
     return base + (ms[base] > m or (strict and ms[base] == m))
 
 
-cdef void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m) noexcept nogil:
-    """Label c's new entry, in its ring's next slot (over the oldest once the ring is full),
-    and in the sorted cache: the oldest entry leaves it (it is the first of its equal margins),
-    the new one goes after every margin >= its own (it is the last of its equals); the entries
-    between the two places shift by one (one move)."""
-    cdef Py_ssize_t win = lm.win, p = lm.mtot[c] % win, r, q, n = lm.nsrt[c]
-    cdef uint8_t *mk = lm.mk + c * win
-    cdef double *mg = lm.mg + c * win
+cdef inline void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y,
+                            double m) noexcept nogil:
+    """Label c's new entry, in its ring's next slot (over the oldest once the ring is full). The
+    sorted cache takes it when the offset is next chosen (_sync_sorted)."""
+    cdef Py_ssize_t p = lm.mtot[c] % lm.win
+    lm.mk[c * lm.win + p] = <uint8_t> (2 * kind + y)
+    lm.mg[c * lm.win + p] = m if kind == 1 else 0.0
+    lm.mtot[c] += 1
+
+
+cdef void _sync_sorted(LabelMem *lm, Py_ssize_t c) noexcept nogil:
+    """Bring label c's sorted cache (the ring's tested entries by margin, larger first, older
+    first on a tie) from the ring as it was at lm.stot[c] entries to the ring now, in one merge:
+    the cached entries written over since leave (a slot was written over iff it is one of the
+    ring's last mtot - stot slots), the tested entries since are sorted (by insertion: at most
+    OFFSET_EVERY of them, but after a build) and merged in after any cached entry of an equal
+    margin (they are newer). The same cache as one built afresh from the ring (_margin_order),
+    at a cost linear in the ring's length once per choice of offset, where keeping it in order
+    entry by entry cost two binary searches and a move of half the cache each."""
+    cdef Py_ssize_t win = lm.win, n = lm.nsrt[c], i, j, k, kept = 0, nn = 0
+    cdef int64_t t0 = lm.stot[c], t1 = lm.mtot[c], t, fresh = t1 - t0, start
+    cdef const uint8_t *mk = lm.mk + c * win
+    cdef const double *mg = lm.mg + c * win
     cdef int32_t *o = lm.srt + c * win
     cdef double *ms = lm.srtm + c * win
-    r = n  # where the oldest entry leaves the cache (n: it is not in it)
-    if lm.mtot[c] >= win and mk[p] >> 1 == 1:
-        r = _first_below(ms, n, mg[p], False)
-        while r < n and o[r] != p:
-            r += 1   # (never taken: the oldest is first among its equals)
-    mk[p] = <uint8_t> (2 * kind + y)
-    mg[p] = m if kind == 1 else 0.0
-    lm.mtot[c] += 1
-    if kind == 1:
-        q = _first_below(ms, n, m, True)  # (counted with the oldest still in place)
-        if r < q:  # the entries between move up one place, the new one goes before q
-            q -= 1
-            memmove(o + r, o + r + 1, (q - r) * sizeof(int32_t))
-            memmove(ms + r, ms + r + 1, (q - r) * sizeof(double))
-        else:  # r >= q (r = n: nothing leaves, the cache grows)
-            memmove(o + q + 1, o + q, (r - q) * sizeof(int32_t))
-            memmove(ms + q + 1, ms + q, (r - q) * sizeof(double))
-            if r == n:
-                n += 1
-        o[q] = <int32_t> p
-        ms[q] = m
-    elif r < n:
-        memmove(o + r, o + r + 1, (n - r - 1) * sizeof(int32_t))
-        memmove(ms + r, ms + r + 1, (n - r - 1) * sizeof(double))
-        n -= 1
-    lm.nsrt[c] = n
+    cdef int32_t *no = lm.nslot
+    cdef double *nm = lm.nmarg
+    cdef Py_ssize_t first = t0 % win, age
+    cdef double m
+    if fresh <= 0:
+        return
+    if fresh < win:
+        for i in range(n):
+            age = o[i] - first  # (the slot's place after slot `first`, mod win)
+            age = age + win if age < 0 else age
+            if age >= fresh:  # not written over since
+                o[kept] = o[i]
+                ms[kept] = ms[i]
+                kept += 1
+    start = t1 - win if fresh > win else t0
+    k = start % win
+    for t in range(start, t1):
+        if t > start:
+            k = k + 1 if k + 1 < win else 0
+        if mk[k] >> 1 != 1:
+            continue
+        m = mg[k]
+        j = nn
+        while j > 0 and nm[j - 1] < m:
+            nm[j] = nm[j - 1]
+            no[j] = no[j - 1]
+            j -= 1
+        nm[j] = m
+        no[j] = <int32_t> k
+        nn += 1
+    i = kept - 1
+    j = nn - 1
+    k = kept + nn - 1
+    while j >= 0:  # from the back: of equal margins, a new entry goes after the cached ones
+        if i >= 0 and ms[i] < nm[j]:
+            ms[k] = ms[i]
+            o[k] = o[i]
+            i -= 1
+        else:
+            ms[k] = nm[j]
+            o[k] = no[j]
+            j -= 1
+        k -= 1
+    lm.nsrt[c] = kept + nn
+    lm.stot[c] = t1
 
 
 cdef inline bint _rule_taught(const LabelMem *lm, Py_ssize_t L) noexcept nogil:
@@ -422,6 +459,7 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         npos += yl[c] == 1
         _add_entry(lm, c, w.mkind[c], yl[c] == 1, w.marg[c])
         if lm.mtot[c] >= OFFSET_MIN and lm.mtot[c] % OFFSET_EVERY == 0:
+            _sync_sorted(lm, c)
             lm.thl[c] = _best_offset(lm, c)
     if every:
         if lm.zl[1] == 0.0:
@@ -754,7 +792,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            uint8_t[::1] has_pos=None, double rate=0.5, double[::1] ctl=None,
            double[::1] thl=None, double[:, ::1] mg=None, uint8_t[:, ::1] mk=None,
            int64_t[::1] mtot=None, double[::1] zl=None, int32_t[:, ::1] mo=None,
-           int64_t[::1] mn=None, double[:, ::1] ms=None, floating[:, ::1] alt_place=None,
+           int64_t[::1] mn=None, double[:, ::1] ms=None, int64_t[::1] mc=None,
+           floating[:, ::1] alt_place=None,
            int8_t[::1] alt_uses=None,
            uint8_t[::1] alt_strong=None, uint8_t[::1] pair_ring=None,
            int64_t[::1] pair_total=None):
@@ -783,8 +822,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     What labels taught the decision rule (optional, all or none, checked by the caller): IN/OUT
     thl (L) the acceptance offsets, mg (L, win) and mk (L, win) the rings of margins and kinds,
     mtot (L) their entries ever, zl (2) the labelled cardinality, mo (L, win), mn (L) and
-    ms (L, win) the rings' tested entries in order, how many, and their margins in that order
-    (LabelMem; the caller builds that cache from the rings);
+    ms (L, win) the rings' tested entries in order, how many, and their margins in that order,
+    as the rings were at mc (L) entries ever (LabelMem; the caller builds that cache from the
+    rings, and the online phase brings a label's up to its ring when it chooses its offset);
     labelled instances update them, and every instance is classified with them.
     The paired test of the corrections (optional, all or none, checked by the caller; with
     labels only: corrections="tested"): IN/OUT alt_place (M, A) where each neuron's other
@@ -814,6 +854,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef const double *pzl = NULL
     cdef Pairs pairs
     cdef Pairs *pr = NULL
+    lmem.nslot = NULL
+    lmem.nmarg = NULL
     if alt_place is not None:
         if (alt_uses is None or alt_strong is None or pair_ring is None or pair_total is None
                 or alt_place.shape[0] != M or alt_place.shape[1] != A
@@ -832,13 +874,15 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         pr = &pairs
     if thl is not None:
         if (mg is None or mk is None or mtot is None or zl is None or mo is None or mn is None
-                or ms is None or thl.shape[0] != L or mg.shape[0] != L or mk.shape[0] != L
+                or ms is None or mc is None or mc.shape[0] != L
+                or thl.shape[0] != L or mg.shape[0] != L or mk.shape[0] != L
                 or mo.shape[0] != L or mg.shape[1] != mk.shape[1] or mo.shape[1] != mg.shape[1]
                 or ms.shape[0] != L or ms.shape[1] != mg.shape[1]
                 or mg.shape[1] < 1 or mtot.shape[0] != L or mn.shape[0] != L
                 or zl.shape[0] != 2):
-            raise ValueError("thl, mg, mk, mtot, zl, mo, mn and ms must come together, shaped "
-                             "(L,), (L, win), (L, win), (L,), (2,), (L, win), (L,) and (L, win)")
+            raise ValueError("thl, mg, mk, mtot, zl, mo, mn, ms and mc must come together, "
+                             "shaped (L,), (L, win), (L, win), (L,), (2,), (L, win), (L,), "
+                             "(L, win) and (L,)")
         lmem.thl = &thl[0]
         lmem.mg = &mg[0, 0]
         lmem.mk = &mk[0, 0]
@@ -848,6 +892,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         lmem.srt = &mo[0, 0]
         lmem.nsrt = &mn[0]
         lmem.srtm = &ms[0, 0]
+        lmem.stot = &mc[0]
         lm = &lmem
         pzl = lmem.zl
     if nl > 0:
@@ -868,15 +913,21 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef float *G = <float *> malloc(4 * M * sizeof(float))
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
     cdef uint8_t *known = <uint8_t *> malloc(L * sizeof(uint8_t))
+    if lm != NULL:
+        lmem.nslot = <int32_t *> malloc(lmem.win * sizeof(int32_t))
+        lmem.nmarg = <double *> malloc(lmem.win * sizeof(double))
     if pr != NULL:
         pairs.d2 = <float *> malloc(M * sizeof(float))
         pairs.w2 = _work_alloc(M, L)
     if (w == NULL or G == NULL or X2 == NULL or known == NULL
+            or (lm != NULL and (lmem.nslot == NULL or lmem.nmarg == NULL))
             or (pr != NULL and (pairs.d2 == NULL or pairs.w2 == NULL))):
         _work_free(w)
         free(G)
         free(X2)
         free(known)
+        free(lmem.nslot)
+        free(lmem.nmarg)
         if pr != NULL:
             free(pairs.d2)
             _work_free(pairs.w2)
@@ -963,6 +1014,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(G)
         free(X2)
         free(known)
+        free(lmem.nslot)
+        free(lmem.nmarg)
         if pr != NULL:
             free(pairs.d2)
             _work_free(pairs.w2)

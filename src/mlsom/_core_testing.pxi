@@ -269,3 +269,33 @@ def lanes_rank_values(const float[:, ::1] g, const int64_t[::1] offsets,
     finally:
         _lanes_free(z)
     return out
+
+
+def sync_margin_order(double[:, ::1] mg, uint8_t[:, ::1] mk, int64_t[::1] mtot,
+                      int32_t[:, ::1] mo, int64_t[::1] mn, double[:, ::1] ms,
+                      int64_t[::1] mc):
+    """For tests: bring every label's sorted cache of its ring (mo, mn, ms, as the rings were at
+    mc entries) up to the rings (mg, mk, mtot), as the online phase does when it chooses a
+    label's offset (_sync_sorted); IN/OUT mo, mn, ms, mc."""
+    cdef LabelMem lm
+    cdef Py_ssize_t c, L = mg.shape[0], win = mg.shape[1]
+    if (win < 1 or mk.shape[0] != L or mk.shape[1] != win or mtot.shape[0] != L
+            or mo.shape[0] != L or mo.shape[1] != win or mn.shape[0] != L
+            or ms.shape[0] != L or ms.shape[1] != win or mc.shape[0] != L):
+        raise ValueError("sync_margin_order: inconsistent shapes")
+    lm.mg = &mg[0, 0]
+    lm.mk = &mk[0, 0]
+    lm.mtot = &mtot[0]
+    lm.win = win
+    lm.srt = &mo[0, 0]
+    lm.nsrt = &mn[0]
+    lm.srtm = &ms[0, 0]
+    lm.stot = &mc[0]
+    nslot = np.empty(win, dtype=np.int32)
+    nmarg = np.empty(win, dtype=np.float64)
+    cdef int32_t[::1] ns = nslot
+    cdef double[::1] nm = nmarg
+    lm.nslot = &ns[0]
+    lm.nmarg = &nm[0]
+    for c in range(L):
+        _sync_sorted(&lm, c)

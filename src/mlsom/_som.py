@@ -862,11 +862,11 @@ class SOMStreamClassifier(ParamsMixin):
                 return {}  # no label has taught the rule yet: the paper's (the core tests the
                 # labels beyond the ranking once one has)
             return {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
-        if len(st.get("margin_order", ())) != 3:  # (a pickle of an earlier mlsom kept two)
+        if len(st.get("margin_order", ())) != 4:  # (a pickle of an earlier mlsom kept 2 or 3)
             st["margin_order"] = _margin_order(
                 st["margin_memory"], st["margin_kinds"], st["margin_counts"]
             )
-        order, n_sorted, sorted_margins = st["margin_order"]
+        order, n_sorted, sorted_margins, synced = st["margin_order"]
         return {
             "thl": st["label_offsets"],
             "mg": st["margin_memory"],
@@ -876,6 +876,7 @@ class SOMStreamClassifier(ParamsMixin):
             "mo": order,
             "mn": n_sorted,
             "ms": sorted_margins,
+            "mc": synced,
         }
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
@@ -1446,9 +1447,10 @@ def _check_stream_X(st, X, n_threads=1, name="X"):
 
 def _margin_order(margins, kinds, counts):
     """The cache the online phase keeps of each label's ring of labelled entries: the slots of
-    its tested entries (kind 1) by margin, larger first, older first on a tie, how many, and
-    their margins in that order (built once, from a loaded model's rings; the online phase then
-    keeps it in step)."""
+    its tested entries (kind 1) by margin, larger first, older first on a tie, how many, their
+    margins in that order, and the ring's entries ever it was made at (built once, from a
+    loaded model's rings; the online phase brings a label's up to its ring when it chooses the
+    label's offset)."""
     L, W = margins.shape
     order = np.zeros((L, W), dtype=np.int32)
     n_sorted = np.zeros(L, dtype=np.int64)
@@ -1461,7 +1463,7 @@ def _margin_order(margins, kinds, counts):
         order[c, : ranked.size] = ranked
         n_sorted[c] = ranked.size
         sorted_margins[c, : ranked.size] = margins[c, ranked]
-    return order, n_sorted, sorted_margins
+    return order, n_sorted, sorted_margins, np.array(counts, dtype=np.int64)
 
 
 # Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
