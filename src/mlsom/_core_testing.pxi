@@ -283,6 +283,10 @@ def sync_margin_order(double[:, ::1] mg, uint8_t[:, ::1] mk, int64_t[::1] mtot,
             or mo.shape[0] != L or mo.shape[1] != win or mn.shape[0] != L
             or ms.shape[0] != L or ms.shape[1] != win or mc.shape[0] != L):
         raise ValueError("sync_margin_order: inconsistent shapes")
+    if (np.any(np.asarray(mn) < 0) or np.any(np.asarray(mn) > win) or np.any(np.asarray(mc) < 0)
+            or np.any(np.asarray(mc) > np.asarray(mtot)) or np.any(np.asarray(mo) < 0)
+            or np.any(np.asarray(mo) >= win)):
+        raise ValueError("sync_margin_order: a cache that is not one of these rings'")
     lm.mg = &mg[0, 0]
     lm.mk = &mk[0, 0]
     lm.mtot = &mtot[0]
