@@ -46,6 +46,7 @@ def _state_arrays(model):
     st = model._state
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
     keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PAIR_ARRAYS)
+    keys += list(_model_file.PERSIST_ARRAYS)
     return {k: np.array(st[k]) for k in keys if k in st}
 
 
@@ -603,6 +604,16 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
     pieces.append(b.predict_stream(X_te[50 + lo : 200]))
     np.testing.assert_array_equal(Y_a, np.vstack(pieces))
     _assert_bitwise_equal(a, b)
+    # every row of the call classified before its first labelled row, which starts the record
+    # of label persistence: those rows are not in it, as in the pieces (the record once kept
+    # the call's last row)
+    e, f = copy.deepcopy(model), copy.deepcopy(model)
+    Y_e = e.predict_stream(X_te[:7], arrivals=(X_te[:2], Yl[:2], [7, 7]))
+    Y_f = f.predict_stream(X_te[:7])
+    f.partial_fit(X_te[:2], Yl[:2])
+    np.testing.assert_array_equal(Y_e, Y_f)
+    _assert_bitwise_equal(e, f)
+    assert not e._state["persist_row"].any()
     # arrivals with no row to classify
     c, d = copy.deepcopy(model), copy.deepcopy(model)
     c.predict_stream(X_te[:0], arrivals=(X_te[:2], Yl[:2], [0, 0]))

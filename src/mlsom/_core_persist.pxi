@@ -84,6 +84,8 @@ def persist_update(const floating[:, ::1] X, uint8_t[:, ::1] Y, const floating[:
                 k += 1
             if s == n:
                 break
+            if s < first:
+                continue  # classified before the record starts: not in it (as in another call)
             # step s: the model's prediction, and the proposal when the last prompt labels are
             # the row's before
             give = False
@@ -102,10 +104,10 @@ def persist_update(const floating[:, ::1] X, uint8_t[:, ::1] Y, const floating[:
                 for c in range(L):
                     lab[1, c] = 0
                 flags[1] = 0
-            flags[0] = s >= first
+            flags[0] = 1
             flags[2] = 0
             prev = &X[s, 0]
-        if n:
+        if n > first:
             for c in range(A):
                 row[c] = X[n - 1, c]
     total[0] = t
