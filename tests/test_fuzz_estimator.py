@@ -158,6 +158,130 @@ def test_fit_stream_predict_keep_outputs_and_state_in_bounds(
     assert pickle.dumps(model) == before  # predict changes nothing
 
 
+def _labelled_state(model):
+    """The state arrays the labelled updates change, by name (the model file's)."""
+    from mlsom import _model_file
+
+    keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
+    keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PERSIST_ARRAYS)
+    return {k: np.array(model._state[k]) for k in keys if k in model._state}
+
+
+@settings(max_examples=examples(150), **SETTINGS)
+@given(
+    data=training_sets(),
+    p=params,
+    seed=st.integers(0, 2**32 - 1),
+    n_stream=st.integers(0, 30),
+    n_labelled=st.integers(1, 60),
+    form=st.sampled_from(["int8", "uint8", "float", "list"]),
+)
+def test_labels_that_arrive_keep_outputs_and_state_in_bounds(
+    data, p, seed, n_stream, n_labelled, form
+):
+    """Random labelled rows (1, 0 or -1 labels; uint8: 0 or 1) arriving at random places of a
+    random stream chunk, in the core's layout or not: predict_stream(..., arrivals=...) gives
+    the predictions and the state of predict_stream on the pieces with partial_fit in between,
+    bit for bit, and the state stays within its bounds (offsets finite, the rule's counts those
+    of the labels given)."""
+    X, Y = data
+    a, L = X.shape[1], Y.shape[1]
+    model = make_model(p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, Y)
+    dtype = model.weights_[int(np.flatnonzero(Y.any(axis=0))[0])].dtype
+    rng = np.random.default_rng(seed)
+    limit = LIMIT[np.float32 if X.dtype == np.float32 else np.float64]
+    spread = np.abs(X).max() if X.size else 1.0
+    Z = np.clip(rng.normal(size=(n_stream, a)) * (spread + 1.0), -limit, limit).astype(X.dtype)
+    Xl = np.clip(rng.normal(size=(n_labelled, a)) * (spread + 1.0), -limit, limit)
+    Xl = Xl.astype(dtype)
+    low = 0 if form == "uint8" else -1
+    Yl = rng.integers(low, 2, size=(n_labelled, L))
+    after = np.sort(rng.integers(0, n_stream + 1, size=n_labelled))
+    given = {
+        "int8": (Xl, Yl.astype(np.int8), after.astype(np.int64)),
+        "uint8": (Xl, Yl.astype(np.uint8), after.astype(np.int64)),
+        "float": (Xl.astype(np.float64), Yl.astype(np.float64), after.astype(np.int32)),
+        "list": (Xl.tolist(), Yl.tolist(), after.tolist()),
+    }[form]
+    one, pieces = pickle.loads(pickle.dumps(model)), pickle.loads(pickle.dumps(model))
+    out = one.predict_stream(Z, arrivals=given)
+    check_prediction(out, n_stream, L, one)
+    check_state(one, L, a, dtype)
+    parts, lo = [], 0
+    for k, at in enumerate(after):
+        parts.append(pieces.predict_stream(Z[lo:at]))
+        pieces.partial_fit(Xl[k : k + 1], Yl[k : k + 1].astype(np.int8))
+        lo = at
+    parts.append(pieces.predict_stream(Z[lo:]))
+    np.testing.assert_array_equal(out, np.vstack(parts))
+    sa, sb = _labelled_state(one), _labelled_state(pieces)
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
+    assert np.isfinite(one.label_offsets_).all()
+    mapped = np.diag(model.T_) > 0
+    known = ((Yl >= 0) & mapped[None, :]).sum(axis=0)
+    np.testing.assert_array_equal(one._state["margin_counts"], known)
+    assert model.n_seen_ + n_stream == one.n_seen_
+
+
+@st.composite
+def maybe_bad_arrivals(draw):
+    """Arrivals for reference_model (3 features, 2 labels) of which one part is usually bad."""
+    n = draw(st.integers(0, 4))
+    Xl = np.zeros((n, 3))
+    Yl = np.zeros((n, 2), dtype=np.int8)
+    after = np.zeros(n, dtype=np.int64)
+    which = draw(st.sampled_from(["X", "Y", "after", "tuple", "none"]))
+    if which == "X":
+        Xl = draw(maybe_bad_arrays())
+    elif which == "Y":
+        Yl = draw(maybe_bad_arrays())
+    elif which == "after":
+        after = draw(maybe_bad_arrays())
+    elif which == "tuple":
+        return draw(st.sampled_from([None, (), (Xl,), (Xl, Yl), (Xl, Yl, after, after), "x"]))
+    if n and draw(st.booleans()):  # one value out of bounds in an array of the right layout
+        part = draw(st.sampled_from(["X", "Y", "after"]))
+        bad = draw(st.sampled_from([np.nan, np.inf, 1e200, 2, -2, 127, 11, -1]))
+        i = draw(st.integers(0, n - 1))
+        if part == "X":
+            Xl = np.array(Xl, dtype=np.float64).reshape(n, -1) if np.size(Xl) == 3 * n else Xl
+            if isinstance(Xl, np.ndarray) and Xl.shape == (n, 3):
+                Xl[i, 0] = bad
+        elif part == "Y" and isinstance(Yl, np.ndarray) and Yl.shape == (n, 2):
+            if np.isfinite(bad) and -128 <= bad <= 127 and bad == int(bad):
+                Yl[i, 0] = int(bad)
+        elif part == "after" and isinstance(after, np.ndarray) and after.shape == (n,):
+            if np.isfinite(bad) and bad == int(bad) and abs(bad) < 2**62:
+                after[i] = int(bad)
+    return (Xl, Yl, after)
+
+
+@settings(
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(arrivals=maybe_bad_arrivals())
+def test_random_invalid_arrivals_raise_only_value_or_type_errors(reference_model, arrivals):
+    """Arrivals of any shape, dtype and values: either learnt (the state in bounds) or refused
+    with a ValueError or TypeError that leaves the model as it was."""
+    before = pickle.dumps(reference_model)
+    model = pickle.loads(before)
+    X = np.zeros((10, 3))
+    out, exc = _expected_ok(lambda: model.predict_stream(X, arrivals=arrivals))
+    if exc is not None:
+        assert pickle.dumps(model) == before  # refused arrivals change nothing
+        return
+    check_prediction(out, 10, 2, model)
+    check_state(model, 2, 3, np.float64)
+    assert np.isfinite(model.label_offsets_).all() if model.label_offsets_ is not None else True
+
+
 # ---------------------------------------------------------------------------- invalid input
 
 bad_scalars = st.sampled_from(

@@ -809,7 +809,8 @@ class SOMStreamClassifier(ParamsMixin):
         given = after_arr
         if after_arr.size and after_arr.dtype.kind == "u" and after_arr.max() > n:
             after_arr = np.full(after_arr.shape, -1)  # (beyond int64 perhaps: refused below)
-        after_arr = after_arr.astype(np.int64)
+        # (an empty one of any dtype: none is read)
+        after_arr = after_arr.astype(np.int64) if after_arr.size else np.zeros(0, np.int64)
         if after_arr.size and (
             after_arr.min() < 0 or after_arr.max() > n or np.any(np.diff(after_arr) < 0)
         ):
