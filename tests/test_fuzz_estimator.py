@@ -9,7 +9,9 @@ ValueError or TypeError and leave a fitted model as it was.
 The examples are derandomized (tests/conftest.py); HYPOTHESIS_PROFILE=explore searches longer.
 """
 
+import os
 import pickle
+import tempfile
 import warnings
 
 import numpy as np
@@ -164,20 +166,32 @@ def _labelled_state(model):
 
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
     keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PERSIST_ARRAYS)
+    keys += list(_model_file.PAIR_ARRAYS) + ["ctl"]
     return {k: np.array(model._state[k]) for k in keys if k in model._state}
+
+
+label_params = st.fixed_dictionaries(
+    {
+        "correction_rate": st.floats(1e-6, 1.0),
+        "corrections": st.sampled_from(["strong", "tested"]),
+        "label_persistence": st.sampled_from(["tested", "off"]),
+        "variant": st.sampled_from(["paper", "robust"]),
+    }
+)
 
 
 @settings(max_examples=examples(150), **SETTINGS)
 @given(
     data=training_sets(),
     p=params,
+    q=label_params,
     seed=st.integers(0, 2**32 - 1),
     n_stream=st.integers(0, 30),
     n_labelled=st.integers(1, 60),
     form=st.sampled_from(["int8", "uint8", "float", "list"]),
 )
 def test_labels_that_arrive_keep_outputs_and_state_in_bounds(
-    data, p, seed, n_stream, n_labelled, form
+    data, p, q, seed, n_stream, n_labelled, form
 ):
     """Random labelled rows (1, 0 or -1 labels; uint8: 0 or 1) arriving at random places of a
     random stream chunk, in the core's layout or not: predict_stream(..., arrivals=...) gives
@@ -186,7 +200,7 @@ def test_labels_that_arrive_keep_outputs_and_state_in_bounds(
     of the labels given)."""
     X, Y = data
     a, L = X.shape[1], Y.shape[1]
-    model = make_model(p)
+    model = make_model(p).set_params(**q)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, Y)
@@ -226,6 +240,18 @@ def test_labels_that_arrive_keep_outputs_and_state_in_bounds(
     known = ((Yl >= 0) & mapped[None, :]).sum(axis=0)
     np.testing.assert_array_equal(one._state["margin_counts"], known)
     assert model.n_seen_ + n_stream == one.n_seen_
+    # saved and loaded in the middle of the stream, the model goes on as if it had not been
+    with tempfile.TemporaryDirectory() as tmp:
+        one.save(os.path.join(tmp, "m.npz"))
+        twin = SOMStreamClassifier.load(os.path.join(tmp, "m.npz"))
+    more = (Xl[::-1].copy(), Yl[::-1].astype(np.int8), after)  # (other rows at the same places)
+    np.testing.assert_array_equal(
+        one.predict_stream(Z, arrivals=more), twin.predict_stream(Z, arrivals=more)
+    )
+    sa, sb = _labelled_state(one), _labelled_state(twin)
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
 
 
 @st.composite
@@ -389,3 +415,23 @@ def test_a_model_that_streamed_exact_repeats_can_be_saved_and_loaded(tmp_path):
     model.save(tmp_path / "m.npz")
     back = SOMStreamClassifier.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.predict(np.zeros((3, 2))), model.predict(np.zeros((3, 2))))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_model_moved_past_the_limit_by_rounding_saves_and_loads(tmp_path, dtype):
+    """Found by the labels' property test (HYPOTHESIS_PROFILE=explore): a neuron moved all the
+    way to an instance at the documented limit, w + 1 (x - w), can round one unit in the last
+    place past it, and the model file's check refused the model that save had written."""
+    limit = LIMIT[dtype]
+    x = np.array([[-limit]], dtype=dtype)
+    one = dtype(1.0)
+    # a first instance from which the move to x rounds past it (as the core computes the move)
+    w = next(w for w in np.linspace(limit / 100, limit, 5000, dtype=dtype) if w + one * (x - w) < x)
+    model = SOMStreamClassifier(grid_size=1, min_neuron_size=1, learning_rate=1.0, random_state=0)
+    model.fit(np.array([[w]], dtype=dtype), np.ones((1, 1), dtype=np.uint8))
+    model.predict_stream(x)
+    assert model.weights_[0][0, 0] < x[0, 0]  # past the limit: the case of this test
+    model.save(tmp_path / "m.npz")
+    back = SOMStreamClassifier.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.weights_[0], model.weights_[0])
+    np.testing.assert_array_equal(back.predict_stream(x), model.predict_stream(x))

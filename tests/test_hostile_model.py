@@ -828,3 +828,22 @@ def test_a_pickle_of_an_earlier_version_still_works():
     back.__setstate__(old)
     np.testing.assert_array_equal(back.predict_stream(X1), model.predict_stream(X1))
     assert back.predict(X1[:2]).dtype == np.uint8
+
+
+@pytest.mark.parametrize(
+    "factor, ok", [(1 + 2 * np.finfo(np.float64).eps, True), (1 + 1e-12, False)]
+)
+def test_load_takes_weights_rounding_put_past_the_limit_and_refuses_more(
+    saved, tmp_path, factor, ok
+):
+    """A neuron moved onto an instance at the limit may round a unit or two in the last place
+    past it (tests/test_fuzz_estimator.py): such a file loads; one further past is refused."""
+    meta, arrays = saved
+    a = {k: v.copy() for k, v in arrays.items()}
+    a["Wt"][0, 0] = 1e100 * factor
+    path = _write(tmp_path, meta, a)
+    if ok:
+        assert SOMStreamClassifier.load(path).weights_[0].max() >= 1e100
+    else:
+        with pytest.raises(ValueError, match=r"inconsistent model file: weights beyond 1e\+100"):
+            SOMStreamClassifier.load(path)

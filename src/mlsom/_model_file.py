@@ -388,6 +388,15 @@ def _check_shapes(headers):
     return {"A": A, "M": M, "L": L}
 
 
+def _moved_limit(limit, dtype):
+    """The bound of a neuron's values: a neuron is a mean of instances (fit) or moves by
+    w + r (x - w) with r in [0, 1] towards one (online), each within ``limit``, and the rounding
+    of those sums can take it one or two units in the last place past the largest instance
+    (never further: a move towards a smaller value cannot round past w). A model at the limit
+    must load again."""
+    return limit * (1.0 + 4.0 * float(np.finfo(dtype).eps))
+
+
 def _check_bounded(values, name, limit):
     if not np.all(np.isfinite(values)) or np.abs(values).max(initial=0) > limit:
         raise _Bad(f"inconsistent model file: {name}: non-finite values or values beyond {limit:g}")
@@ -430,7 +439,7 @@ def _check_pairs(a, limit):
     ring, total = a["pair_ring"], int(a["pair_total"][0])
     # (a place is a neuron moved towards an instance, a labelled positive, or a neuron: within
     # the weights' bound)
-    _check_bounded(place, "alt_place", limit)
+    _check_bounded(place, "alt_place", _moved_limit(limit, place.dtype))
     if np.any(uses < -1) or np.any(uses >= PAIR_TRIES):
         bad(f"alt_uses: values outside -1..{PAIR_TRIES - 1}")
     if np.any(strong > 1) or np.any(ring > 1):
@@ -568,7 +577,7 @@ def check_state(a, meta, grid_size):
     if int(counts.max()) > MAX_COUNT:
         bad("a neuron's count beyond 2**53")
     limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
-    if np.abs(Wt).max() > limit:
+    if np.abs(Wt).max() > _moved_limit(limit, Wt.dtype):
         bad(f"weights beyond {limit:g}")
     if "last_positive" in a:
         pos, has = a["last_positive"], a["has_positive"]
