@@ -290,3 +290,55 @@ def test_labels_fix_what_self_training_locks_in():
         ).curve("macro_f1")
     assert res[0.05][-10:].mean() > 0.9
     assert res[0.05][-10:].mean() > res[None][-10:].mean() + 0.1
+
+
+def test_random_protocols_are_the_protocol_written_out():
+    """Random shares, delays, chunk sizes and label seeds, with every setting of what labels do
+    (corrections, label persistence, variant): the runner's mlsom predictions are those of the
+    row-by-row loop."""
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    X_tr, Y_tr, X_te, Y_te = _data(4, n_test=240)
+
+    @settings(max_examples=25, deadline=None)
+    @given(
+        fraction=st.sampled_from([0.0, 0.01, 0.2, 0.7, 1.0]),
+        delay=st.integers(0, 300),
+        chunk_size=st.integers(1, 300),
+        label_seed=st.integers(0, 2**32 - 1),
+        corrections=st.sampled_from(["strong", "tested"]),
+        persistence=st.sampled_from(["tested", "off"]),
+        variant=st.sampled_from(["paper", "robust"]),
+    )
+    def check(fraction, delay, chunk_size, label_seed, corrections, persistence, variant):
+        def make():
+            return _som().set_params(
+                corrections=corrections, label_persistence=persistence, variant=variant
+            )
+
+        res = _run(
+            make(),
+            X_tr,
+            Y_tr,
+            X_te,
+            Y_te,
+            chunk_size=chunk_size,
+            label_fraction=fraction,
+            label_delay=delay,
+            label_seed=label_seed,
+        )
+        want = _by_hand(
+            _fit(make(), X_tr, Y_tr),
+            X_te,
+            Y_te,
+            fraction,
+            delay,
+            label_seed,
+            lambda m, X: m.predict_stream(X),
+        )
+        np.testing.assert_array_equal(res.unpacked_predictions().astype(bool), want)
+
+    assert hypothesis is not None
+    check()
