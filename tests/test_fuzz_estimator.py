@@ -395,6 +395,26 @@ def test_random_invalid_chunks_raise_only_value_or_type_errors(reference_model, 
     check_state(model, 2, 3, np.float64)
 
 
+@settings(
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(X=maybe_bad_arrays(), Y=maybe_bad_arrays())
+def test_random_invalid_partial_fit_raises_only_value_or_type_errors(reference_model, X, Y):
+    """partial_fit of any arrays: learnt (the state in bounds) or refused with a ValueError or
+    TypeError that leaves the model as it was."""
+    before = pickle.dumps(reference_model)
+    model = pickle.loads(before)
+    out, exc = _expected_ok(lambda: model.partial_fit(X, Y))
+    if exc is not None:
+        assert pickle.dumps(model) == before  # refused labels change nothing
+        return
+    assert out is model
+    check_state(model, 2, 3, np.float64)
+    assert np.isfinite(model.label_offsets_).all()
+
+
 # ---------------------------------------------------------------------------- found by the above
 
 
