@@ -97,6 +97,11 @@ def _check_y(y):
     return [key for key, value in y.items() if value]
 
 
+# predict_stream's arrivals for a row's own labels: learnt once the row is classified
+_AFTER_THE_ROW = np.ones(1, dtype=np.int64)
+_AFTER_THE_ROW.flags.writeable = False
+
+
 class SOMStreamML(_river_base.MultiLabelClassifier):
     """SOM-Stream-ML for River: warm-up on labelled instances, then self-training, and the labels
     that arrive.
@@ -330,9 +335,10 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
                     for name, value in y.items():
                         if name in column:
                             known[0, column[name]] = int(bool(value))
-            self.model_.predict_stream(row)
-            if known is not None:
-                self.model_.partial_fit(row, known)
+            if known is None:
+                self.model_.predict_stream(row)
+            else:  # the online step, then its labels: partial_fit after it, in one call
+                self.model_.predict_stream(row, arrivals=(row, known, _AFTER_THE_ROW))
             return
         if y is None:
             raise TypeError(
