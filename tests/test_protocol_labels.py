@@ -55,6 +55,26 @@ def _by_hand(method, X_te, Y_te, fraction, delay, seed, predict):
     return out
 
 
+def _runner_against_the_loop(make, predict, data, chunk_size, fraction, delay, seed):
+    """The runner's predictions for a fresh method from ``make`` against the row-by-row loop's
+    (``_by_hand``) for another; returns the runner's result."""
+    X_tr, Y_tr, X_te, Y_te = data
+    res = _run(
+        make(),
+        X_tr,
+        Y_tr,
+        X_te,
+        Y_te,
+        chunk_size=chunk_size,
+        label_fraction=fraction,
+        label_delay=delay,
+        label_seed=seed,
+    )
+    want = _by_hand(_fit(make(), X_tr, Y_tr), X_te, Y_te, fraction, delay, seed, predict)
+    np.testing.assert_array_equal(res.unpacked_predictions().astype(bool), want)
+    return res
+
+
 def _upper_bound():
     """River's BR Hoeffding tree (needs the river extra)."""
     pytest.importorskip("river")
@@ -77,19 +97,9 @@ def test_runner_is_the_protocol_written_out(method, fraction, delay, chunk_size)
         _upper_bound()
         runs = [(_upper_bound, lambda m, X: m.predict(X))]
     for make, predict in runs:
-        res = _run(
-            make(),
-            X_tr,
-            Y_tr,
-            X_te,
-            Y_te,
-            chunk_size=chunk_size,
-            label_fraction=fraction,
-            label_delay=delay,
-            label_seed=3,
+        res = _runner_against_the_loop(
+            make, predict, (X_tr, Y_tr, X_te, Y_te), chunk_size, fraction, delay, 3
         )
-        want = _by_hand(_fit(make(), X_tr, Y_tr), X_te, Y_te, fraction, delay, 3, predict)
-        np.testing.assert_array_equal(res.unpacked_predictions().astype(bool), want)
         labels = res.info["labels"]
         assert labels["learns_labels"]
         chosen = np.random.default_rng(3).random(len(X_te)) < fraction
@@ -318,27 +328,15 @@ def test_random_protocols_are_the_protocol_written_out():
                 corrections=corrections, label_persistence=persistence, variant=variant
             )
 
-        res = _run(
-            make(),
-            X_tr,
-            Y_tr,
-            X_te,
-            Y_te,
-            chunk_size=chunk_size,
-            label_fraction=fraction,
-            label_delay=delay,
-            label_seed=label_seed,
-        )
-        want = _by_hand(
-            _fit(make(), X_tr, Y_tr),
-            X_te,
-            Y_te,
+        _runner_against_the_loop(
+            make,
+            lambda m, X: m.predict_stream(X),
+            (X_tr, Y_tr, X_te, Y_te),
+            chunk_size,
             fraction,
             delay,
             label_seed,
-            lambda m, X: m.predict_stream(X),
         )
-        np.testing.assert_array_equal(res.unpacked_predictions().astype(bool), want)
 
     assert hypothesis is not None
     check()
