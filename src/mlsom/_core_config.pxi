@@ -33,6 +33,22 @@ def max_threads():
 # input validation
 # --------------------------------------------------------------------------------------------------
 
+cdef inline float _limit_f(double limit) noexcept nogil:
+    """The largest float32 at most limit: comparing a float32 value with it gives the same
+    answer as comparing the value with limit in float64."""
+    cdef float limf = <float> limit
+    return nextafterf(limf, 0) if <double> limf > limit else limf
+
+
+cdef inline Py_ssize_t _count_out(const floating *p, Py_ssize_t n,
+                                  double limit) noexcept nogil:
+    """The number of the n values at p that are NaN or outside [-limit, limit]."""
+    if floating is double:
+        return mlsom_count_out_d(p, n, limit)
+    else:
+        return mlsom_count_out_f(p, n, _limit_f(limit))
+
+
 def count_out_of_range(const floating[:, ::1] X, double limit, long long n_threads_asked):
     """The number of values of X that are NaN or outside [-limit, limit] (infinities included):
     one pass, blocks of rows over the threads (a float32 X is compared with the largest float32
@@ -40,12 +56,9 @@ def count_out_of_range(const floating[:, ::1] X, double limit, long long n_threa
     cdef int n_threads = mlsom_cap_threads(n_threads_asked)
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], rb, nb, b, e
     cdef Py_ssize_t bad = 0
-    cdef float limf = <float> limit
     cdef const floating *px
     if n == 0 or A == 0:
         return 0
-    if <double> limf > limit:
-        limf = nextafterf(limf, 0)
     px = &X[0, 0]
     rb = max(1, 65536 // A)   # rows per block: about 64k values
     nb = (n + rb - 1) // rb
@@ -54,10 +67,7 @@ def count_out_of_range(const floating[:, ::1] X, double limit, long long n_threa
     with nogil:
         for b in prange(nb, schedule="static", num_threads=n_threads):
             e = min(n, (b + 1) * rb)
-            if floating is double:
-                bad += mlsom_count_out_d(px + b * rb * A, (e - b * rb) * A, limit)
-            else:
-                bad += mlsom_count_out_f(px + b * rb * A, (e - b * rb) * A, limf)
+            bad += _count_out(px + b * rb * A, (e - b * rb) * A, limit)
     return bad
 
 
@@ -92,18 +102,12 @@ def arrivals_ok(const floating[:, ::1] Xl, const label_t[:, ::1] Yl, const int64
     non-decreasing within 0..n. One pass, no allocation; the caller's general checks say what
     is wrong when not."""
     cdef Py_ssize_t nl = Xl.shape[0]
-    cdef float limf = <float> limit
     cdef bint ok
     if Yl.shape[0] != nl or after.shape[0] != nl:
         return False
     if nl == 0 or Xl.shape[1] == 0 or Yl.shape[1] == 0:
         return False  # (the general checks take these)
-    if <double> limf > limit:
-        limf = nextafterf(limf, 0)
     with nogil:
-        if floating is double:
-            ok = mlsom_count_out_d(&Xl[0, 0], nl * Xl.shape[1], limit) == 0
-        else:
-            ok = mlsom_count_out_f(&Xl[0, 0], nl * Xl.shape[1], limf) == 0
-        ok = ok and _labels_after_ok(&Yl[0, 0], &after[0], nl, Yl.shape[1], n)
+        ok = (_count_out(&Xl[0, 0], nl * Xl.shape[1], limit) == 0
+              and _labels_after_ok(&Yl[0, 0], &after[0], nl, Yl.shape[1], n))
     return bool(ok)

@@ -343,23 +343,6 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
     return best_t
 
 
-cdef inline Py_ssize_t _first_below(const double *ms, Py_ssize_t n, double m,
-                                    bint strict) noexcept nogil:
-    """The first position of the descending margins ms[:n] whose margin is < m (strict) or
-    <= m: a binary search on the contiguous copy, without a branch on the margins (which
-    follow no pattern a branch could predict)."""
-    cdef Py_ssize_t base = 0, half
-    cdef bint above
-    if n == 0:
-        return 0
-    while n > 1:
-        half = n // 2
-        above = ms[base + half - 1] > m or (strict and ms[base + half - 1] == m)
-        base = base + half * above
-        n = n - half
-    return base + (ms[base] > m or (strict and ms[base] == m))
-
-
 cdef inline void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y,
                             double m) noexcept nogil:
     """Label c's new entry, in its ring's next slot (over the oldest once the ring is full). The

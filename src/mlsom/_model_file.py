@@ -27,7 +27,7 @@ import zipfile
 import numpy as np
 
 from ._core import PAIR_TRIES
-from ._validation import MAX_ABS_VALUE, MAX_ABS_VALUE_32
+from ._validation import value_limit
 
 FORMAT = 1
 STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
@@ -576,7 +576,7 @@ def check_state(a, meta, grid_size):
         bad(f"N = {N} is below a neuron's count")
     if int(counts.max()) > MAX_COUNT:
         bad("a neuron's count beyond 2**53")
-    limit = MAX_ABS_VALUE_32 if Wt.dtype == np.float32 else MAX_ABS_VALUE
+    limit = value_limit(Wt.dtype)
     if np.abs(Wt).max() > _moved_limit(limit, Wt.dtype):
         bad(f"weights beyond {limit:g}")
     if "last_positive" in a:

@@ -16,8 +16,6 @@ from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
 from ._validation import (
-    MAX_ABS_VALUE,
-    MAX_ABS_VALUE_32,
     _describe,
     as_array,
     as_numeric,
@@ -28,6 +26,7 @@ from ._validation import (
     check_option,
     check_partial_labels,
     effective_n_threads,
+    value_limit,
 )
 from .evaluation import confusion_counts, macro_f1
 from .exceptions import ConvergenceWarning
@@ -1416,8 +1415,7 @@ def _arrivals_as_given(st, X_l, Y_l, after, n, dtype):
         and after.flags.c_contiguous
     ):
         return None
-    limit = MAX_ABS_VALUE_32 if dtype == np.float32 else MAX_ABS_VALUE
-    if not _core.arrivals_ok(X_l, Y_l, after, n, limit):
+    if not _core.arrivals_ok(X_l, Y_l, after, n, value_limit(dtype)):
         return None
     return {"Xl": X_l, "Yl": Y_l.view(np.int8), "after": after}
 

@@ -121,6 +121,11 @@ def _from_pandas(X):
     return X.to_numpy(dtype=np.float32 if f32 else np.float64, na_value=np.nan)
 
 
+def value_limit(dtype):
+    """The largest absolute value a feature, and so a neuron, may take in ``dtype``."""
+    return MAX_ABS_VALUE_32 if np.dtype(dtype) == np.float32 else MAX_ABS_VALUE
+
+
 def check_features(
     name, X, *, n_features=None, allow_empty=False, dtype=np.float64, estimator=None, n_threads=1
 ):
@@ -160,7 +165,7 @@ def check_features(
     if dtype is None:
         dtype = np.float32 if arr.dtype == np.float32 else np.float64
     dtype = np.dtype(dtype)
-    limit = MAX_ABS_VALUE_32 if dtype == np.float32 else MAX_ABS_VALUE
+    limit = value_limit(dtype)
     # checked in the input's own precision (float64 for anything but float32), then converted
     arr = np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
     # one compiled pass (no temporary array, in parallel) settles the common case; only a
