@@ -174,6 +174,24 @@ def ref_fit(
     if variant == "robust":  # the acceptance offset, its gain and target (the training z)
         z0 = int(np.trace(T)) / n
         state.update(theta=0.0, gain=0.01, z0=z0, cbar=z0, alpha=0.005, band=0.1)
+        # the drift gate: each label's training mean, the recent mean of what it learns from
+        # online (its training mean to begin with), and the squared distance between them that
+        # opens the gate: 0.7^2 times the training rows' mean squared distance from their mean
+        A = X.shape[1]
+        center, limit = np.zeros((L, A)), np.zeros(L)
+        for j in range(L):
+            if maps[j] is not None:
+                Xj = X[Y[:, j] == 1]
+                center[j] = Xj.mean(axis=0)
+                limit[j] = 0.7 * 0.7 * float(((Xj - center[j]) ** 2).sum(axis=1).mean())
+        state["drift"] = dict(
+            center=center,
+            mean=center.copy(),
+            limit=limit,
+            open=np.zeros(L, bool),
+            beta=0.002,
+            sigma=0.2 * d,
+        )
     return state
 
 
@@ -354,6 +372,9 @@ def stream_step(state, x, eta=0.05):
         n_b = maps[c]["counts"][b]
         maps[c]["averout"][b] = (n_b * maps[c]["averout"][b] + math.exp(-dist)) / (n_b + 1)
         maps[c]["counts"][b] += 1
+    if "drift" in state:  # (3b) robust variant: the drift gate of every label learnt from
+        for c in learnt:
+            drift_step(state, c, bmu[c], x, eta)
     for j in Y_hat:  # (4) co-occurrence counts (P is recomputed from T and N on use)
         for k in Y_hat:
             state["T"][j, k] += 1
@@ -365,6 +386,34 @@ def stream_step(state, x, eta=0.05):
             if (err > 0 and n_y > 1) or (err < 0 and state["n_rej"] > 0):
                 state["theta"] = state["theta"] + state["gain"] * err
     return Y_hat
+
+
+def drift_step(state, c, b, x, eta):
+    """Robust variant: label c learnt from x (its best-matching unit b): its recent mean moves
+    towards x; once that mean is farther from the training mean than the limit (squared
+    distances, summed in feature order), the gate is open for good, and every other neuron u
+    of the map moves towards x by eta * exp(-g^2 / (2 sigma^2)), g its grid distance to b."""
+    dr = state["drift"]
+    m = dr["mean"][c]
+    m += dr["beta"] * (x - m)
+    dd = 0.0
+    for i in range(len(m)):
+        dd += (m[i] - dr["center"][c, i]) * (m[i] - dr["center"][c, i])
+    if not dr["open"][c] and dd > dr["limit"][c]:
+        dr["open"][c] = True
+    if not dr["open"][c]:
+        return
+    mp = state["maps"][c]
+    rb, cb = mp["pos"][b]
+    for u in range(len(mp["weights"])):
+        if u == b:
+            continue
+        ru, cu = mp["pos"][u]
+        dc = (2 * cu + ru % 2) - (2 * cb + rb % 2)
+        g2 = (dc * dc + 3 * (ru - rb) ** 2) / 4.0
+        h = math.exp(-g2 / (2.0 * dr["sigma"] * dr["sigma"]))
+        w = mp["weights"][u]
+        w += (eta * h) * (x - w)
 
 
 OFFSET_WINDOW, OFFSET_MIN, OFFSET_EVERY, CARD_RATE = 500, 50, 25, 0.02

@@ -210,6 +210,84 @@ def test_random_order_stream_matches_reference(L, d, A, nb, dist, zc, seed, offs
     assert m2.acceptance_offset_ == model.acceptance_offset_
 
 
+GATE_CASES = [
+    # L, d, A, neighbourhood, averOut distance, zero rule, seed
+    (2, 3, 2, "bubble", "euclidean", "reject", 0),
+    (3, 4, 3, "gaussian", "sqeuclidean", "skip", 1),
+    (4, 3, 2, "bubble", "sqeuclidean", "reject", 2),
+    (2, 5, 4, "gaussian", "euclidean", "skip", 3),
+]
+
+
+def assert_same_drift(model, st):
+    dr = st["drift"]
+    np.testing.assert_array_equal(model.moving_maps_, dr["open"])
+    np.testing.assert_array_equal(model._state["drift_center"], dr["center"])
+    np.testing.assert_array_equal(model._state["drift_mean"], dr["mean"])
+    np.testing.assert_array_equal(model._state["drift_limit"], dr["limit"])
+
+
+@pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", GATE_CASES)
+def test_drift_gate_matches_reference(L, d, A, nb, dist, zc, seed, tmp_path):
+    """Clusters that go on moving through a long test part: the labels' recent means leave
+    their training means, the gates open, and from then on the maps move as a whole; the
+    predictions, the gates, the recent means and the neurons are the reference's."""
+    X_tr, Y_tr, X_te = drifting_stream(seed, L, A, n_train=1200, n_test=2500, speed=3.0)
+    p = params(
+        d,
+        neighborhood=nb,
+        averout_distance=dist,
+        zero_cooccurrence=zc,
+        variant="robust",
+        min_neuron_size=2,
+    )
+    model, st = fit_both(X_tr, Y_tr, p)
+    assert st["min_gap"] > MIN_GAP, "degenerate data: a training choice is a rounding tie"
+    assert_same_drift(model, st)
+    assert not model.moving_maps_.any()  # every gate starts closed
+    Y_ref, st = ref.ref_stream(st, X_te, eta=p["learning_rate"])
+    assert st["min_gap"] > MIN_GAP, "degenerate data: a stream choice is a rounding tie"
+    Y_pkg = model.predict_stream(X_te)
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    explained(st, assert_same_state, model, st)
+    assert_same_drift(model, st)
+    assert model.acceptance_offset_ == st["theta"]
+    # what the case is there for: some gate opened, and a map larger than one neuron moved
+    # as a whole (its neurons are not the paper's moves alone)
+    assert model.moving_maps_.any(), "no gate opened: the case tests nothing"
+    assert any(
+        model.moving_maps_[j] and len(w) > 1 for j, w in enumerate(model.weights_) if w is not None
+    )
+    # in chunks, and through a model file and a pickle half way: the same stream
+    m2, _ = fit_both(X_tr, Y_tr, p)
+    half = len(X_te) // 2
+    Y2 = [m2.predict_stream(X_te[:777]), m2.predict_stream(X_te[777:half])]
+    back = pickle.loads(pickle.dumps(m2))
+    m2.save(tmp_path / "m.npz")
+    loaded = SOMStreamClassifier.load(tmp_path / "m.npz")
+    for resumed in (back, loaded):
+        Y3 = np.concatenate([*Y2, resumed.predict_stream(X_te[half:])])
+        np.testing.assert_array_equal(Y3, Y_pkg)
+        np.testing.assert_array_equal(resumed.moving_maps_, model.moving_maps_)
+        for a, b in zip(resumed.weights_, model.weights_, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_drift_gate_stays_closed_on_a_stationary_stream():
+    """A stream drawn like its training set never moves the recent means far: the gates stay
+    closed, and the robust variant's maps move as the paper's do (the reference without its
+    gate gives the same predictions and neurons)."""
+    X_tr, Y_tr, X_te = make_stream(4, 3, 3, n_train=600, n_test=1500)
+    p = params(3, variant="robust")
+    model, st = fit_both(X_tr, Y_tr, p)
+    del st["drift"]
+    Y_ref, st = ref.ref_stream(st, X_te, eta=p["learning_rate"])
+    Y_pkg = model.predict_stream(X_te)
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    explained(st, assert_same_state, model, st)
+    assert not model.moving_maps_.any()
+
+
 def test_default_is_the_papers_state_and_file(tmp_path):
     X_tr, Y_tr, _ = drifting_stream(0, 3, 2)
     a = fit(X_tr, Y_tr, **params(3))
@@ -313,9 +391,109 @@ def test_tampered_file_variant_is_refused(tmp_path):
         SOMStreamClassifier.load(tmp_path / "bad.npz")
 
 
-def test_every_simd_path_fits_the_same_robust_model():
-    X_tr, Y_tr, X_te = drifting_stream(5, 3, 4)
-    p = params(3, variant="robust", min_neuron_size=2)
+def test_tampered_drift_gate_is_refused(tmp_path):
+    from mlsom import _model_file
+
+    X_tr, Y_tr, X_te = drifting_stream(0, 2, 2)
+    model = fit(X_tr, Y_tr, **params(2, variant="robust", min_neuron_size=2))
+    model.predict_stream(X_te)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    meta, arrays = _model_file.read(path)
+    assert set(_model_file.DRIFT_ARRAYS) <= set(arrays)
+
+    def changed(key, fn):
+        a = {k: v.copy() for k, v in arrays.items()}
+        a[key] = fn(a[key])
+        return a
+
+    def put(v, where, value):
+        v = v.astype(v.dtype)
+        v[where] = value
+        return v
+
+    cases = [
+        (changed("drift_mean", lambda v: put(v, (0, 0), np.nan)), "drift_mean"),
+        (changed("drift_mean", lambda v: put(v, (1, 1), 1e101)), "drift_mean"),
+        (changed("drift_center", lambda v: put(v, (0, 1), -np.inf)), "drift_center"),
+        (changed("drift_limit", lambda v: put(v, 0, -1.0)), "drift_limit"),
+        (changed("drift_limit", lambda v: put(v, 1, np.nan)), "drift_limit"),
+        (changed("drift_open", lambda v: put(v, 0, 2)), "drift_open"),
+        (changed("drift_open", lambda v: v.astype(np.int64)), "drift_open has dtype"),
+        (changed("drift_mean", lambda v: v[:, :1].copy()), "drift_mean has dtype"),
+        (changed("drift_center", lambda v: v.astype(np.float32)), "drift_center has dtype"),
+        ({k: v for k, v in arrays.items() if k != "drift_limit"}, "'drift_limit' is missing"),
+    ]
+    for bad_arrays, match in cases:
+        bad_path = tmp_path / "bad.npz"
+        _model_file.write(bad_path, meta, bad_arrays)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(bad_path)
+    # the paper's variant has no gate
+    meta_p = json.loads(json.dumps(meta))
+    del meta_p["fitted"]["variant"], meta_p["fitted"]["acceptance"]
+    _model_file.write(tmp_path / "bad.npz", meta_p, arrays)
+    with pytest.raises(ValueError, match="drift gate arrays given for the paper's variant"):
+        SOMStreamClassifier.load(tmp_path / "bad.npz")
+    # a robust file from before the gate existed loads, and its maps never move as a whole
+    old = {k: v for k, v in arrays.items() if k not in _model_file.DRIFT_ARRAYS}
+    _model_file.write(tmp_path / "old.npz", meta, old)
+    before = SOMStreamClassifier.load(tmp_path / "old.npz")
+    assert before.moving_maps_ is None and before.variant_ == "robust"
+    st = ref_state_without_gate(before)
+    Y_ref, _ = ref.ref_stream(st, X_te, eta=before.learning_rate)
+    np.testing.assert_array_equal(before.predict_stream(X_te), Y_ref)
+
+
+def ref_state_without_gate(model):
+    """The reference state of a fitted robust model without a drift gate (its maps, counts and
+    acceptance offset as they are)."""
+    maps = []
+    for j in range(model.n_labels_):
+        if model.weights_[j] is None:
+            maps.append(None)
+            continue
+        maps.append(
+            dict(
+                weights=np.array(model.weights_[j], dtype=np.float64),
+                averout=np.array(model.averout_[j], dtype=np.float64),
+                counts=np.array(model.neuron_counts_[j], dtype=np.int64),
+                pos=np.array(model.grid_positions_[j]),
+            )
+        )
+    ctl = model._state["ctl"]
+    return dict(
+        L=model.n_labels_,
+        T=np.array(model.T_, dtype=np.int64),
+        N=int(model._state["NS"][0]),
+        S=int(model._state["NS"][1]),
+        k_nn=int(model.k_nn_),
+        maps=maps,
+        squared=model._state["squared"],
+        skip=model.zero_cooccurrence == "skip",
+        min_gap=np.inf,
+        equal_mean_ties=0,
+        theta=float(ctl[0]),
+        gain=float(ctl[1]),
+        z0=float(ctl[2]),
+        cbar=float(ctl[3]),
+        alpha=float(ctl[4]),
+        band=float(ctl[5]),
+    )
+
+
+@pytest.mark.parametrize("gates", ["closed", "open"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_simd_path_fits_the_same_robust_model(gates, dtype):
+    """Every SIMD path, and every distance exact (no screening), give the same model and
+    predictions; with the drift gates open, the maps' whole moves keep the screening copy in
+    step (a stale copy would change which distances are computed exactly, and so decisions)."""
+    if gates == "open":
+        X_tr, Y_tr, X_te = drifting_stream(2, 4, 5, n_train=1200, n_test=2500, speed=3.0)
+    else:
+        X_tr, Y_tr, X_te = drifting_stream(5, 3, 4)
+    X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
+    p = params(4 if gates == "open" else 3, variant="robust", min_neuron_size=2)
     ref_model = None
     for level in _testing.simd_levels() + [None]:
         switch = {"simd": level} if level is not None else {"screening": False}
@@ -328,6 +506,8 @@ def test_every_simd_path_fits_the_same_robust_model():
         for a, b in zip(ref_model.weights_, m.weights_, strict=True):
             np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(Y, ref_Y)
+        np.testing.assert_array_equal(m.moving_maps_, ref_model.moving_maps_)
+    assert ref_model.moving_maps_.any() == (gates == "open")
 
 
 def test_river_adapter_passes_the_variant():

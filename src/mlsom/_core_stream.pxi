@@ -197,13 +197,107 @@ cdef inline Py_ssize_t _to_move(const floating *x, const float *d, double gap,
     return nb
 
 
+ctypedef struct Drift:
+    # the robust variant's drift gate (docs/method.md, "Maps that follow a moving label")
+    double *mean          # (L, A) IN/OUT the recent mean of the instances each label learnt from
+    const double *center  # (L, A) the mean of its training rows
+    const double *limit   # (L) the squared distance from center past which its gate opens
+    uint8_t *open         # (L) IN/OUT whether it has opened (it stays open)
+    const int64_t *pos    # (M, 2) each neuron's (row, column) on its map
+    double beta           # the recent mean's weight of a new instance
+    double two_s2         # 2 sigma^2 of the neighbourhood, in grid units
+    double *rate          # (M) scratch: each neuron's step eta h
+    float *acc            # (4, M) scratch: the moved neurons' norms and look-ahead products
+
+
+cdef void _drift_step(const floating *x, floating *wt, Py_ssize_t A, Py_ssize_t M,
+                      const int64_t *offsets, Py_ssize_t c, Py_ssize_t b, double eta,
+                      Drift *dr, float *Ws, float *ww, const double *cc, double *wwmax,
+                      const float *xp, const double *xxp, float *gnext,
+                      Py_ssize_t npend) noexcept nogil:
+    """Label c learnt from x with its best-matching unit b: its recent mean moves towards x,
+    then (summed in feature order) its squared distance from the training mean opens the gate
+    when past the limit; once open, every other neuron u of the map moves towards x by
+    eta h(u, b), h = exp(-g^2 / (2 sigma^2)), g the hexagonal grid distance (Kohonen's online
+    rule). The map's neurons are contiguous columns of wt: the moves go feature by feature
+    over them (_kernels_moves.h, vectorised over the neurons), each neuron's sums in feature
+    order, as _move_neuron makes them, so the screening copy, its norms and the look-ahead
+    follow bit for bit as they do after _move_neuron."""
+    cdef Py_ssize_t i, u, lo = offsets[c], hi = offsets[c + 1]
+    cdef double *m = dr.mean + c * A
+    cdef const double *ctr = dr.center + c * A
+    cdef double dd = 0.0, t, g2, ci
+    cdef int64_t dc, drow, cb
+    cdef floating xi
+    cdef floating *row
+    cdef float *wsr
+    cdef float x0, x1, x2
+    cdef float *nr = dr.acc
+    cdef float *g0 = dr.acc + M
+    cdef float *g1 = dr.acc + 2 * M
+    cdef float *g2p = dr.acc + 3 * M
+    cdef double *f = dr.rate
+    for i in range(A):
+        m[i] = m[i] + dr.beta * (<double> x[i] - m[i])
+        t = m[i] - ctr[i]
+        dd = dd + t * t
+    if not dr.open[c]:
+        if not dd > dr.limit[c]:
+            return
+        dr.open[c] = 1
+    if hi - lo < 2:
+        return
+    cb = 2 * dr.pos[2 * b + 1] + dr.pos[2 * b] % 2   # twice the x coordinate: exact
+    for u in range(lo, hi):
+        dc = 2 * dr.pos[2 * u + 1] + dr.pos[2 * u] % 2 - cb
+        drow = dr.pos[2 * u] - dr.pos[2 * b]
+        g2 = <double> (dc * dc + 3 * drow * drow) / 4.0
+        f[u] = eta * exp(-g2 / dr.two_s2)
+        nr[u] = 0
+        g0[u] = 0
+        g1[u] = 0
+        g2p[u] = 0
+    for i in range(A):
+        row = wt + i * M
+        wsr = Ws + i * M
+        xi = x[i]
+        ci = cc[i]
+        x0 = xp[i] if npend > 0 else 0
+        x1 = xp[A + i] if npend > 1 else 0
+        x2 = xp[2 * A + i] if npend > 2 else 0
+        # the neurons before the winner, then those after it (the winner has moved already)
+        if floating is double:
+            mlsom_move_row_d(row + lo, wsr + lo, f + lo, nr + lo, g0 + lo, g1 + lo, g2p + lo,
+                             b - lo, xi, ci, x0, x1, x2)
+            mlsom_move_row_d(row + b + 1, wsr + b + 1, f + b + 1, nr + b + 1, g0 + b + 1,
+                             g1 + b + 1, g2p + b + 1, hi - b - 1, xi, ci, x0, x1, x2)
+        else:
+            mlsom_move_row_f(row + lo, wsr + lo, f + lo, nr + lo, g0 + lo, g1 + lo, g2p + lo,
+                             b - lo, xi, ci, x0, x1, x2)
+            mlsom_move_row_f(row + b + 1, wsr + b + 1, f + b + 1, nr + b + 1, g0 + b + 1,
+                             g1 + b + 1, g2p + b + 1, hi - b - 1, xi, ci, x0, x1, x2)
+    for u in range(lo, hi):
+        if u == b:
+            continue
+        ww[u] = nr[u]
+        if nr[u] > wwmax[0]:
+            wwmax[0] = nr[u]
+        if npend > 0:
+            gnext[u] = (<float> xxp[0] + nr[u]) + g0[u]
+        if npend > 1:
+            gnext[M + u] = (<float> xxp[1] + nr[u]) + g1[u]
+        if npend > 2:
+            gnext[2 * M + u] = (<float> xxp[2] + nr[u]) + g2p[u]
+
+
 cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floating *wt,
                            Py_ssize_t A, Py_ssize_t M, const int32_t *ncls,
                            const int64_t *offsets, Py_ssize_t L, int64_t *t, double *logC,
                            double *logA, int64_t *counts, Py_ssize_t k_nn, Py_ssize_t n_rank,
                            floating eta, bint squared, bint skip_zero, float *Ws, float *ww,
                            const double *cc, double *wwmax, const float *xp, const double *xxp,
-                           float *gnext, Py_ssize_t npend, uint8_t *y, Work *w) noexcept nogil:
+                           float *gnext, Py_ssize_t npend, uint8_t *y, Drift *dr,
+                           Work *w) noexcept nogil:
     """Algorithm 1 for one instance x, given its screening values d and their gap: classify x
     (OUT y, its row of predictions), move the best-matching unit of every predicted map towards
     it, update their averOut, then T and the conditional probabilities. Returns the number of
@@ -211,7 +305,8 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
 
     The screening copy (Ws, ww; IN/OUT wwmax, the largest ww) follows the moved neurons; the
     screening values gnext of the npend (at most 3) instances of the block still to come
-    (centred xp, squared norms xxp) are recomputed for each moved neuron."""
+    (centred xp, squared norms xxp) are recomputed for each moved neuron. With the robust
+    variant's drift gate (dr), each learnt label then takes its _drift_step."""
     cdef Py_ssize_t c, b, r2, n_pred, nb, n_rk, k, j, m
     cdef floating s[2]
     cdef float nrm[2]
@@ -251,6 +346,11 @@ cdef Py_ssize_t _learn_one(const floating *x, const float *d, double gap, floati
             _update_averout(logA, counts, b, s[j] if squared else sqrt(<double> s[j]))
             _lower_logA(w, logA, ncls, b)
         k += m
+    # 3b. the robust variant's drift gate, label by label: once open, the map moves as a whole
+    if dr != NULL:
+        for k in range(nb):
+            _drift_step(x, wt, A, M, offsets, ncls[w.moved[k]], w.moved[k], eta, dr, Ws, ww, cc,
+                        wwmax, xp, xxp, gnext, npend)
     # 4. the co-occurrence counts and conditional probabilities
     _update_cooccurrence(t, logC, L, w.in_y, w.rdirty if w.has_bounds else NULL)
     return n_pred
@@ -779,7 +879,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            floating[:, ::1] alt_place=None,
            int8_t[::1] alt_uses=None,
            uint8_t[::1] alt_strong=None, uint8_t[::1] pair_ring=None,
-           int64_t[::1] pair_total=None):
+           int64_t[::1] pair_total=None, double[:, ::1] drift_mean=None,
+           const double[:, ::1] drift_center=None, const double[::1] drift_limit=None,
+           uint8_t[::1] drift_open=None, const int64_t[:, ::1] positions=None,
+           double drift_beta=0.0, double drift_sigma=1.0):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
     the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
@@ -813,6 +916,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     labels only: corrections="tested"): IN/OUT alt_place (M, A) where each neuron's other
     choice would have put it, alt_uses (M) its tries (-1: none pending), alt_strong (M) whether
     the strong choice was made, pair_ring (win) the last pairs, pair_total (1) pairs ever.
+    The robust variant's drift gate (optional, all or none, checked by the caller): IN/OUT
+    drift_mean (L, A) each label's recent mean of the instances it learnt from, drift_open (L)
+    whether its gate opened; drift_center (L, A) its training mean, drift_limit (L) the squared
+    distance from it that opens the gate, positions (M, 2) the neurons' grid places,
+    drift_beta the recent mean's weight of a new instance, drift_sigma the neighbourhood's
+    width (_drift_step). Labelled instances leave them as they are.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
@@ -837,6 +946,28 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef const double *pzl = NULL
     cdef Pairs pairs
     cdef Pairs *pr = NULL
+    cdef Drift drift
+    cdef Drift *dr = NULL
+    drift.rate = NULL
+    drift.acc = NULL
+    if drift_mean is not None:
+        if (drift_center is None or drift_limit is None or drift_open is None
+                or positions is None or drift_mean.shape[0] != L or drift_mean.shape[1] != A
+                or drift_center.shape[0] != L or drift_center.shape[1] != A
+                or drift_limit.shape[0] != L or drift_open.shape[0] != L
+                or positions.shape[0] != M or positions.shape[1] != 2
+                or not (0.0 < drift_beta <= 1.0) or not (drift_sigma > 0.0)):
+            raise ValueError("drift_mean, drift_center, drift_limit, drift_open and positions "
+                             "must come together, shaped (L, A), (L, A), (L,), (L,) and (M, 2), "
+                             "with 0 < drift_beta <= 1 and drift_sigma > 0")
+        drift.mean = &drift_mean[0, 0]
+        drift.center = &drift_center[0, 0]
+        drift.limit = &drift_limit[0]
+        drift.open = &drift_open[0]
+        drift.pos = &positions[0, 0]
+        drift.beta = drift_beta
+        drift.two_s2 = 2.0 * drift_sigma * drift_sigma
+        dr = &drift
     lmem.nslot = NULL
     lmem.nmarg = NULL
     if alt_place is not None:
@@ -902,7 +1033,11 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     if pr != NULL:
         pairs.d2 = <float *> malloc(M * sizeof(float))
         pairs.w2 = _work_alloc(M, L)
+    if dr != NULL:
+        drift.rate = <double *> malloc(M * sizeof(double))
+        drift.acc = <float *> malloc(4 * M * sizeof(float))
     if (w == NULL or G == NULL or X2 == NULL or known == NULL
+            or (dr != NULL and (drift.rate == NULL or drift.acc == NULL))
             or (lm != NULL and (lmem.nslot == NULL or lmem.nmarg == NULL))
             or (pr != NULL and (pairs.d2 == NULL or pairs.w2 == NULL))):
         _work_free(w)
@@ -911,6 +1046,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(known)
         free(lmem.nslot)
         free(lmem.nmarg)
+        free(drift.rate)
+        free(drift.acc)
         if pr != NULL:
             free(pairs.d2)
             _work_free(pairs.w2)
@@ -976,7 +1113,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                             <floating> eta, squared, skip_zero, &Ws[0, 0],
                                             &ww[0], &cc[0], &wwmax, X2 + (e + 1) * A,
                                             xxb + e + 1, G + (e + 1) * M,
-                                            nb - e - 1 if screening else 0, &Y[idx[e], 0], w)
+                                            nb - e - 1 if screening else 0, &Y[idx[e], 0],
+                                            dr, w)
                         S += n_pred
                         if use_ctl:
                             cbar = cbar + alpha * (<double> n_pred - cbar)
@@ -999,6 +1137,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         free(known)
         free(lmem.nslot)
         free(lmem.nmarg)
+        free(drift.rate)
+        free(drift.acc)
         if pr != NULL:
             free(pairs.d2)
             _work_free(pairs.w2)

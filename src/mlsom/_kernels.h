@@ -27,7 +27,8 @@
  * per kernel family, each with its plain-C bodies (compiled once per path by MLSOM_DEFINE_PATH)
  * and its hand-written AVX2 and AVX-512F kernels: _kernels_screen.h (screening values, the
  * smallest two), _kernels_sums.h (the batch update's sums), _kernels_search.h (the ranking's
- * passes over one instance's values), _kernels_lanes.h (frozen scoring 16 rows at a time).
+ * passes over one instance's values), _kernels_lanes.h (frozen scoring 16 rows at a time),
+ * _kernels_moves.h (the robust variant's moves of a whole map).
  */
 #ifndef MLSOM_KERNELS_H
 #define MLSOM_KERNELS_H
@@ -106,6 +107,7 @@ static inline __mmask16 mlsom_mask16(Py_ssize_t left)
 #include "_kernels_sums.h"
 #include "_kernels_search.h"
 #include "_kernels_lanes.h"
+#include "_kernels_moves.h"
 
 /* Input validation: how many of x[0:n] are NaN or outside [-lim, lim] (a NaN fails both
  * compares). The compares are joined with a bitwise & so that the loop has no branch and the
@@ -155,7 +157,11 @@ static void mlsom_prefetch(const void *p, Py_ssize_t n)
         MLSOM_GATHER_RANGE_BODY(float)                                                   \
     ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float)  \
     ATTR static void mlsom_count_maps_f_##SUFFIX MLSOM_COUNT_MAPS_ARGS(float)            \
-        MLSOM_COUNT_MAPS_BODY(float)
+        MLSOM_COUNT_MAPS_BODY(float)                                                     \
+    ATTR static void mlsom_move_row_d_##SUFFIX MLSOM_MOVE_ROW_ARGS(double)               \
+        MLSOM_MOVE_ROW_BODY(double)                                                      \
+    ATTR static void mlsom_move_row_f_##SUFFIX MLSOM_MOVE_ROW_ARGS(float)                \
+        MLSOM_MOVE_ROW_BODY(float)
 
 MLSOM_DEFINE_PATH(base, )
 #ifdef MLSOM_X86_DISPATCH
@@ -230,6 +236,8 @@ static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
 static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
 static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
+static mlsom_move_row_d_fn mlsom_move_row_d = mlsom_move_row_d_base;
+static mlsom_move_row_f_fn mlsom_move_row_f = mlsom_move_row_f_base;
 typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                       Py_ssize_t M, const float *base, const float *ww,
                                       float *gt, int32_t *idx, float *m1, float *m2);
@@ -279,6 +287,8 @@ static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
         mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX;                            \
         mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
         mlsom_count_maps_f = mlsom_count_maps_f_##SUFFIX;                               \
+        mlsom_move_row_d = mlsom_move_row_d_##SUFFIX;                                   \
+        mlsom_move_row_f = mlsom_move_row_f_##SUFFIX;                                   \
     } while (0)
 
 /* For the kernel benchmark (benchmarks/kernel_gains.py, through mlsom._testing): hand-written

@@ -66,6 +66,11 @@ PERSIST_ARRAYS = (
     "persist_ring",
     "persist_total",
 )
+# written for the robust variant's models (a robust file without them predates them: its maps
+# never move as a whole): the drift gate, each label's recent mean of the instances it learnt
+# from online and its training mean (float64, (L, A)), the squared distance between the two
+# that opens its gate, and whether it has opened
+DRIFT_ARRAYS = ("drift_mean", "drift_center", "drift_limit", "drift_open")
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -232,7 +237,15 @@ def _read_archive(zf, file_size):
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
-    wanted = {"meta", *STATE_ARRAYS, *LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS}
+    wanted = {
+        "meta",
+        *STATE_ARRAYS,
+        *LABELLED_ARRAYS,
+        *RULE_ARRAYS,
+        *PAIR_ARRAYS,
+        *PERSIST_ARRAYS,
+        *DRIFT_ARRAYS,
+    }
     members = {}
     for info in infos:
         key = info.filename[:-4] if info.filename.endswith(".npy") else None
@@ -242,7 +255,7 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
-    for group in (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS, PERSIST_ARRAYS):
+    for group in (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS, PERSIST_ARRAYS, DRIFT_ARRAYS):
         if 0 < len(missing & set(group)) < len(group):
             raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
     if missing.isdisjoint(RULE_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
@@ -251,7 +264,7 @@ def _read_archive(zf, file_size):
         raise _Bad("inconsistent model file: 'label_offsets' is missing")
     if missing.isdisjoint(PERSIST_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
         raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS}
+    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS, *DRIFT_ARRAYS}
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
     total = 0
@@ -381,6 +394,16 @@ def _check_shapes(headers):
             ("persist_flags", "u1", (3,)),
             ("persist_ring", "u1", (PAIR_WINDOW,)),
             ("persist_total", "i8", (1,)),
+        ):
+            dtype, got = headers[key][0], headers[key][1]
+            if dtype.str[1:] != kind or got != shape:
+                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+    if "drift_open" in headers:
+        for key, kind, shape in (
+            ("drift_mean", "f8", (L, A)),
+            ("drift_center", "f8", (L, A)),
+            ("drift_limit", "f8", (L,)),
+            ("drift_open", "u1", (L,)),
         ):
             dtype, got = headers[key][0], headers[key][1]
             if dtype.str[1:] != kind or got != shape:
@@ -524,6 +547,22 @@ def _npy_data(zf, info, header):
 # ---------------------------------------------------------------------------------------- values
 
 
+def _check_drift(a, sizes, limit):
+    """The robust variant's drift gate (DRIFT_ARRAYS): values the online phase can use."""
+    mean, center = a["drift_mean"], a["drift_center"]
+    lim, opened = a["drift_limit"], a["drift_open"]
+    # (means of instances, each within the instances' bound)
+    _check_bounded(mean, "drift_mean", _moved_limit(limit, np.float64))
+    _check_bounded(center, "drift_center", _moved_limit(limit, np.float64))
+    if not np.all(np.isfinite(lim)) or np.any(lim < 0):
+        raise _Bad("inconsistent model file: drift_limit: non-finite or negative values")
+    if np.any(opened > 1) or np.any((opened == 1) & (sizes == 0)):
+        raise _Bad(
+            "inconsistent model file: drift_open: values other than 0/1, or set for a label "
+            "without a map"
+        )
+
+
 def check_state(a, meta, grid_size):
     """Check a loaded state's values completely (the compiled kernels trust it); return it with
     the fields the estimator keeps beside the arrays. Raises _Bad."""
@@ -593,6 +632,8 @@ def check_state(a, meta, grid_size):
         _check_pairs(a, limit)
     if "persist_row" in a:
         _check_persistence(a, limit)
+    if "drift_open" in a:
+        _check_drift(a, sizes, limit)
     k = meta.get("k_nn")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

@@ -59,6 +59,15 @@ ACCEPTANCE_GAIN = 0.01
 ACCEPTANCE_SMOOTHING = 0.005
 ACCEPTANCE_BAND = 0.1
 
+#: robust variant, the drift gate: each label's recent mean of the instances it learns from in
+#: the online phase moves by DRIFT_SMOOTHING times (x - mean); once it is farther from the
+#: label's training mean than DRIFT_GATE times the training rows' root mean squared distance
+#: from it, the label's map moves as a whole from then on: the grid neighbours of its winner by
+#: eta exp(-g^2 / (2 sigma^2)), sigma = DRIFT_SIGMA times the grid side
+DRIFT_SMOOTHING = 0.002
+DRIFT_GATE = 0.7
+DRIFT_SIGMA = 0.2
+
 # Labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
 # offset is chosen on the margins of its last MARGIN_WINDOW labelled entries.
 MARGIN_WINDOW = _model_file.MARGIN_WINDOW
@@ -195,7 +204,7 @@ class SOMStreamClassifier(ParamsMixin):
         paper's Algorithm 1); "skip" leaves the factor out, like the threshold does.
     variant : {"paper", "robust"}, default="paper"
         "paper" is the paper's method. "robust" (beyond the paper; docs/method.md, "The robust
-        variant") changes two things. At ``fit`` it drops the neurons that the end of the
+        variant") changes three things. At ``fit`` it drops the neurons that the end of the
         training set no longer reaches: it reads the set's order as time order and removes a
         neuron when its label's last ``STALE_FACTOR`` (20) x n_j / n_b training rows never
         mapped to it (n_j the label's rows, n_b the neuron's), the neuron reached last staying
@@ -207,7 +216,12 @@ class SOMStreamClassifier(ParamsMixin):
         the training set's cardinality, while the recent predicted cardinality is more than
         ``ACCEPTANCE_BAND`` (10 %) away from z0, and unless the move could not change a
         decision; a label accepted only thanks to a negative theta is predicted but not learnt
-        from. ``predict`` uses the current theta.
+        from. ``predict`` uses the current theta. And once the running mean of the instances a
+        label learns from online (rate ``DRIFT_SMOOTHING``, 0.002) is farther from its
+        training rows' mean than ``DRIFT_GATE`` (0.7) times their root mean squared distance
+        from it, the label's drift gate opens for good (``moving_maps_``): its whole map
+        follows, the winner's grid neighbours moving too, by eta exp(-g^2 / (2 sigma^2)),
+        sigma = ``DRIFT_SIGMA`` (0.2) x d.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons.
     n_jobs : int or None, default=None
@@ -256,6 +270,11 @@ class SOMStreamClassifier(ParamsMixin):
     acceptance_offset_ : float or None
         The robust variant's offset theta of the Bayes test (log scale; positive: fewer extra
         labels); None for the paper's.
+    moving_maps_ : ndarray of bool of shape (n_labels,) or None
+        The robust variant's drift gate: True for the labels whose map moves as a whole in the
+        online phase, because the instances they were predicted for moved away from their
+        training rows (docs/method.md); None for the paper's variant, and for a robust model
+        saved before the gate existed.
     label_offsets_ : ndarray of shape (n_labels,)
         Each label's acceptance offset learnt from labelled instances (``partial_fit``): its
         Bayes test accepts it when the test's margin is at least this (0: the paper's test;
@@ -570,6 +589,9 @@ class SOMStreamClassifier(ParamsMixin):
 
         cols, ncls, counts, log_averout, pos, n_iter = [], [], [], [], [], []
         offsets = np.zeros(L + 1, dtype=np.int64)
+        if robust:  # the drift gate's training means and limits (0 for a label without a map)
+            center = np.zeros((L, A), dtype=np.float64)
+            limit = np.zeros(L, dtype=np.float64)
         not_converged = []
         for j in range(L):
             if T[j, j] == 0:
@@ -605,6 +627,7 @@ class SOMStreamClassifier(ParamsMixin):
                 keep[np.argmax(cnt)] = True
             if robust:
                 keep = _fresh_units(bmu, cnt, keep)
+                center[j], limit[j] = _drift_limit(Xj)
             dist = bmu_d2 if squared else np.sqrt(bmu_d2)
             # log averOut_b = log(mean over X_b of exp(-dist)), a log-mean-exp (<= 0), with the C
             # library's exp and log (the same bits on every machine)
@@ -653,6 +676,12 @@ class SOMStreamClassifier(ParamsMixin):
             z0 = float(int(Yi.sum())) / n
             state["ctl"] = np.array(
                 [0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND]
+            )
+            state.update(
+                drift_mean=center.copy(),
+                drift_center=center,
+                drift_limit=limit,
+                drift_open=np.zeros(L, dtype=np.uint8),
             )
         return state
 
@@ -773,6 +802,7 @@ class SOMStreamClassifier(ParamsMixin):
                 **extra,
                 **({"ctl": st["ctl"]} if "ctl" in st else {}),
                 **self._rule_from_labels(st),
+                **_drift_arguments(st),
             )
             if "persist_ring" in st:
                 got = (extra["Xl"], extra["Yl"], extra["after"]) if extra else None
@@ -1176,6 +1206,11 @@ class SOMStreamClassifier(ParamsMixin):
         return None if ctl is None else float(ctl[0])
 
     @property
+    def moving_maps_(self):
+        opened = self._fitted_state().get("drift_open")
+        return None if opened is None else opened.astype(bool)
+
+    @property
     def label_offsets_(self):
         st = self._fitted_state()
         if "label_offsets" not in st:
@@ -1262,6 +1297,7 @@ class SOMStreamClassifier(ParamsMixin):
                 *_model_file.RULE_ARRAYS,
                 *_model_file.PAIR_ARRAYS,
                 *_model_file.PERSIST_ARRAYS,
+                *_model_file.DRIFT_ARRAYS,
             ):
                 if k in st:
                     arrays[k] = np.array(st[k])
@@ -1332,6 +1368,8 @@ class SOMStreamClassifier(ParamsMixin):
                 "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
             )
             state = _model_file.check_state(arrays, meta, d)
+            if variant == "paper" and "drift_open" in state:
+                raise ValueError("drift gate arrays given for the paper's variant")
         except (TypeError, ValueError) as exc:
             msg = str(exc)
             if not msg.startswith("inconsistent model file"):
@@ -1348,6 +1386,31 @@ class SOMStreamClassifier(ParamsMixin):
             state["ctl"] = ctl
         model._state = state
         return model
+
+
+def _drift_limit(Xj):
+    """Robust variant: a label's training mean and the squared distance from it past which its
+    drift gate opens (DRIFT_GATE^2 times the rows' mean squared distance from the mean)."""
+    X64 = np.asarray(Xj, dtype=np.float64)
+    center = X64.mean(axis=0)
+    spread2 = float(((X64 - center) ** 2).sum(axis=1).mean())
+    return center, DRIFT_GATE * DRIFT_GATE * spread2
+
+
+def _drift_arguments(st):
+    """The core's drift-gate arguments (the robust variant; none for the paper's, or a robust
+    model saved before the gate existed)."""
+    if "drift_open" not in st:
+        return {}
+    return {
+        "drift_mean": st["drift_mean"],
+        "drift_center": st["drift_center"],
+        "drift_limit": st["drift_limit"],
+        "drift_open": st["drift_open"],
+        "positions": st["positions"],
+        "drift_beta": DRIFT_SMOOTHING,
+        "drift_sigma": DRIFT_SIGMA * st["grid_size"],
+    }
 
 
 def _check_grid_scores(scores, d):
