@@ -4,12 +4,17 @@ both variants with ``grid_size="auto"``, MINAS-BR and the best lower and upper b
 Usage::
 
     python benchmarks/robust_table.py RUNS.json EXPERIMENT_DIR [--json out.json]
+    python benchmarks/robust_table.py RUNS.json --peers-from TABLE.json [--json out.json]
 
 ``RUNS.json`` is the output of ``benchmarks/robust_variant.py --grid-sizes 1,...,10,auto``
 (both variants, every d and auto, the same seeds); ``EXPERIMENT_DIR`` an ``mlsom experiment``
 output folder with MINAS-BR and the bounds on the same streams (its finished run files). Every
 value is the mean over the seeds of the mean over the windows of the cumulative macro F. The
 optimistic d is the paper's variant's best mean over d = 1..10 on the test stream itself.
+
+``--peers-from`` takes MINAS-BR's and the bounds' columns from a table this script wrote
+before (its ``--json``) instead of an experiment folder: they do not depend on mlsom, so a
+change to mlsom's variants needs only ``RUNS.json`` measured again.
 """
 
 from __future__ import annotations
@@ -39,11 +44,23 @@ def _experiment_means(folder):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs")
-    ap.add_argument("experiment")
+    ap.add_argument("experiment", nargs="?")
+    ap.add_argument("--peers-from")
     ap.add_argument("--json")
     opts = ap.parse_args()
+    if (opts.experiment is None) == (opts.peers_from is None):
+        ap.error("give either EXPERIMENT_DIR or --peers-from")
     rows = json.loads(Path(opts.runs).read_text())["runs"]
-    summary = _experiment_means(Path(opts.experiment))
+    if opts.experiment is not None:
+        summary = _experiment_means(Path(opts.experiment))
+    else:
+        summary = {}
+        for o in json.loads(Path(opts.peers_from).read_text()):
+            peers = {"MINAS-BR": o["minas_br"]}
+            for value, method in (o["best_lower"], o["best_upper"]):
+                if method is not None:
+                    peers[method] = value
+            summary[o["stream"]] = {m: v for m, v in peers.items() if v is not None}
 
     def mean(stream, d, variant):
         v = [
