@@ -81,16 +81,18 @@ cdef extern from "_kernels.h" nogil:
                                            const uint8_t *skip, float t1, float t2,
                                            Py_ssize_t *c1, Py_ssize_t *c2) noexcept nogil
     mlsom_count_maps_f_fn mlsom_count_maps_f
-    ctypedef void (*mlsom_move_row_d_fn)(double *row, float *wsr, const double *f, float *nr,
+    ctypedef void (*mlsom_move_map_d_fn)(double *wt, float *Ws, Py_ssize_t M, Py_ssize_t A,
+                                         const double *x, const double *cc, const float *xp,
+                                         Py_ssize_t npend, const double *f, float *nr,
                                          float *g0, float *g1, float *g2, Py_ssize_t n,
-                                         double xi, double ci, float x0, float x1,
-                                         float x2) noexcept nogil
-    ctypedef void (*mlsom_move_row_f_fn)(float *row, float *wsr, const double *f, float *nr,
+                                         Py_ssize_t skip) noexcept nogil
+    ctypedef void (*mlsom_move_map_f_fn)(float *wt, float *Ws, Py_ssize_t M, Py_ssize_t A,
+                                         const float *x, const double *cc, const float *xp,
+                                         Py_ssize_t npend, const double *f, float *nr,
                                          float *g0, float *g1, float *g2, Py_ssize_t n,
-                                         float xi, double ci, float x0, float x1,
-                                         float x2) noexcept nogil
-    mlsom_move_row_d_fn mlsom_move_row_d
-    mlsom_move_row_f_fn mlsom_move_row_f
+                                         Py_ssize_t skip) noexcept nogil
+    mlsom_move_map_d_fn mlsom_move_map_d
+    mlsom_move_map_f_fn mlsom_move_map_f
     ctypedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                             Py_ssize_t M, const float *base, const float *ww,
                                             float *gt, int32_t *idx, float *m1,

@@ -226,12 +226,8 @@ cdef void _drift_step(const floating *x, floating *wt, Py_ssize_t A, Py_ssize_t 
     cdef Py_ssize_t i, u, lo = offsets[c], hi = offsets[c + 1]
     cdef double *m = dr.mean + c * A
     cdef const double *ctr = dr.center + c * A
-    cdef double dd = 0.0, t, g2, ci
+    cdef double dd = 0.0, t, g2
     cdef int64_t dc, drow, cb
-    cdef floating xi
-    cdef floating *row
-    cdef float *wsr
-    cdef float x0, x1, x2
     cdef float *nr = dr.acc
     cdef float *g0 = dr.acc + M
     cdef float *g1 = dr.acc + 2 * M
@@ -257,25 +253,13 @@ cdef void _drift_step(const floating *x, floating *wt, Py_ssize_t A, Py_ssize_t 
         g0[u] = 0
         g1[u] = 0
         g2p[u] = 0
-    for i in range(A):
-        row = wt + i * M
-        wsr = Ws + i * M
-        xi = x[i]
-        ci = cc[i]
-        x0 = xp[i] if npend > 0 else 0
-        x1 = xp[A + i] if npend > 1 else 0
-        x2 = xp[2 * A + i] if npend > 2 else 0
-        # the neurons before the winner, then those after it (the winner has moved already)
-        if floating is double:
-            mlsom_move_row_d(row + lo, wsr + lo, f + lo, nr + lo, g0 + lo, g1 + lo, g2p + lo,
-                             b - lo, xi, ci, x0, x1, x2)
-            mlsom_move_row_d(row + b + 1, wsr + b + 1, f + b + 1, nr + b + 1, g0 + b + 1,
-                             g1 + b + 1, g2p + b + 1, hi - b - 1, xi, ci, x0, x1, x2)
-        else:
-            mlsom_move_row_f(row + lo, wsr + lo, f + lo, nr + lo, g0 + lo, g1 + lo, g2p + lo,
-                             b - lo, xi, ci, x0, x1, x2)
-            mlsom_move_row_f(row + b + 1, wsr + b + 1, f + b + 1, nr + b + 1, g0 + b + 1,
-                             g1 + b + 1, g2p + b + 1, hi - b - 1, xi, ci, x0, x1, x2)
+    # the neurons but the winner (moved already), feature row by feature row
+    if floating is double:
+        mlsom_move_map_d(wt + lo, Ws + lo, M, A, x, cc, xp, npend, f + lo, nr + lo, g0 + lo,
+                         g1 + lo, g2p + lo, hi - lo, b - lo)
+    else:
+        mlsom_move_map_f(wt + lo, Ws + lo, M, A, x, cc, xp, npend, f + lo, nr + lo, g0 + lo,
+                         g1 + lo, g2p + lo, hi - lo, b - lo)
     for u in range(lo, hi):
         if u == b:
             continue

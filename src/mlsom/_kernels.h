@@ -158,10 +158,10 @@ static void mlsom_prefetch(const void *p, Py_ssize_t n)
     ATTR static double mlsom_max_f_##SUFFIX MLSOM_MAX_ARGS(float) MLSOM_MAX_BODY(float)  \
     ATTR static void mlsom_count_maps_f_##SUFFIX MLSOM_COUNT_MAPS_ARGS(float)            \
         MLSOM_COUNT_MAPS_BODY(float)                                                     \
-    ATTR static void mlsom_move_row_d_##SUFFIX MLSOM_MOVE_ROW_ARGS(double)               \
-        MLSOM_MOVE_ROW_BODY(double)                                                      \
-    ATTR static void mlsom_move_row_f_##SUFFIX MLSOM_MOVE_ROW_ARGS(float)                \
-        MLSOM_MOVE_ROW_BODY(float)
+    ATTR static void mlsom_move_map_d_##SUFFIX MLSOM_MOVE_MAP_ARGS(double)               \
+        MLSOM_MOVE_MAP_BODY(double)                                                      \
+    ATTR static void mlsom_move_map_f_##SUFFIX MLSOM_MOVE_MAP_ARGS(float)                \
+        MLSOM_MOVE_MAP_BODY(float)
 
 MLSOM_DEFINE_PATH(base, )
 #ifdef MLSOM_X86_DISPATCH
@@ -236,8 +236,8 @@ static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
 static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
 static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
 static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
-static mlsom_move_row_d_fn mlsom_move_row_d = mlsom_move_row_d_base;
-static mlsom_move_row_f_fn mlsom_move_row_f = mlsom_move_row_f_base;
+static mlsom_move_map_d_fn mlsom_move_map_d = mlsom_move_map_d_base;
+static mlsom_move_map_f_fn mlsom_move_map_f = mlsom_move_map_f_base;
 typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                       Py_ssize_t M, const float *base, const float *ww,
                                       float *gt, int32_t *idx, float *m1, float *m2);
@@ -287,8 +287,8 @@ static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
         mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX;                            \
         mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
         mlsom_count_maps_f = mlsom_count_maps_f_##SUFFIX;                               \
-        mlsom_move_row_d = mlsom_move_row_d_##SUFFIX;                                   \
-        mlsom_move_row_f = mlsom_move_row_f_##SUFFIX;                                   \
+        mlsom_move_map_d = mlsom_move_map_d_##SUFFIX;                                   \
+        mlsom_move_map_f = mlsom_move_map_f_##SUFFIX;                                   \
     } while (0)
 
 /* For the kernel benchmark (benchmarks/kernel_gains.py, through mlsom._testing): hand-written
