@@ -124,31 +124,7 @@ RUNS = [
 
 def state_of(model):
     """The reference's state of a fitted package model."""
-    maps = []
-    for j in range(model.n_labels_):
-        if model.weights_[j] is None:
-            maps.append(None)
-            continue
-        maps.append(
-            dict(
-                weights=np.array(model.weights_[j], dtype=np.float64),
-                averout=np.array(model.averout_[j], dtype=np.float64),
-                counts=np.array(model.neuron_counts_[j], dtype=np.int64),
-            )
-        )
-    N = int(model.n_seen_)
-    return dict(
-        L=model.n_labels_,
-        T=np.array(model.T_, dtype=np.int64),
-        N=N,
-        S=round(model.cardinality_ * N),
-        k_nn=int(model.k_nn_),
-        maps=maps,
-        squared=model.averout_distance == "sqeuclidean",
-        skip=model.zero_cooccurrence == "skip",
-        min_gap=np.inf,
-        equal_mean_ties=0,
-    )
+    return ref.state_of_model(model)
 
 
 def _averout(state, c, b, x):

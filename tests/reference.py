@@ -195,6 +195,42 @@ def ref_fit(
     return state
 
 
+def state_of_model(model):
+    """The reference's state of a fitted package model, as it is now: its maps (weights,
+    averOut, counts, grid places), T, N, S and k; for the robust variant its acceptance offset
+    (the drift gate is left out: the reference runs such a state without one)."""
+    maps = []
+    for j in range(model.n_labels_):
+        if model.weights_[j] is None:
+            maps.append(None)
+            continue
+        maps.append(
+            dict(
+                weights=np.array(model.weights_[j], dtype=np.float64),
+                averout=np.array(model.averout_[j], dtype=np.float64),
+                counts=np.array(model.neuron_counts_[j], dtype=np.int64),
+                pos=np.array(model.grid_positions_[j]),
+            )
+        )
+    st = model._state
+    state = dict(
+        L=model.n_labels_,
+        T=np.array(model.T_, dtype=np.int64),
+        N=int(st["NS"][0]),
+        S=int(st["NS"][1]),
+        k_nn=int(model.k_nn_),
+        maps=maps,
+        squared=st["squared"],
+        skip=model.zero_cooccurrence == "skip",
+        min_gap=np.inf,
+        equal_mean_ties=0,
+    )
+    if "ctl" in st:
+        keys = ("theta", "gain", "z0", "cbar", "alpha", "band")
+        state.update({k: float(v) for k, v in zip(keys, st["ctl"], strict=True)})
+    return state
+
+
 def fresh_units(bmu, counts, keep, factor=20):
     """Robust variant: the kept units that the label's last factor * n_j / n_b rows reached
     (bmu in the set's order); the unit reached last if none."""

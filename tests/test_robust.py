@@ -63,6 +63,17 @@ def drifting_stream(seed, L, A, n_train=2400, n_test=150, speed=1.5):
 # n_j): the drifting sets are long enough for that
 
 
+def robust_params(d, nb, dist, zc):
+    return params(
+        d,
+        neighborhood=nb,
+        averout_distance=dist,
+        zero_cooccurrence=zc,
+        variant="robust",
+        min_neuron_size=2,
+    )
+
+
 def fit(X, Y, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", mlsom.ConvergenceWarning)
@@ -88,14 +99,7 @@ CASES = [
 @pytest.mark.parametrize("L, d, A, nb, dist, zc, seed", CASES)
 def test_drifting_training_set_matches_reference(L, d, A, nb, dist, zc, seed):
     X_tr, Y_tr, X_te = drifting_stream(seed, L, A)
-    p = params(
-        d,
-        neighborhood=nb,
-        averout_distance=dist,
-        zero_cooccurrence=zc,
-        variant="robust",
-        min_neuron_size=2,
-    )
+    p = robust_params(d, nb, dist, zc)
     model, st = fit_both(X_tr, Y_tr, p)
     assert st["min_gap"] > MIN_GAP, "degenerate data: a training choice is a rounding tie"
     explained(st, assert_same_state, model, st)
@@ -233,14 +237,7 @@ def test_drift_gate_matches_reference(L, d, A, nb, dist, zc, seed, tmp_path):
     their training means, the gates open, and from then on the maps move as a whole; the
     predictions, the gates, the recent means and the neurons are the reference's."""
     X_tr, Y_tr, X_te = drifting_stream(seed, L, A, n_train=1200, n_test=2500, speed=3.0)
-    p = params(
-        d,
-        neighborhood=nb,
-        averout_distance=dist,
-        zero_cooccurrence=zc,
-        variant="robust",
-        min_neuron_size=2,
-    )
+    p = robust_params(d, nb, dist, zc)
     model, st = fit_both(X_tr, Y_tr, p)
     assert st["min_gap"] > MIN_GAP, "degenerate data: a training choice is a rounding tie"
     assert_same_drift(model, st)
@@ -440,46 +437,9 @@ def test_tampered_drift_gate_is_refused(tmp_path):
     _model_file.write(tmp_path / "old.npz", meta, old)
     before = SOMStreamClassifier.load(tmp_path / "old.npz")
     assert before.moving_maps_ is None and before.variant_ == "robust"
-    st = ref_state_without_gate(before)
+    st = ref.state_of_model(before)  # (without the gate)
     Y_ref, _ = ref.ref_stream(st, X_te, eta=before.learning_rate)
     np.testing.assert_array_equal(before.predict_stream(X_te), Y_ref)
-
-
-def ref_state_without_gate(model):
-    """The reference state of a fitted robust model without a drift gate (its maps, counts and
-    acceptance offset as they are)."""
-    maps = []
-    for j in range(model.n_labels_):
-        if model.weights_[j] is None:
-            maps.append(None)
-            continue
-        maps.append(
-            dict(
-                weights=np.array(model.weights_[j], dtype=np.float64),
-                averout=np.array(model.averout_[j], dtype=np.float64),
-                counts=np.array(model.neuron_counts_[j], dtype=np.int64),
-                pos=np.array(model.grid_positions_[j]),
-            )
-        )
-    ctl = model._state["ctl"]
-    return dict(
-        L=model.n_labels_,
-        T=np.array(model.T_, dtype=np.int64),
-        N=int(model._state["NS"][0]),
-        S=int(model._state["NS"][1]),
-        k_nn=int(model.k_nn_),
-        maps=maps,
-        squared=model._state["squared"],
-        skip=model.zero_cooccurrence == "skip",
-        min_gap=np.inf,
-        equal_mean_ties=0,
-        theta=float(ctl[0]),
-        gain=float(ctl[1]),
-        z0=float(ctl[2]),
-        cbar=float(ctl[3]),
-        alpha=float(ctl[4]),
-        band=float(ctl[5]),
-    )
 
 
 @pytest.mark.parametrize("gates", ["closed", "open"])
