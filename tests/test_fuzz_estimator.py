@@ -108,6 +108,11 @@ def check_state(model, n_labels, n_features, dtype):
     k = model.k_nn_
     sizes = [w.shape[0] for w in model.weights_ if w is not None]
     assert 1 <= k <= min(sizes) and k % 2 == 1
+    if model.moving_maps_ is not None:  # the robust variant's drift gate
+        st = model._state
+        assert np.isfinite(st["drift_mean"]).all() and np.isfinite(st["drift_center"]).all()
+        assert np.isfinite(st["drift_limit"]).all() and (st["drift_limit"] >= 0).all()
+        assert not model.moving_maps_[np.diag(T) == 0].any()
 
 
 def check_prediction(out, n_rows, n_labels, model):
@@ -166,7 +171,7 @@ def _labelled_state(model):
 
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
     keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PERSIST_ARRAYS)
-    keys += list(_model_file.PAIR_ARRAYS) + ["ctl"]
+    keys += list(_model_file.PAIR_ARRAYS) + list(_model_file.DRIFT_ARRAYS) + ["ctl"]
     return {k: np.array(model._state[k]) for k in keys if k in model._state}
 
 
