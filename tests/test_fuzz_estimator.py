@@ -460,3 +460,53 @@ def test_a_model_moved_past_the_limit_by_rounding_saves_and_loads(tmp_path, dtyp
     back = SOMStreamClassifier.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.weights_[0], model.weights_[0])
     np.testing.assert_array_equal(back.predict_stream(x), model.predict_stream(x))
+
+
+@settings(max_examples=examples(12), **SETTINGS)
+@given(
+    L=st.integers(1, 4),
+    d=st.integers(2, 5),
+    A=st.integers(1, 5),
+    nb=st.sampled_from(["bubble", "gaussian"]),
+    dist=st.sampled_from(["euclidean", "sqeuclidean"]),
+    zc=st.sampled_from(["reject", "skip"]),
+    seed=st.integers(0, 2**16),
+    speed=st.floats(1.0, 4.0),
+)
+def test_random_drifting_streams_open_the_gates_as_the_reference_does(
+    L, d, A, nb, dist, zc, seed, speed
+):
+    """The robust variant's drift gate on random drifting streams (random label count, grid,
+    features, options and speed): the package's predictions, gates, running means and neurons
+    are the exact NumPy reference's; a chunked run gives the same."""
+    from hypothesis import assume
+    from test_reference import MIN_GAP, TOL, fit_both
+    from test_reference import params as ref_params
+    from test_robust import drifting_stream
+
+    try:
+        from . import reference as ref
+    except ImportError:
+        import reference as ref
+
+    X_tr, Y_tr, X_te = drifting_stream(seed, L, A, n_train=800, n_test=1500, speed=speed)
+    p = ref_params(
+        d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, variant="robust"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model, st_ref = fit_both(X_tr, Y_tr, p)
+    assume(st_ref["min_gap"] > MIN_GAP)  # (a rounding tie in training: no exact reference)
+    Y_ref, st_ref = ref.ref_stream(st_ref, X_te, eta=p["learning_rate"])
+    assume(st_ref["min_gap"] > MIN_GAP)
+    twin = pickle.loads(pickle.dumps(model))
+    Y_pkg = model.predict_stream(X_te)
+    np.testing.assert_array_equal(Y_pkg, Y_ref)
+    np.testing.assert_array_equal(model.moving_maps_, st_ref["drift"]["open"])
+    np.testing.assert_array_equal(model._state["drift_mean"], st_ref["drift"]["mean"])
+    for j, m in enumerate(st_ref["maps"]):
+        if m is not None:
+            np.testing.assert_allclose(model.weights_[j], m["weights"], **TOL)
+    cut = len(X_te) // 3
+    Y2 = np.vstack([twin.predict_stream(X_te[:cut]), twin.predict_stream(X_te[cut:])])
+    np.testing.assert_array_equal(Y2, Y_pkg)
