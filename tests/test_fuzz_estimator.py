@@ -462,7 +462,7 @@ def test_a_model_moved_past_the_limit_by_rounding_saves_and_loads(tmp_path, dtyp
     np.testing.assert_array_equal(back.predict_stream(x), model.predict_stream(x))
 
 
-@settings(max_examples=examples(12), **SETTINGS)
+@settings(max_examples=examples(6), **SETTINGS)
 @given(
     L=st.integers(1, 4),
     d=st.integers(2, 5),
