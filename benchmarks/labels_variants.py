@@ -122,11 +122,6 @@ RUNS = [
 ]
 
 
-def state_of(model):
-    """The reference's state of a fitted package model."""
-    return ref.state_of_model(model)
-
-
 def _averout(state, c, b, x):
     m = state["maps"][c]
     d2 = float(((x - m["weights"][b]) ** 2).sum())
@@ -317,7 +312,7 @@ class Variant:
         from mlsom.experiment import make_method
 
         self.base.fit(X, Y)
-        self.state = state_of(self.base)
+        self.state = ref.state_of_model(self.base)
         if self.v.get("strong") == "drift":
             X, Y = np.asarray(X, np.float64), np.asarray(Y).astype(bool)
             if self.v.get("level") == "heldout":
