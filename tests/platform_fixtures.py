@@ -49,6 +49,9 @@ FITTED_ATTRIBUTES = (
     "acceptance_offset_",
     "label_offsets_",
     "labelled_cardinality_",
+    "guards_",
+    "supports_",
+    "guards_on_",
 )
 PARTS = ("fit", "predict", "stream", "after")
 

@@ -320,6 +320,8 @@ def classify(state, x):
         return math.log(v) if v > 0 else -math.inf
 
     theta = state.get("theta", 0.0)
+    guards = state.get("guards")  # each label's guards (ref_learn), once labels have come
+    vetoes = {}  # tested labels: (nearer a guard, nearest guard, nearest support)
     n_rej = 0  # ranked labels whose test was made and failed
     weak = []
     beyond = []  # labels accepted beyond the ranking: predicted, not learnt from
@@ -351,7 +353,14 @@ def classify(state, x):
             kinds[c] = (1, margin)
         if math.isfinite(score) and math.isfinite(threshold):
             gap = min(gap, abs(margin - offset) / (1.0 + abs(threshold) + abs(offset)))
-        if margin >= offset if math.isfinite(margin) else score >= threshold:
+        accepted = margin >= offset if math.isfinite(margin) else score >= threshold
+        on = guards is not None and guards["on"][c]
+        if guards is not None and guards["g"][c] and (math.isfinite(margin) or (accepted and on)):
+            vetoes[c], g = vetoed(guards, c, x, state["maps"][c]["weights"][bmu[c]])
+            gap = min(gap, g)
+            if accepted and on and vetoes[c][0]:
+                accepted = False  # nearer one of the label's guards: rejected
+        if accepted:
             Y_hat.append(c)
             if c in extra:
                 beyond.append(c)
@@ -370,7 +379,38 @@ def classify(state, x):
     state["weak"] = weak
     state["beyond"] = beyond
     state["kinds"] = kinds
+    state["vetoes"] = vetoes
     return Y_hat, bmu, gap
+
+
+def _nearest(P, x):
+    """(index of the nearest row of P to x, first on a tie; its squared distance; the relative
+    gap to the nearest distinct row at another distance: a tie up to rounding)"""
+    d = ((np.asarray(P) - x) ** 2).sum(axis=1)
+    j = int(np.argmin(d))
+    gap = np.inf
+    for i in range(len(d)):
+        if i != j and (P[i] != P[j]).any():
+            gap = min(gap, abs(d[i] - d[j]) / max(d[j], 1e-300))
+    return j, d[j], gap
+
+
+def vetoed(guards, c, x, w_b):
+    """Guards (docs/method.md, "Guards"): whether x is strictly nearer one of label c's guards
+    than its best-matching unit w_b and every support, with the nearest guard and support (-1:
+    none), and the relative gap of those choices (ties up to rounding)."""
+    jg, dg, gap = _nearest(guards["g"][c], x)
+    dp = float(((x - w_b) ** 2).sum())
+    near = [w_b]
+    js = -1
+    if guards["s"][c]:
+        js, ds, g2 = _nearest(guards["s"][c], x)
+        gap = min(gap, g2)
+        if ds < dp:
+            dp, near = ds, [guards["s"][c][js]]
+    if not any(np.array_equal(guards["g"][c][jg], p) for p in near):
+        gap = min(gap, abs(dg - dp) / max(dp, 1e-300))
+    return (bool(dg < dp), jg, js), gap
 
 
 def ref_stream(state, X, eta=0.05):
@@ -462,23 +502,36 @@ def best_offset(entries):
     between equal margins) is tried, F1 compared exactly; of the best, the offset nearest 0,
     the first on a tie. Returns (offset, the smallest relative difference between distinct
     margins and of a margin from 0: the choice's gap)."""
+    return best_offset_f(entries)[:2]
+
+
+def best_offset_f(entries, vetoes=None):
+    """best_offset, and its F1 (a Fraction). With vetoes (one flag per entry; guards), a tested
+    entry whose instance was nearer one of the label's guards is never predicted, whatever the
+    offset; it still separates the cuts."""
+    v = vetoes if vetoes is not None else [0] * len(entries)
     tp0 = sum(1 for k, y, _ in entries if k == 0 and y == 1)
     fp0 = sum(1 for k, y, _ in entries if k == 0 and y == 0)
-    fn0 = sum(1 for k, y, _ in entries if k == 2 and y == 1)
-    tested = sorted(
-        ((m, i, y) for i, (k, y, m) in enumerate(entries) if k == 1), key=lambda e: (-e[0], e[1])
+    fn0 = sum(
+        1
+        for (k, y, _), vv in zip(entries, v, strict=True)
+        if y == 1 and (k == 2 or (k == 1 and vv))
     )
-    n1, npos = len(tested), sum(y for _, _, y in tested)
-    gap = min((abs(m) for m, _, _ in tested), default=math.inf)
-    for (a, _, _), (b, _, _) in zip(tested[:-1], tested[1:], strict=True):
+    tested = sorted(
+        ((m, i, y, v[i]) for i, (k, y, m) in enumerate(entries) if k == 1),
+        key=lambda e: (-e[0], e[1]),
+    )
+    n1, npos = len(tested), sum(y for _, _, y, vv in tested if not vv)
+    gap = min((abs(m) for m, _, _, _ in tested), default=math.inf)
+    for (a, _, _, _), (b, _, _, _) in zip(tested[:-1], tested[1:], strict=True):
         if a != b:
             gap = min(gap, (a - b) / (1.0 + abs(a)))
     best, best_f, best_t = None, None, 0.0
     for i in range(n1 + 1):
         if 0 < i < n1 and tested[i - 1][0] == tested[i][0]:
             continue
-        tp = sum(y for _, _, y in tested[:i])
-        fp = i - tp
+        tp = sum(y for _, _, y, vv in tested[:i] if not vv)
+        fp = sum(1 - y for _, _, y, vv in tested[:i] if not vv)
         f = Fraction(2 * (tp0 + tp), max(2 * (tp0 + tp) + fp0 + fp + fn0 + npos - tp, 1))
         hi = math.inf if i == 0 else tested[i - 1][0]
         lo = -math.inf if i == n1 else tested[i][0]
@@ -490,7 +543,7 @@ def best_offset(entries):
             t = math.nextafter(lo, math.inf)
         if best is None or f > best_f or (f == best_f and abs(t) < abs(best_t)):
             best, best_f, best_t = i, f, t
-    return best_t, gap
+    return best_t, gap, best_f
 
 
 def learn_rule(state, y, kinds):
@@ -502,6 +555,9 @@ def learn_rule(state, y, kinds):
         "rule",
         dict(offsets=[0.0] * L, entries=[[] for _ in range(L)], total=[0] * L, z=0.0, z_set=False),
     )
+    rule.setdefault("vetoes", [[] for _ in range(L)])
+    guards = state.get("guards")
+    vetoes = state.get("vetoes", {})
     npos = 0
     for c in range(L):
         if state["maps"][c] is None or y[c] < 0:
@@ -509,11 +565,18 @@ def learn_rule(state, y, kinds):
         npos += int(y[c] == 1)
         kind, m = kinds[c]
         rule["entries"][c] = (rule["entries"][c] + [(kind, int(y[c] == 1), m)])[-OFFSET_WINDOW:]
+        veto = int(kind == 1 and c in vetoes and vetoes[c][0])
+        rule["vetoes"][c] = (rule["vetoes"][c] + [veto])[-OFFSET_WINDOW:]
         rule["total"][c] += 1
         t = rule["total"][c]
         if t >= OFFSET_MIN and t % OFFSET_EVERY == 0:
-            rule["offsets"][c], g = best_offset(rule["entries"][c])
+            rule["offsets"][c], g, f0 = best_offset_f(rule["entries"][c])
             state["min_gap"] = min(state["min_gap"], g)
+            if guards is not None:  # with its guards, if they do strictly better
+                t1, _, f1 = best_offset_f(rule["entries"][c], rule["vetoes"][c])
+                guards["on"][c] = f1 > f0
+                if f1 > f0:
+                    rule["offsets"][c] = t1
     if all(v >= 0 for v in y):
         if not rule["z_set"]:
             rule["z"], rule["z_set"] = state["S"] / state["N"], True
@@ -532,7 +595,7 @@ def paired_tests(state, x, y, Y_hat, bmu):
     choice did better) joins the model's pairs. Each choice is tried PAIR_USES times at most;
     maps in label order, neurons in index order."""
     alt, pairs = state["alt"], state["pairs"]
-    saved = (state["kinds"], state["n_rej"], state["weak"], state["beyond"])
+    saved = (state["kinds"], state["n_rej"], state["weak"], state["beyond"], state["vetoes"])
     known = [k for k in range(state["L"]) if y[k] >= 0]
     right = sum((k in Y_hat) == (y[k] == 1) for k in known)
     for c in known:
@@ -563,7 +626,7 @@ def paired_tests(state, x, y, Y_hat, bmu):
             right_alt = sum((k in y_alt) == (y[k] == 1) for k in known)
             if right != right_alt:
                 pairs.append(int((right > right_alt) == strong))
-    state["kinds"], state["n_rej"], state["weak"], state["beyond"] = saved
+    state["kinds"], state["n_rej"], state["weak"], state["beyond"], state["vetoes"] = saved
 
 
 def pairs_strong(state):
@@ -582,6 +645,12 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
     labelled positive of c, if any (a copy), which is used up. Then each positive's last
     positive is x; T, N and S do not change; the decision rule learns (learn_rule).
 
+    Guards (docs/method.md, "Guards"): for every tested label c whose value is known, a
+    negative that none of c's guards took joins them, a positive that one took joins c's
+    supports; once a label has as many as its map has neurons, the nearest moves towards x by
+    eta instead. Whether the label's decisions use its guards is chosen with its offset
+    (learn_rule).
+
     tested (corrections="tested"): the pending other choices are tried first (paired_tests);
     a miss moves by rate and a false alarm onto the positive only while pairs_strong, else a
     miss moves by eta and a false alarm moves nothing (the positive stays); every correction
@@ -594,6 +663,9 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
     if tested:
         state.setdefault("alt", {})
         state.setdefault("pairs", [])
+    guards = state.setdefault(
+        "guards", dict(g=[[] for _ in range(L)], s=[[] for _ in range(L)], on=[False] * L)
+    )
     for x, y in zip(X, np.asarray(Y), strict=True):
         Y_hat, bmu, gap = classify(state, x)
         state["min_gap"] = min(state["min_gap"], gap)
@@ -601,6 +673,14 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
         if tested:
             paired_tests(state, x, y, Y_hat, bmu)
             strong = pairs_strong(state)
+        for c in range(L):
+            if maps[c] is None or y[c] < 0 or state["kinds"][c][0] != 1:
+                continue
+            v, jg, js = state["vetoes"].get(c, (False, -1, -1))
+            if y[c] == 0 and not v:
+                _add_prototype(guards["g"][c], len(maps[c]["weights"]), x, jg, eta)
+            elif y[c] == 1 and v:
+                _add_prototype(guards["s"][c], len(maps[c]["weights"]), x, js, eta)
         known = []
         for c in range(L):
             if maps[c] is None or y[c] < 0:
@@ -631,6 +711,15 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
         # T, N and S stay: the instance was counted as its prediction when the stream saw it
         learn_rule(state, y, state["kinds"])
     return state
+
+
+def _add_prototype(P, size, x, near, eta):
+    """A guard or support: x joins P while it holds fewer than size; else P[near] moves
+    towards x by eta."""
+    if len(P) < size:
+        P.append(x.copy())
+    else:
+        P[near] = P[near] + eta * (x - P[near])
 
 
 def ref_predict(state, X):

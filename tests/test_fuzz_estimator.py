@@ -113,6 +113,13 @@ def check_state(model, n_labels, n_features, dtype):
         assert np.isfinite(st["drift_mean"]).all() and np.isfinite(st["drift_center"]).all()
         assert np.isfinite(st["drift_limit"]).all() and (st["drift_limit"] >= 0).all()
         assert not model.moving_maps_[np.diag(T) == 0].any()
+    if model.guards_on_ is not None:  # labels have come: each label's guards and supports
+        for rows in (*model.guards_, *model.supports_):
+            assert rows is None or (rows.dtype == dtype and np.isfinite(rows).all())
+        sizes = np.diff(model._state["offsets"])
+        for key in ("guard_counts", "support_counts"):
+            assert (model._state[key] >= 0).all() and (model._state[key] <= sizes).all()
+        assert not (model.guards_on_ & (model._state["guard_counts"] == 0)).any()
 
 
 def check_prediction(out, n_rows, n_labels, model):
@@ -172,6 +179,7 @@ def _labelled_state(model):
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
     keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PERSIST_ARRAYS)
     keys += list(_model_file.PAIR_ARRAYS) + list(_model_file.DRIFT_ARRAYS) + ["ctl"]
+    keys += list(_model_file.GUARD_ARRAYS)
     return {k: np.array(model._state[k]) for k in keys if k in model._state}
 
 

@@ -46,7 +46,7 @@ def _state_arrays(model):
     st = model._state
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
     keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PAIR_ARRAYS)
-    keys += list(_model_file.PERSIST_ARRAYS)
+    keys += list(_model_file.PERSIST_ARRAYS) + list(_model_file.GUARD_ARRAYS)
     return {k: np.array(st[k]) for k in keys if k in st}
 
 
@@ -87,6 +87,30 @@ def _assert_same_rule(model, st):
         kinds = pk["margin_kinds"][c, slots]
         np.testing.assert_array_equal(kinds, [2 * k + y for k, y, _ in entries])
         np.testing.assert_allclose(pk["margin_memory"][c, slots], [m for _, _, m in entries], **TOL)
+    if "guards" in st:
+        _assert_same_guards(model, st)
+
+
+def _assert_same_guards(model, st):
+    """Each label's guards, supports, their use and the memory's veto flags: the reference's."""
+    g, pk = st["guards"], model._state
+    off = pk["offsets"]
+    for c in range(st["L"]):
+        for key, count, rows in (("guards", "guard_counts", g["g"][c]),
+                                 ("supports", "support_counts", g["s"][c])):  # fmt: skip
+            assert pk[count][c] == len(rows), (key, c)
+            got = pk[key][off[c] : off[c] + len(rows)]
+            if rows:
+                np.testing.assert_allclose(got, np.asarray(rows), **TOL, err_msg=f"{key} {c}")
+            assert not pk[key][off[c] + len(rows) : off[c + 1]].any(), (key, c)
+        assert bool(pk["guards_on"][c]) == bool(g["on"][c]), c
+    np.testing.assert_array_equal(model.guards_on_, [bool(v) for v in g["on"]])
+    W = pk["margin_vetoes"].shape[1]
+    rule = st["rule"]
+    for c, flags in enumerate(rule["vetoes"]):
+        t = rule["total"][c]
+        slots = [(t - len(flags) + i) % W for i in range(len(flags))]
+        np.testing.assert_array_equal(pk["margin_vetoes"][c, slots], flags, err_msg=str(c))
 
 
 CASES = [
@@ -447,7 +471,9 @@ def test_hostile_labelled_members_are_refused(tmp_path):
             SOMStreamClassifier.load(dst)
     # the untouched file loads, and a file from before labelled calls too
     SOMStreamClassifier.load(src)
-    rule_none = dict.fromkeys((*_model_file.RULE_ARRAYS, *_model_file.PERSIST_ARRAYS))
+    rule_none = dict.fromkeys(
+        (*_model_file.RULE_ARRAYS, *_model_file.PERSIST_ARRAYS, *_model_file.GUARD_ARRAYS)
+    )
     _rewrite(src, tmp_path / "old.npz", last_positive=None, has_positive=None, **rule_none)
     assert "last_positive" not in SOMStreamClassifier.load(tmp_path / "old.npz")._state
     # a file with the last positives but not the rule's arrays (written before the rule

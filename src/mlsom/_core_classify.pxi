@@ -70,6 +70,19 @@ cdef enum:
     WIN = 8   # the search for the k-th smallest value stops with at most WIN values in its window
 
 
+ctypedef struct Guards:
+    # Labelled negative prototypes (docs/method.md, "Guards"), the model's arrays: label c's
+    # guards are the first gn[c] rows of g from offsets[c] on (the map's own slots: at most as
+    # many as its neurons), its supports the first sn[c] rows of s likewise; on[c]: its
+    # decisions use them. g and s are (M, A) in the model's type.
+    void *g
+    void *s
+    int64_t *gn
+    int64_t *sn
+    uint8_t *on
+    const int64_t *off
+
+
 ctypedef struct Work:
     float *dp           # (M) the instance's screening values, +inf for classes already ranked
     double *ex          # (M) exact distances computed for the current instance ...
@@ -108,6 +121,10 @@ ctypedef struct Work:
     bint has_bounds     # ... kept by the online phase (_start_bounds): the labels beyond the
                         # ranking are then ruled out from the screening values when they can
                         # be (_bayes_test)
+    const Guards *gd    # each label's guards, or NULL (_vetoed)
+    uint8_t *mveto      # (L) OUT (w.rec) whether a tested label's instance was nearer a guard
+    Py_ssize_t *gidx    # (L) OUT (w.rec) ... its nearest guard (a row of gd.g; -1: none) ...
+    Py_ssize_t *sidx    # (L) OUT (w.rec) ... and its nearest support (-1: none)
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -135,8 +152,11 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.lla = <double *> malloc(L * sizeof(double))
     w.rmin = <double *> malloc(L * sizeof(double))
     w.rdirty = <uint8_t *> malloc(L * sizeof(uint8_t))
-    if (w.dp == NULL or w.ex == NULL or w.stamp == NULL
-            or w.ent == NULL or w.amb == NULL or w.winnr == NULL
+    w.mveto = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.gidx = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    w.sidx = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    if (w.dp == NULL or w.mveto == NULL or w.gidx == NULL or w.sidx == NULL or w.ex == NULL
+            or w.stamp == NULL or w.ent == NULL or w.amb == NULL or w.winnr == NULL
             or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
             or w.moved == NULL or w.marg == NULL or w.mkind == NULL or w.rt == NULL
             or w.tie == NULL or w.lla == NULL or w.rmin == NULL or w.rdirty == NULL
@@ -152,6 +172,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.extra = 0
     w.rec = 0
     w.has_bounds = 0
+    w.gd = NULL
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
@@ -185,6 +206,9 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.lla)
     free(w.rmin)
     free(w.rdirty)
+    free(w.mveto)
+    free(w.gidx)
+    free(w.sidx)
     free(w)
 
 
@@ -322,9 +346,10 @@ cdef inline bint _bayes_accept(const floating *x, const floating *Wt, Py_ssize_t
     return -dist - logA[bc] >= rhs
 
 
-cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
-                         Py_ssize_t c, Py_ssize_t bc, float dv, double gap, double rhs,
-                         const double *logA, bint squared, Work *w) noexcept nogil:
+cdef inline bint _accept_margin(const floating *x, const floating *Wt, Py_ssize_t A,
+                                Py_ssize_t M, Py_ssize_t c, Py_ssize_t bc, float dv, double gap,
+                                double rhs, const double *logA, bint squared,
+                                Work *w) noexcept nogil:
     """The Bayes test of label c (best-matching unit bc, screening value dv) with the label's
     acceptance offset learnt from labels (w.thl; docs/method.md): accept iff the margin
     (-dist - log averOut_bc) - rhs >= thl[c]. With no offset (or 0) this is _bayes_accept's
@@ -349,6 +374,58 @@ cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py
         w.marg[c] = m
         w.mkind[c] = 1
     return m >= w.thl[c]
+
+
+cdef bint _vetoed(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                  Py_ssize_t c, Py_ssize_t bc, bint full, Work *w) noexcept nogil:
+    """Whether x is strictly nearer one of label c's guards (w.gd, at least one) than its
+    best-matching unit bc and every one of its supports (exact squared distances). full: also
+    OUT the nearest guard and support (w.gidx[c], w.sidx[c]: the first on a tie, -1 for none);
+    otherwise the search stops at the first guard nearer."""
+    cdef const Guards *gd = w.gd
+    cdef const floating *g = <const floating *> gd.g
+    cdef const floating *sp = <const floating *> gd.s
+    cdef Py_ssize_t j, o = gd.off[c], jg = -1, js = -1
+    cdef double dp = _exact(x, Wt, A, M, bc, w), ds = INFINITY, dg = INFINITY, dj
+    for j in range(o, o + gd.sn[c]):
+        dj = _sqdist_row(x, sp + j * A, A)
+        if js < 0 or dj < ds:
+            ds = dj
+            js = j
+    if ds < dp:
+        dp = ds
+    for j in range(o, o + gd.gn[c]):
+        dj = _sqdist_row(x, g + j * A, A)
+        if jg < 0 or dj < dg:
+            dg = dj
+            jg = j
+            if not full and dg < dp:
+                return True
+    if full:
+        w.gidx[c] = jg
+        w.sidx[c] = js
+    return dg < dp
+
+
+cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                         Py_ssize_t c, Py_ssize_t bc, float dv, double gap, double rhs,
+                         const double *logA, bint squared, Work *w) noexcept nogil:
+    """The Bayes test of label c with its offset (_accept_margin), then its guards: a label
+    whose decisions use them (w.gd.on[c]) is rejected where x is nearer one of them than its
+    map and supports (_vetoed). On a labelled instance (w.rec) every tested label whose margin
+    is recorded also records whether x was nearer a guard (w.mveto[c]) and its nearest guard
+    and support, whether the label uses its guards or not."""
+    cdef bint ok = _accept_margin(x, Wt, A, M, c, bc, dv, gap, rhs, logA, squared, w)
+    cdef bint v
+    if w.gd == NULL or w.gd.gn[c] == 0:
+        return ok
+    if w.rec and w.mkind[c] == 1:
+        v = _vetoed(x, Wt, A, M, c, bc, True, w)
+        w.mveto[c] = v
+        return ok and not (v and w.gd.on[c])
+    if ok and w.gd.on[c]:
+        return not _vetoed(x, Wt, A, M, c, bc, w.rec, w)
+    return ok
 
 
 cdef inline void _narrow_to_window(const float *dp, Py_ssize_t M, Py_ssize_t k_nn, float *fa,

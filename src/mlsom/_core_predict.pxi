@@ -39,7 +39,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
                         const double *plogC, const double *plogA, Py_ssize_t k_nn,
                         Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
                         double wwmax, uint8_t *pY, int n_threads, bint ctl,
-                        double theta, const double *thl) noexcept nogil:
+                        double theta, const double *thl, const Guards *gd) noexcept nogil:
     """Rows 0:n_lanes on the 16-row path: chunks of 64 rows over the threads (_lanes_chunk).
     Returns how many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -54,6 +54,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
             w.theta = theta
             w.thl = thl
             w.extra = thl != NULL  # (given only once labels have taught the rule)
+            w.gd = gd
         z = _lanes_alloc(A, M, L)
         # dynamic: a thread slowed by other work on a shared machine does not hold the others
         # up (the rows are independent, so the results do not depend on who takes a chunk);
@@ -78,7 +79,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
                          const double *plogC, const double *plogA, Py_ssize_t k_nn,
                          Py_ssize_t n_rank, bint squared, bint skip_zero, bint screening,
                          double tscale, double wwmax, uint8_t *pY, int n_threads, bint ctl,
-                         double theta, const double *thl) noexcept nogil:
+                         double theta, const double *thl, const Guards *gd) noexcept nogil:
     """Rows s0:n row by row: blocks of PRB rows over the threads (_predict_rows). Returns how
     many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -95,6 +96,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
             w.theta = theta
             w.thl = thl
             w.extra = thl != NULL  # (given only once labels have taught the rule)
+            w.gd = gd
         G = <float *> malloc((PRB * M + 4) * sizeof(float))
         X2 = <float *> malloc(PRB * A * sizeof(float))
         xx = <double *> malloc(PRB * sizeof(double))
@@ -119,14 +121,18 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
             const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked,
             bint ctl=False, double theta=0.0, const double[::1] thl=None,
-            const double[::1] zl=None):
+            const double[::1] zl=None, const floating[:, ::1] guards=None,
+            const int64_t[::1] guard_counts=None, const floating[:, ::1] supports=None,
+            const int64_t[::1] support_counts=None, const uint8_t[::1] guards_on=None):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
     and Wr (M, A) its neurons one per row (the exact distances read them contiguously); ctl:
     the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset);
     thl (L) and zl (2), together or not at all: what labels taught the decision rule, the
-    acceptance offsets and the labelled cardinality (stream's LabelMem).
+    acceptance offsets and the labelled cardinality (stream's LabelMem); guards (M, A),
+    guard_counts (L), supports (M, A), support_counts (L) and guards_on (L), together, with
+    thl or not at all: each label's guards (stream's).
     OUT Y (n, L).
     With the 16-row kernels (AVX2 or AVX-512), chunks of 64 rows are spread over n_threads
     OpenMP threads and classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of
@@ -158,6 +164,24 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             raise ValueError("thl and zl must come together, shaped (L,) and (2,)")
         pthl = &thl[0]
         pzl = &zl[0]
+    cdef Guards guard
+    cdef const Guards *gd = NULL
+    if guards is not None:
+        if (pthl == NULL or guard_counts is None or supports is None or support_counts is None
+                or guards_on is None or guards.shape[0] != M or guards.shape[1] != A
+                or supports.shape[0] != M or supports.shape[1] != A
+                or guard_counts.shape[0] != L or support_counts.shape[0] != L
+                or guards_on.shape[0] != L):
+            raise ValueError("guards, guard_counts, supports, support_counts and guards_on "
+                             "must come together, with thl, shaped (M, A), (L,), (M, A), (L,) "
+                             "and (L,)")
+        guard.g = <void *> &guards[0, 0]
+        guard.s = <void *> &supports[0, 0]
+        guard.gn = <int64_t *> &guard_counts[0]
+        guard.sn = <int64_t *> &support_counts[0]
+        guard.on = <uint8_t *> &guards_on[0]
+        guard.off = &offsets[0]
+        gd = &guard
     n_rank = _n_ranked(S, N, L, pzl)
     # raw pointers inside the parallel region (no memoryview checks there in debug builds)
     cdef const floating *px = &X[0, 0]
@@ -180,11 +204,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         if lanes:
             failed = _predict_lanes(px, n, n_lanes, pc, pws, pww, pw, pwr, A, M, pncls, poff, L,
                                     pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale,
-                                    wwmax, pY, n_threads, ctl, theta, pthl)
+                                    wwmax, pY, n_threads, ctl, theta, pthl, gd)
         if n_lanes < n and not failed:
             failed = _predict_blocks(px, n_lanes, n, pc, pws, pww, pw, pwr, A, M, pncls, poff,
                                      L, pT, plogC, plogA, k_nn, n_rank, squared, skip_zero,
                                      screening, tscale, wwmax, pY, n_threads, ctl, theta,
-                                     pthl)
+                                     pthl, gd)
     if failed:
         raise MemoryError()

@@ -366,9 +366,12 @@ ctypedef struct LabelMem:
     int64_t *stot       # (L) held stot entries ever (_sync_sorted brings it up to the ring)
     int32_t *nslot      # (win) scratch: the ring's entries since, sorted (_sync_sorted)
     double *nmarg       # (win) ... and their margins
+    uint8_t *mv         # (L, win) 1 where a tested entry's instance was nearer one of the
+                        # label's guards (Work.mveto), or NULL: the model has no guards
 
 
-cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
+cdef double _best_offset(LabelMem *lm, Py_ssize_t c, bint guarded, int64_t *f_num,
+                         int64_t *f_den) noexcept nogil:
     """Label c's acceptance offset: the threshold on the margin that maximises the F1 score of
     label c over its remembered labelled entries (after Lipton, Elkan and Naryanaswamy,
     "Optimal thresholding of classifiers to maximize F1 measure", ECML PKDD 2014).
@@ -379,29 +382,36 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
     F1 is compared exactly (as fractions of integers), and of the best cuts the one whose offset
     is nearest 0 (the paper's test) wins, the first on a tie. The offset of a cut between
     margins hi > lo is 0 when lo < 0 <= hi, else the end nearer 0: hi, or the double just above
-    lo (computed only for a cut that is at least as good as the best so far)."""
+    lo (computed only for a cut that is at least as good as the best so far).
+
+    guarded: the label's decisions with its guards (docs/method.md, "Guards"): a tested entry
+    whose instance was nearer a guard (lm.mv) is never predicted, whatever the offset (it still
+    separates the cuts, which changes no F1 and no choice). OUT the best F1 as f_num / f_den."""
     cdef Py_ssize_t win = lm.win, n, k, i, n1 = lm.nsrt[c]
     cdef int64_t tp0 = 0, fp0 = 0, fn0 = 0, npos = 0, tp = 0, fp = 0, num, den, cmp
     cdef int64_t best_num = 0, best_den = 1
-    cdef int kind, y
+    cdef int kind, y, v
     cdef bint have = False
     cdef double hi, lo, t, best_t = 0.0
     cdef const uint8_t *mk = lm.mk + c * win
+    cdef const uint8_t *mv = lm.mv + c * win if guarded else NULL
     cdef const double *ms = lm.srtm + c * win
     cdef const int32_t *o = lm.srt + c * win
     n = lm.mtot[c] if lm.mtot[c] < win else win
     for k in range(n):  # the slots in use, in any order (counted without a branch: the
         kind = mk[k] >> 1  # kinds and labels follow no pattern a branch could predict)
         y = mk[k] & 1
+        v = mv[k] if guarded else 0
         tp0 += y & (kind == 0)
         fp0 += (1 - y) & (kind == 0)
-        fn0 += y & (kind == 2)
-        npos += y & (kind == 1)
+        fn0 += y & ((kind == 2) | ((kind == 1) & v))
+        npos += y & (kind == 1) & (1 - v)
     for i in range(n1 + 1):
         if i > 0:
+            v = mv[o[i - 1]] if guarded else 0
             y = mk[o[i - 1]] & 1
-            tp += y
-            fp += 1 - y
+            tp += y & (1 - v)
+            fp += (1 - y) & (1 - v)
         if 0 < i < n1 and ms[i - 1] == ms[i]:
             continue  # no offset separates equal margins
         num = 2 * (tp0 + tp)
@@ -424,16 +434,20 @@ cdef double _best_offset(LabelMem *lm, Py_ssize_t c) noexcept nogil:
             best_num = num
             best_den = den
             best_t = t
+    f_num[0] = best_num
+    f_den[0] = best_den
     return best_t
 
 
-cdef inline void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y,
-                            double m) noexcept nogil:
+cdef inline void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m,
+                            int veto) noexcept nogil:
     """Label c's new entry, in its ring's next slot (over the oldest once the ring is full). The
     sorted cache takes it when the offset is next chosen (_sync_sorted)."""
     cdef Py_ssize_t p = lm.mtot[c] % lm.win
     lm.mk[c * lm.win + p] = <uint8_t> (2 * kind + y)
     lm.mg[c * lm.win + p] = m if kind == 1 else 0.0
+    if lm.mv != NULL:
+        lm.mv[c * lm.win + p] = <uint8_t> (veto if kind == 1 else 0)
     lm.mtot[c] += 1
 
 
@@ -510,13 +524,16 @@ cdef inline bint _rule_taught(const LabelMem *lm, Py_ssize_t L) noexcept nogil:
 
 
 cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets, Py_ssize_t L,
-                         int64_t S, int64_t N, Work *w) noexcept nogil:
+                         int64_t S, int64_t N, Guards *gd, Work *w) noexcept nogil:
     """After a labelled instance (its classification's margins in w): a new entry for every
     label with a map whose value is known, the offsets of those due for a new choice, and the
     labelled cardinality's running mean when every label is known (it starts from the
-    stream's S / N then)."""
+    stream's S / N then). With guards (gd), a label due for a new offset also chooses whether
+    its decisions use its guards: they do when the best F1 over its entries with them is
+    strictly above the best without (docs/method.md, "Guards"); the offset is that choice's."""
     cdef Py_ssize_t c
-    cdef int64_t npos = 0
+    cdef int64_t npos = 0, n0, d0, n1, d1
+    cdef double t1
     cdef bint every = True
     for c in range(L):
         if yl[c] < 0:
@@ -524,10 +541,16 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         if offsets[c + 1] == offsets[c] or yl[c] < 0:
             continue
         npos += yl[c] == 1
-        _add_entry(lm, c, w.mkind[c], yl[c] == 1, w.marg[c])
+        _add_entry(lm, c, w.mkind[c], yl[c] == 1, w.marg[c], w.mveto[c])
         if lm.mtot[c] >= OFFSET_MIN and lm.mtot[c] % OFFSET_EVERY == 0:
             _sync_sorted(lm, c)
-            lm.thl[c] = _best_offset(lm, c)
+            lm.thl[c] = _best_offset(lm, c, False, &n0, &d0)
+            if gd != NULL:
+                t1 = _best_offset(lm, c, True, &n1, &d1)
+                # (F1 as fractions with numerators and denominators of at most 4 win: exact)
+                gd.on[c] = n1 * d0 > n0 * d1
+                if gd.on[c]:
+                    lm.thl[c] = t1
     if every:
         if lm.zl[1] == 0.0:
             lm.zl[0] = <double> S / <double> N
@@ -734,6 +757,44 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
                     pr.total[0] = pr.win + pr.total[0] % pr.win
 
 
+cdef inline void _add_prototype(floating *p, int64_t *cnt, Py_ssize_t c, Py_ssize_t o,
+                                Py_ssize_t size, const floating *x, Py_ssize_t A,
+                                Py_ssize_t near, floating eta) noexcept nogil:
+    """Label c's guards or supports (rows o, o + 1, ... of p, cnt[c] of them in use, at most
+    size): x joins them while there is room; then the nearest (row near) moves towards x by
+    eta, w <- w + eta (x - w), as a neuron moves."""
+    cdef Py_ssize_t i, r
+    if cnt[c] < size:
+        r = o + cnt[c]
+        for i in range(A):
+            p[r * A + i] = x[i]
+        cnt[c] += 1
+    else:
+        for i in range(A):
+            p[near * A + i] = p[near * A + i] + eta * (x[i] - p[near * A + i])
+
+
+cdef void _learn_guards(const floating *x, const int8_t *yl, Py_ssize_t A,
+                        const int64_t *offsets, Py_ssize_t L, floating eta, Guards *gd,
+                        const Work *w) noexcept nogil:
+    """A labelled instance's guards and supports (docs/method.md, "Guards"), from its
+    classification (w: which labels were tested, whether x was nearer a guard, the nearest
+    guard and support): for every tested label c whose value is known, a negative that no
+    guard took joins c's guards, and a positive that a guard took joins its supports (each
+    moves its nearest towards x once the label's slots are full). Whether the label's decisions
+    use its guards or not."""
+    cdef Py_ssize_t c
+    for c in range(L):
+        if offsets[c + 1] == offsets[c] or yl[c] < 0 or w.mkind[c] != 1:
+            continue
+        if yl[c] == 0 and not w.mveto[c]:
+            _add_prototype(<floating *> gd.g, gd.gn, c, offsets[c], offsets[c + 1] - offsets[c],
+                           x, A, w.gidx[c], eta)
+        elif yl[c] == 1 and w.mveto[c]:
+            _add_prototype(<floating *> gd.s, gd.sn, c, offsets[c], offsets[c + 1] - offsets[c],
+                           x, A, w.sidx[c], eta)
+
+
 cdef inline Py_ssize_t _n_ranked(int64_t S, int64_t N, Py_ssize_t L,
                                  const double *zl) noexcept nogil:
     """How many labels the ranking ranks: ceil(S / N), or the labelled cardinality's ceiling
@@ -753,7 +814,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
                         float *ww, const double *cc, double *wwmax, floating *pos,
                         uint8_t *has_pos, uint8_t *known, const float *xp, const double *xxp,
                         float *gnext, Py_ssize_t npend, LabelMem *lm, int64_t S, int64_t N,
-                        Pairs *pr, double tscale, double xx, Work *w) noexcept nogil:
+                        Pairs *pr, Guards *gd, double tscale, double xx,
+                        Work *w) noexcept nogil:
     """One labelled instance x, its labels yl (1, 0, -1 unknown), given its screening values d:
     classify x from the current state, then for every map c whose label is known:
 
@@ -776,7 +838,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
     too many extra labels). The best-matching units are those of the
     state before any move (each map moves one neuron at most, and its own only). The screening
     copy and the look-ahead (xp, xxp, gnext, npend) follow the moved neurons as in _learn_one.
-    Then the decision rule learns from the labels (_record_labels, with the margins of x's
+    With guards (gd), the tested labels' guards and supports learn from x (_learn_guards). Then
+    the decision rule learns from the labels (_record_labels, with the margins of x's
     classification)."""
     cdef Py_ssize_t c, b, i
     cdef floating s
@@ -788,6 +851,9 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
     for c in range(L):
         w.mkind[c] = 2
         w.marg[c] = 0.0
+        w.mveto[c] = 0
+        w.gidx[c] = -1
+        w.sidx[c] = -1
     w.rec = 1
     _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank, squared,
               skip_zero, w)
@@ -796,6 +862,8 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
         _paired_tests(x, yl, d, gap, tscale, xx, wwmax[0], wt, A, M, ncls, offsets, L, t, logC,
                       logA, k_nn, n_rank, squared, skip_zero, cc, pr, w)
         strong = _pairs_strong(pr)
+    if gd != NULL:
+        _learn_guards(x, yl, A, offsets, L, eta, gd, w)
     for c in range(L):
         # a label without a map is never predicted: its labels are left out (T, S, pos)
         known[c] = yl[c] == 1 and offsets[c + 1] > offsets[c]
@@ -846,7 +914,7 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
                 pos[c * A + i] = x[i]
             has_pos[c] = 1
     if lm != NULL:
-        _record_labels(lm, yl, offsets, L, S, N, w)
+        _record_labels(lm, yl, offsets, L, S, N, gd, w)
         w.extra = _rule_taught(lm, L)
 
 
@@ -866,7 +934,10 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            int64_t[::1] pair_total=None, double[:, ::1] drift_mean=None,
            const double[:, ::1] drift_center=None, const double[::1] drift_limit=None,
            uint8_t[::1] drift_open=None, const int64_t[:, ::1] positions=None,
-           double drift_beta=0.0, double drift_sigma=1.0):
+           double drift_beta=0.0, double drift_sigma=1.0, floating[:, ::1] guards=None,
+           int64_t[::1] guard_counts=None, floating[:, ::1] supports=None,
+           int64_t[::1] support_counts=None, uint8_t[::1] guards_on=None,
+           uint8_t[:, ::1] mv=None):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
     the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
@@ -906,6 +977,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     distance from it that opens the gate, positions (M, 2) the neurons' grid places,
     drift_beta the recent mean's weight of a new instance, drift_sigma the neighbourhood's
     width (_drift_step). Labelled instances leave them as they are.
+    Guards (optional, all or none, with what labels taught the rule; docs/method.md,
+    "Guards"): IN/OUT guards (M, A) and supports (M, A), label c's in rows offsets[c]
+    onwards, guard_counts (L) and support_counts (L) how many of them it has (at most its
+    map's neurons), guards_on (L) whether its decisions use them, mv (L, win) beside mk: 1
+    where a tested entry's instance was nearer a guard. Labelled instances update them, and
+    every instance is classified with them.
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
@@ -932,6 +1009,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     cdef Pairs *pr = NULL
     cdef Drift drift
     cdef Drift *dr = NULL
+    cdef Guards guard
+    cdef Guards *gd = NULL
     drift.rate = NULL
     drift.acc = NULL
     if drift_mean is not None:
@@ -993,6 +1072,27 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         lmem.stot = &mc[0]
         lm = &lmem
         pzl = lmem.zl
+        lmem.mv = NULL
+        if guards is not None:
+            if (guard_counts is None or supports is None or support_counts is None
+                    or guards_on is None or mv is None or guards.shape[0] != M
+                    or guards.shape[1] != A or supports.shape[0] != M
+                    or supports.shape[1] != A or guard_counts.shape[0] != L
+                    or support_counts.shape[0] != L or guards_on.shape[0] != L
+                    or mv.shape[0] != L or mv.shape[1] != mg.shape[1]):
+                raise ValueError("guards, guard_counts, supports, support_counts, guards_on and "
+                                 "mv must come together, shaped (M, A), (L,), (M, A), (L,), "
+                                 "(L,) and (L, win)")
+            guard.g = &guards[0, 0] if M > 0 and A > 0 else NULL
+            guard.s = &supports[0, 0] if M > 0 and A > 0 else NULL
+            guard.gn = &guard_counts[0]
+            guard.sn = &support_counts[0]
+            guard.on = &guards_on[0]
+            guard.off = &offsets[0]
+            lmem.mv = &mv[0, 0]
+            gd = &guard
+    elif guards is not None:
+        raise ValueError("guards come with what labels taught the rule (thl, ...)")
     if nl > 0:
         pos = &Pos[0, 0]
         hp = &has_pos[0]
@@ -1039,6 +1139,9 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     if lm != NULL:
         w.thl = lmem.thl
         w.extra = _rule_taught(lm, L)
+        w.gd = gd
+        if pr != NULL:
+            pairs.w2.gd = gd
     if use_ctl:
         w.ctl = 1
         w.theta = pctl[0]
@@ -1089,8 +1192,8 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                       k_nn, n_rank, <floating> eta, <floating> rate, squared,
                                       skip_zero, &Ws[0, 0], &ww[0], &cc[0], &wwmax, pos, hp,
                                       known, X2 + (e + 1) * A, xxb + e + 1, G + (e + 1) * M,
-                                      nb - e - 1 if screening else 0, lm, S, N, pr, tscale,
-                                      xxb[e], w)
+                                      nb - e - 1 if screening else 0, lm, S, N, pr, gd,
+                                      tscale, xxb[e], w)
                     else:
                         n_pred = _learn_one(rows[e], d, gap, wt, A, M, &ncls[0], &offsets[0], L,
                                             t, &logC[0, 0], &logA[0], &counts[0], k_nn, n_rank,

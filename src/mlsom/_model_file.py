@@ -66,6 +66,19 @@ PERSIST_ARRAYS = (
     "persist_ring",
     "persist_total",
 )
+# written with the rule arrays from the first labelled call on (all or none; a file with the rule
+# arrays and without these predates them): each label's guards and supports (docs/method.md,
+# "Guards"), rows offsets[c] onwards of two (M, A) arrays in Wt's dtype (the rows not in use are
+# 0), how many each label has (at most its map's neurons), whether its decisions use its guards,
+# and beside margin_kinds whether each tested entry's instance was nearer one of its guards
+GUARD_ARRAYS = (
+    "guards",
+    "guard_counts",
+    "supports",
+    "support_counts",
+    "guards_on",
+    "margin_vetoes",
+)
 # written for the robust variant's models (a robust file without them predates them: its maps
 # never move as a whole): the drift gate, each label's recent mean of the instances it learnt
 # from online and its training mean (float64, (L, A)), the squared distance between the two
@@ -245,6 +258,7 @@ def _read_archive(zf, file_size):
         *PAIR_ARRAYS,
         *PERSIST_ARRAYS,
         *DRIFT_ARRAYS,
+        *GUARD_ARRAYS,
     }
     members = {}
     for info in infos:
@@ -255,7 +269,8 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
-    for group in (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS, PERSIST_ARRAYS, DRIFT_ARRAYS):
+    groups = (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS, PERSIST_ARRAYS, DRIFT_ARRAYS, GUARD_ARRAYS)
+    for group in groups:
         if 0 < len(missing & set(group)) < len(group):
             raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
     if missing.isdisjoint(RULE_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
@@ -264,7 +279,10 @@ def _read_archive(zf, file_size):
         raise _Bad("inconsistent model file: 'label_offsets' is missing")
     if missing.isdisjoint(PERSIST_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
         raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    missing -= {*LABELLED_ARRAYS, *RULE_ARRAYS, *PAIR_ARRAYS, *PERSIST_ARRAYS, *DRIFT_ARRAYS}
+    if missing.isdisjoint(GUARD_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
+        raise _Bad("inconsistent model file: 'label_offsets' is missing")
+    for group in groups:
+        missing -= set(group)
     if missing:
         raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
     total = 0
@@ -398,6 +416,20 @@ def _check_shapes(headers):
             dtype, got = headers[key][0], headers[key][1]
             if dtype.str[1:] != kind or got != shape:
                 bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+    if "guards" in headers:
+        for key in ("guards", "supports"):
+            dtype, shape = headers[key][0], headers[key][1]
+            if dtype != headers["Wt"][0] or shape != (M, A):
+                bad(f"{key} has dtype {dtype} and shape {shape}, expected Wt's dtype, {(M, A)}")
+        for key, kind, shape in (
+            ("guard_counts", "i8", (L,)),
+            ("support_counts", "i8", (L,)),
+            ("guards_on", "u1", (L,)),
+            ("margin_vetoes", "u1", (L, MARGIN_WINDOW)),
+        ):
+            dtype, got = headers[key][0], headers[key][1]
+            if dtype.str[1:] != kind or got != shape:
+                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
     if "drift_open" in headers:
         for key, kind, shape in (
             ("drift_mean", "f8", (L, A)),
@@ -491,6 +523,31 @@ def _check_rule(a, sizes, L):
     zf, zv = float(z[1]), float(z[0])
     if zf not in (0.0, 1.0) or not (0.0 <= zv <= L) or (zf == 0.0 and zv != 0.0):
         bad(f"labelled_cardinality {[zv, zf]}: expected [0, 0], or [z, 1] with 0 <= z <= {L}")
+
+
+def _check_guards(a, sizes, limit):
+    """Each label's guards and supports (GUARD_ARRAYS): values the online phase can use."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    for key, count in (("guards", "guard_counts"), ("supports", "support_counts")):
+        rows, n = a[key], a[count]
+        # (labelled instances, and moves towards them: within the weights' bound)
+        _check_bounded(rows, key, _moved_limit(limit, rows.dtype))
+        if np.any(n < 0) or np.any(n > sizes):
+            bad(f"{count}: negative, or more than the label's map has neurons")
+        used = np.zeros(rows.shape[0], dtype=bool)
+        for c in np.flatnonzero(n):
+            used[offsets[c] : offsets[c] + n[c]] = True
+        if np.any(rows[~used] != 0):
+            bad(f"{key}: values in a row no label uses")
+    on, mv, mk = a["guards_on"], a["margin_vetoes"], a["margin_kinds"]
+    if np.any(on > 1) or np.any((on == 1) & (a["guard_counts"] == 0)):
+        bad("guards_on: values other than 0/1, or set for a label without guards")
+    if np.any(mv > 1) or np.any((mv == 1) & (mk >> 1 != 1)):
+        bad("margin_vetoes: values other than 0/1, or set for an entry that was not tested")
 
 
 def _read_meta(zf, info, header, n_features):
@@ -630,6 +687,8 @@ def check_state(a, meta, grid_size):
         _check_rule(a, sizes, L)
     if "alt_place" in a:
         _check_pairs(a, limit)
+    if "guards" in a:
+        _check_guards(a, sizes, limit)
     if "persist_row" in a:
         _check_persistence(a, limit)
     if "drift_open" in a:

@@ -279,6 +279,20 @@ class SOMStreamClassifier(ParamsMixin):
         Each label's acceptance offset learnt from labelled instances (``partial_fit``): its
         Bayes test accepts it when the test's margin is at least this (0: the paper's test;
         all 0 until labels arrive).
+    guards_ : list of ndarray or None
+        Each label's guards (docs/method.md, "Guards"): labelled instances without the label
+        that the label's Bayes test would have accepted and no guard stopped, one
+        (n_guards, n_features) array per label (at most as many rows as its map has neurons;
+        once full, the nearest moves towards each new one by ``learning_rate``), None for a
+        label without a map. None until labels arrive (``partial_fit``).
+    supports_ : list of ndarray or None
+        Each label's supports: labelled instances with the label that one of its guards
+        stopped, as ``guards_``. A guard stops the label only where the instance is nearer it
+        than the label's best-matching neuron and every support.
+    guards_on_ : ndarray of bool of shape (n_labels,) or None
+        Whether each label's decisions use its guards: chosen with its acceptance offset, when
+        its best F1 over its remembered labelled entries is strictly higher with them than
+        without. None until labels arrive.
     labelled_cardinality_ : float or None
         The running mean of the number of labels of the fully labelled instances given to
         ``partial_fit``; the ranking ranks at least its ceiling. None until one arrives.
@@ -873,6 +887,14 @@ class SOMStreamClassifier(ParamsMixin):
             st["margin_kinds"] = np.zeros((L, MARGIN_WINDOW), dtype=np.uint8)
             st["margin_counts"] = np.zeros(L, dtype=np.int64)
             st["labelled_cardinality"] = np.zeros(2, dtype=np.float64)
+        if "guards" not in st:  # each label's guards (a model from before them starts empty)
+            M = st["Wt"].shape[1]
+            st["guards"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
+            st["guard_counts"] = np.zeros(L, dtype=np.int64)
+            st["supports"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
+            st["support_counts"] = np.zeros(L, dtype=np.int64)
+            st["guards_on"] = np.zeros(L, dtype=np.uint8)
+            st["margin_vetoes"] = np.zeros((L, MARGIN_WINDOW), dtype=np.uint8)
         if tested and "alt_place" not in st:  # the paired test of the corrections
             M = st["Wt"].shape[1]
             st["alt_place"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
@@ -891,7 +913,10 @@ class SOMStreamClassifier(ParamsMixin):
             if not st["margin_counts"].any():
                 return {}  # no label has taught the rule yet: the paper's (the core tests the
                 # labels beyond the ranking once one has)
-            return {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
+            rule = {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
+            if "guards" in st:
+                rule.update({k: st[k] for k in _GUARD_KEYS})
+            return rule
         if len(st.get("margin_order", ())) != 4:  # (a pickle of an earlier mlsom kept 2 or 3)
             st["margin_order"] = _margin_order(
                 st["margin_memory"], st["margin_kinds"], st["margin_counts"]
@@ -907,6 +932,8 @@ class SOMStreamClassifier(ParamsMixin):
             "mn": n_sorted,
             "ms": sorted_margins,
             "mc": synced,
+            **({k: st[k] for k in _GUARD_KEYS} if "guards" in st else {}),
+            **({"mv": st["margin_vetoes"]} if "guards" in st else {}),
         }
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
@@ -1217,6 +1244,33 @@ class SOMStreamClassifier(ParamsMixin):
             return np.zeros(st["n_labels"])
         return np.array(st["label_offsets"])
 
+    def _prototypes(self, key, count):
+        st = self._fitted_state()
+        if key not in st:
+            return None
+        self._lock.acquire_read()
+        try:
+            off, n = st["offsets"], st[count]
+            return [
+                None if off[c + 1] == off[c] else np.array(st[key][off[c] : off[c] + n[c]])
+                for c in range(st["n_labels"])
+            ]
+        finally:
+            self._lock.release_read()
+
+    @property
+    def guards_(self):
+        return self._prototypes("guards", "guard_counts")
+
+    @property
+    def supports_(self):
+        return self._prototypes("supports", "support_counts")
+
+    @property
+    def guards_on_(self):
+        on = self._fitted_state().get("guards_on")
+        return None if on is None else on.astype(bool)
+
     @property
     def correction_pairs_(self):
         st = self._fitted_state()
@@ -1298,6 +1352,7 @@ class SOMStreamClassifier(ParamsMixin):
                 *_model_file.PAIR_ARRAYS,
                 *_model_file.PERSIST_ARRAYS,
                 *_model_file.DRIFT_ARRAYS,
+                *_model_file.GUARD_ARRAYS,
             ):
                 if k in st:
                     arrays[k] = np.array(st[k])
@@ -1386,6 +1441,10 @@ class SOMStreamClassifier(ParamsMixin):
             state["ctl"] = ctl
         model._state = state
         return model
+
+
+# the core's arguments for each label's guards (the state's arrays of the same names)
+_GUARD_KEYS = ("guards", "guard_counts", "supports", "support_counts", "guards_on")
 
 
 def _drift_limit(Xj):
