@@ -355,7 +355,12 @@ def classify(state, x):
             gap = min(gap, abs(margin - offset) / (1.0 + abs(threshold) + abs(offset)))
         accepted = margin >= offset if math.isfinite(margin) else score >= threshold
         on = guards is not None and guards["on"][c]
-        if guards is not None and guards["g"][c] and (math.isfinite(margin) or (accepted and on)):
+        low = min(offset, 0.0)  # (a labelled entry records it at or above the paper's test)
+        if (
+            guards is not None
+            and guards["g"][c]
+            and ((math.isfinite(margin) and margin >= low) or (accepted and on))
+        ):
             vetoes[c], g = vetoed(guards, c, x, state["maps"][c]["weights"][bmu[c]])
             gap = min(gap, g)
             if accepted and on and vetoes[c][0]:
@@ -584,6 +589,7 @@ def learn_rule(state, y, kinds):
 
 
 PAIR_USES, PAIR_WINDOW, PAIR_MIN, PAIR_Z = 5, 200, 10, 2.0
+GUARD_CAP = 16  # a label's guards and supports: at most min(its map's neurons, GUARD_CAP)
 
 
 def paired_tests(state, x, y, Y_hat, bmu):
@@ -645,11 +651,11 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
     labelled positive of c, if any (a copy), which is used up. Then each positive's last
     positive is x; T, N and S do not change; the decision rule learns (learn_rule).
 
-    Guards (docs/method.md, "Guards"): for every tested label c whose value is known, a
-    negative that none of c's guards took joins them, a positive that one took joins c's
-    supports; once a label has as many as its map has neurons, the nearest moves towards x by
-    eta instead. Whether the label's decisions use its guards is chosen with its offset
-    (learn_rule).
+    Guards (docs/method.md, "Guards"): for every tested label c whose value is known and
+    whose Bayes test accepts x (margin >= its offset), a negative that none of c's guards took
+    joins them, a positive that one took joins c's supports; once a label has min(its map's
+    neurons, GUARD_CAP) of them, the nearest moves towards x by eta instead. Whether the
+    label's decisions use its guards is chosen with its offset (learn_rule).
 
     tested (corrections="tested"): the pending other choices are tried first (paired_tests);
     a miss moves by rate and a false alarm onto the positive only while pairs_strong, else a
@@ -673,14 +679,17 @@ def ref_learn(state, X, Y, eta=0.05, rate=0.5, tested=False):
         if tested:
             paired_tests(state, x, y, Y_hat, bmu)
             strong = pairs_strong(state)
+        offsets = state["rule"]["offsets"] if "rule" in state else [0.0] * L
         for c in range(L):
-            if maps[c] is None or y[c] < 0 or state["kinds"][c][0] != 1:
-                continue
+            kind, margin = state["kinds"][c]
+            if maps[c] is None or y[c] < 0 or kind != 1 or not margin >= offsets[c]:
+                continue  # (only what the label's test accepts: a false alarm or a taken hit)
             v, jg, js = state["vetoes"].get(c, (False, -1, -1))
+            size = min(len(maps[c]["weights"]), GUARD_CAP)
             if y[c] == 0 and not v:
-                _add_prototype(guards["g"][c], len(maps[c]["weights"]), x, jg, eta)
+                _add_prototype(guards["g"][c], size, x, jg, eta)
             elif y[c] == 1 and v:
-                _add_prototype(guards["s"][c], len(maps[c]["weights"]), x, js, eta)
+                _add_prototype(guards["s"][c], size, x, js, eta)
         known = []
         for c in range(L):
             if maps[c] is None or y[c] < 0:

@@ -29,7 +29,7 @@ from test_reference import (
     params,
 )
 
-from mlsom import SOMStreamClassifier, _model_file, _testing
+from mlsom import SOMStreamClassifier, _core, _model_file, _testing
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import reference as ref
@@ -88,6 +88,7 @@ CASES = [
     (3, "euclidean", "reject", 0),
     (2, "sqeuclidean", "skip", 1),
     (4, "euclidean", "skip", 2),
+    (6, "euclidean", "reject", 3),  # maps of up to 36 neurons: at most GUARD_CAP guards
 ]
 
 
@@ -108,7 +109,9 @@ def test_guards_match_reference(d, dist, zc, seed):
     assert pk["guards_on"].any(), "no label used its guards"
     assert pk["margin_vetoes"].any(), "no tested instance was nearer a guard"
     sizes = np.diff(pk["offsets"])
-    assert np.any(pk["guard_counts"] == sizes), "no label filled its guards"
+    if d != 4:  # (a small map fills within the stream, and a large one its GUARD_CAP)
+        full = np.minimum(sizes, _core.GUARD_CAP)
+        assert np.any(pk["guard_counts"] == full), "no label filled its guards"
     assert pk["support_counts"].any(), "no support"
     assert [None if g is None else len(g) for g in model.guards_] == pk["guard_counts"].tolist()
     # frozen predictions, on the row path and the 16-row one (when the processor has it)
@@ -267,7 +270,10 @@ def test_tampered_guards_are_refused(tmp_path):
         ({"guards_on": on[:2].copy()}, "guards_on has dtype"),
         ({"guards": changed(g, (0, 0), np.nan)}, "guards: non-finite"),
         ({"supports": changed(st["supports"], (0, 1), 1e300)}, "supports: non-finite"),
-        ({"guard_counts": changed(gn, c, sizes[c] + 1)}, "guard_counts: negative, or more"),
+        (
+            {"guard_counts": changed(gn, c, min(sizes[c], _core.GUARD_CAP) + 1)},
+            "guard_counts: negative, or",
+        ),
         ({"support_counts": changed(st["support_counts"], 0, -1)}, "support_counts: negative"),
         ({"guards_on": changed(on, c, 2)}, "guards_on: values other than 0/1"),
         (
@@ -300,37 +306,43 @@ def test_tampered_guards_are_refused(tmp_path):
 
 def test_a_support_on_a_guard_wins_the_tie():
     """x is stopped by a guard only where it is strictly nearer the guard than the label's map
-    and every support: the same instance labelled without the label (it becomes a guard), then
-    with it (stopped by that guard, it becomes a support), then with it again (guard and
-    support at the same distance: not stopped, nothing added), as the reference."""
+    and every support: the same instance labelled without the label (its test accepts it: it
+    becomes a guard), then with it (stopped by that guard: it becomes a support), then with it
+    again (guard and support at the same distance: not stopped, nothing added), as the
+    reference. The instance is one for which the reference goes through those three steps."""
     X, Y = overlapping_discs(8, 1300)
     X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
     model, st = fit_both(X_tr, Y_tr, params(4))
     chunks = [(lo, lo + 100) for lo in range(0, 300, 100)]
     st, _ = _run_both(model, st, X_te, Y_te, _arrivals(8, 300, 3), chunks)
-    probe = copy.deepcopy(st)
-    sizes = np.diff(model._state["offsets"])
-    room = (model._state["guard_counts"] < sizes) & (model._state["support_counts"] < sizes)
-    assert room.any(), "every label's guards or supports are full"
-    for x in X_te[300:]:  # an instance whose label c (with room) is tested and not stopped
-        ref.classify(probe, x)
-        tested = [c for c in range(3) if probe["kinds"][c][0] == 1 and room[c]]
-        free = [c for c in tested if not probe["vetoes"].get(c, (False,))[0]]
-        if free:
-            c = free[0]
+
+    def steps(state, x, c):
+        """The reference's (guard count, support count) of label c after each step."""
+        y = np.full((1, 3), -1, dtype=np.int8)
+        out = []
+        for value in (0, 1, 1):
+            y[0, c] = value
+            state = ref.ref_learn(state, x[None, :], y)
+            out.append((len(state["guards"]["g"][c]), len(state["guards"]["s"][c])))
+        return out
+
+    found = None
+    for x in X_te[300:]:
+        for c in range(3):
+            g0, s0 = len(st["guards"]["g"][c]), len(st["guards"]["s"][c])
+            want = [(g0 + 1, s0), (g0 + 1, s0 + 1), (g0 + 1, s0 + 1)]
+            if steps(copy.deepcopy(st), x, c) == want:
+                found = x, c
+                break
+        if found:
             break
-    else:
-        pytest.fail("no instance tests a label without a guard stopping it")
+    assert found, "no instance goes through the three steps"
+    x, c = found
     y = np.full((1, 3), -1, dtype=np.int8)
-    for value, grows in ((0, "guard_counts"), (1, "support_counts"), (1, None)):
+    for value in (0, 1, 1):
         y[0, c] = value
-        before = model._state["guard_counts"][c], model._state["support_counts"][c]
         st = ref.ref_learn(st, x[None, :], y)
         model.partial_fit(x[None, :], y)
+        assert st["min_gap"] > MIN_GAP
         explained(st, assert_same_state, model, st)
         _assert_same_rule(model, st)
-        after = model._state["guard_counts"][c], model._state["support_counts"][c]
-        if grows is None:
-            assert after == before
-        else:
-            assert after[grows == "support_counts"] == before[grows == "support_counts"] + 1

@@ -93,6 +93,14 @@ cdef extern from "_kernels.h" nogil:
                                          Py_ssize_t skip) noexcept nogil
     mlsom_move_map_d_fn mlsom_move_map_d
     mlsom_move_map_f_fn mlsom_move_map_f
+    ctypedef Py_ssize_t (*mlsom_nearest_below_d_fn)(const double *x, const double *G,
+                                                    Py_ssize_t A, Py_ssize_t n, double *bound,
+                                                    int first) noexcept nogil
+    ctypedef Py_ssize_t (*mlsom_nearest_below_f_fn)(const float *x, const float *G,
+                                                    Py_ssize_t A, Py_ssize_t n, double *bound,
+                                                    int first) noexcept nogil
+    mlsom_nearest_below_d_fn mlsom_nearest_below_d
+    mlsom_nearest_below_f_fn mlsom_nearest_below_f
     ctypedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                             Py_ssize_t M, const float *base, const float *ww,
                                             float *gt, int32_t *idx, float *m1,

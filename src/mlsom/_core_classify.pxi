@@ -74,7 +74,7 @@ ctypedef struct Guards:
     # Labelled negative prototypes (docs/method.md, "Guards"), the model's arrays: label c's
     # guards are the first gn[c] rows of g from offsets[c] on (the map's own slots: at most as
     # many as its neurons), its supports the first sn[c] rows of s likewise; on[c]: its
-    # decisions use them. g and s are (M, A) in the model's type.
+    # decisions use them. g and s are (M, A) in the model's type: a row is contiguous.
     void *g
     void *s
     int64_t *gn
@@ -123,8 +123,6 @@ ctypedef struct Work:
                         # be (_bayes_test)
     const Guards *gd    # each label's guards, or NULL (_vetoed)
     uint8_t *mveto      # (L) OUT (w.rec) whether a tested label's instance was nearer a guard
-    Py_ssize_t *gidx    # (L) OUT (w.rec) ... its nearest guard (a row of gd.g; -1: none) ...
-    Py_ssize_t *sidx    # (L) OUT (w.rec) ... and its nearest support (-1: none)
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -153,12 +151,10 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.rmin = <double *> malloc(L * sizeof(double))
     w.rdirty = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.mveto = <uint8_t *> malloc(L * sizeof(uint8_t))
-    w.gidx = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
-    w.sidx = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
-    if (w.dp == NULL or w.mveto == NULL or w.gidx == NULL or w.sidx == NULL or w.ex == NULL
-            or w.stamp == NULL or w.ent == NULL or w.amb == NULL or w.winnr == NULL
-            or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
-            or w.moved == NULL or w.marg == NULL or w.mkind == NULL or w.rt == NULL
+    if (w.dp == NULL or w.mveto == NULL or w.ex == NULL or w.stamp == NULL or w.ent == NULL
+            or w.amb == NULL or w.winnr == NULL or w.votes == NULL or w.in_y == NULL
+            or w.weak == NULL or w.rank == NULL or w.moved == NULL or w.marg == NULL
+            or w.mkind == NULL or w.rt == NULL
             or w.tie == NULL or w.lla == NULL or w.rmin == NULL or w.rdirty == NULL
             or w.skip == NULL or w.below == NULL):
         _work_free(w)
@@ -207,8 +203,6 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.rmin)
     free(w.rdirty)
     free(w.mveto)
-    free(w.gidx)
-    free(w.sidx)
     free(w)
 
 
@@ -376,35 +370,30 @@ cdef inline bint _accept_margin(const floating *x, const floating *Wt, Py_ssize_
     return m >= w.thl[c]
 
 
+cdef inline Py_ssize_t _nearest_below(const floating *x, const void *P, Py_ssize_t A,
+                                      Py_ssize_t o, Py_ssize_t n, double *bound,
+                                      bint first) noexcept nogil:
+    """The nearest of the n rows o, o + 1, ... of P (M, A) to x among those strictly nearer
+    than *bound (exact squared distances, the first on a tie), or -1; IN/OUT *bound, lowered to
+    its distance; first: the first row strictly nearer instead (kern mlsom_nearest_below)."""
+    cdef Py_ssize_t j
+    if floating is double:
+        j = mlsom_nearest_below_d(x, <const double *> P + o * A, A, n, bound, first)
+    else:
+        j = mlsom_nearest_below_f(x, <const float *> P + o * A, A, n, bound, first)
+    return o + j if j >= 0 else -1
+
+
 cdef bint _vetoed(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
-                  Py_ssize_t c, Py_ssize_t bc, bint full, Work *w) noexcept nogil:
+                  Py_ssize_t c, Py_ssize_t bc, Work *w) noexcept nogil:
     """Whether x is strictly nearer one of label c's guards (w.gd, at least one) than its
-    best-matching unit bc and every one of its supports (exact squared distances). full: also
-    OUT the nearest guard and support (w.gidx[c], w.sidx[c]: the first on a tie, -1 for none);
-    otherwise the search stops at the first guard nearer."""
+    best-matching unit bc and every one of its supports (exact squared distances)."""
     cdef const Guards *gd = w.gd
-    cdef const floating *g = <const floating *> gd.g
-    cdef const floating *sp = <const floating *> gd.s
-    cdef Py_ssize_t j, o = gd.off[c], jg = -1, js = -1
-    cdef double dp = _exact(x, Wt, A, M, bc, w), ds = INFINITY, dg = INFINITY, dj
-    for j in range(o, o + gd.sn[c]):
-        dj = _sqdist_row(x, sp + j * A, A)
-        if js < 0 or dj < ds:
-            ds = dj
-            js = j
-    if ds < dp:
-        dp = ds
-    for j in range(o, o + gd.gn[c]):
-        dj = _sqdist_row(x, g + j * A, A)
-        if jg < 0 or dj < dg:
-            dg = dj
-            jg = j
-            if not full and dg < dp:
-                return True
-    if full:
-        w.gidx[c] = jg
-        w.sidx[c] = js
-    return dg < dp
+    cdef double dp = _exact(x, Wt, A, M, bc, w)
+    w.cnt[CNT_GUARD] += 1
+    if gd.sn[c] > 0:
+        _nearest_below(x, gd.s, A, gd.off[c], gd.sn[c], &dp, False)
+    return _nearest_below(x, gd.g, A, gd.off[c], gd.gn[c], &dp, True) >= 0
 
 
 cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
@@ -413,12 +402,17 @@ cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py
     """The Bayes test of label c with its offset (_accept_margin), then its guards: a label
     whose decisions use them (w.gd.on[c]) is rejected where x is nearer one of them than its
     map and supports (_vetoed). On a labelled instance (w.rec) every tested label whose margin
-    is recorded also records whether x was nearer a guard (w.mveto[c]) and its nearest guard
-    and support, whether the label uses its guards or not."""
+    is recorded also records whether x was nearer a guard (w.mveto[c]), whether the label uses
+    its guards or not."""
     cdef bint ok = _accept_margin(x, Wt, A, M, c, bc, dv, gap, rhs, logA, squared, w)
     cdef bint v
     if w.gd == NULL or w.gd.gn[c] == 0:
         return ok
+    if w.rec and w.mkind[c] == 1 and w.marg[c] >= (w.thl[c] if w.thl[c] < 0.0 else 0.0):
+        v = _vetoed(x, Wt, A, M, c, bc, w)
+        w.mveto[c] = v
+        return ok and not (v and w.gd.on[c])
+    return ok and not (w.gd.on[c] and _vetoed(x, Wt, A, M, c, bc, w))
     if w.rec and w.mkind[c] == 1:
         v = _vetoed(x, Wt, A, M, c, bc, True, w)
         w.mveto[c] = v

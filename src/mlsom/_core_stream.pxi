@@ -350,6 +350,14 @@ cdef enum:
 
 cdef double CARD_RATE = 0.02   # the labelled cardinality's running mean: its weight of a new set
 
+# A label keeps at most min(its map's neurons, GUARD_CAP) guards, and as many supports
+# (docs/method.md, "Guards"): every labelled instance is compared with the guards of every label
+# it tests, so their number is bounded whatever d (a map of d = 10 has up to 100 neurons);
+# 16 is a map's size at d = 4.
+cdef enum:
+    GUARD_CAP_ = 16
+GUARD_CAP = GUARD_CAP_  # for _model_file's check and the tests' reference
+
 
 ctypedef struct LabelMem:
     # What the labels teach the decision rule (docs/method.md, "Labels that arrive"), the
@@ -370,73 +378,102 @@ ctypedef struct LabelMem:
                         # label's guards (Work.mveto), or NULL: the model has no guards
 
 
-cdef double _best_offset(LabelMem *lm, Py_ssize_t c, bint guarded, int64_t *f_num,
-                         int64_t *f_den) noexcept nogil:
+ctypedef struct BestCut:
+    # the best cut so far of _best_offset's scan: whether there is one, its F1 as num / den,
+    # its offset
+    bint have
+    int64_t num
+    int64_t den
+    double t
+
+
+cdef inline void _consider_cut(BestCut *b, int64_t num, int64_t den, double hi,
+                               double lo) noexcept nogil:
+    """A cut between margins hi > lo whose F1 is num / den: the best so far if its F1 is
+    higher, or equal with an offset nearer 0 (the first on a tie). Its offset is 0 when
+    lo < 0 <= hi, else the end nearer 0: hi, or the double just above lo (computed only for a
+    cut at least as good as the best so far)."""
+    cdef int64_t cmp
+    cdef double t
+    if den < 1:
+        den = 1
+    cmp = num * b.den - b.num * den  # (at most 4 win^2: exact)
+    if b.have and cmp < 0:
+        return
+    if lo < 0.0 and 0.0 <= hi:
+        t = 0.0
+    elif hi < 0.0:
+        t = hi
+    else:
+        t = nextafter(lo, INFINITY)
+    if not b.have or cmp > 0 or fabs(t) < fabs(b.t):
+        b.have = True
+        b.num = num
+        b.den = den
+        b.t = t
+
+
+cdef void _best_offset(LabelMem *lm, Py_ssize_t c, bint guarded, BestCut *plain,
+                       BestCut *guard) noexcept nogil:
     """Label c's acceptance offset: the threshold on the margin that maximises the F1 score of
     label c over its remembered labelled entries (after Lipton, Elkan and Naryanaswamy,
-    "Optimal thresholding of classifiers to maximize F1 measure", ECML PKDD 2014).
+    "Optimal thresholding of classifiers to maximize F1 measure", ECML PKDD 2014); OUT plain:
+    its offset and F1.
 
     An entry ranked first (kind 0) is predicted whatever the offset, one neither ranked nor
     tested (kind 2) never; a tested one (kind 1) is predicted iff its margin >= the offset. The
     cuts of the tested entries sorted by margin (lm.srt, lm.srtm) are the offsets that differ;
     F1 is compared exactly (as fractions of integers), and of the best cuts the one whose offset
-    is nearest 0 (the paper's test) wins, the first on a tie. The offset of a cut between
-    margins hi > lo is 0 when lo < 0 <= hi, else the end nearer 0: hi, or the double just above
-    lo (computed only for a cut that is at least as good as the best so far).
+    is nearest 0 (the paper's test) wins, the first on a tie (_consider_cut).
 
-    guarded: the label's decisions with its guards (docs/method.md, "Guards"): a tested entry
-    whose instance was nearer a guard (lm.mv) is never predicted, whatever the offset (it still
-    separates the cuts, which changes no F1 and no choice). OUT the best F1 as f_num / f_den."""
+    guarded: OUT guard, the same for the label's decisions with its guards (docs/method.md,
+    "Guards"), in the same pass: a tested entry whose instance was nearer a guard (lm.mv) is
+    never predicted, whatever the offset (it still separates the cuts, which changes no F1 and
+    no choice)."""
     cdef Py_ssize_t win = lm.win, n, k, i, n1 = lm.nsrt[c]
-    cdef int64_t tp0 = 0, fp0 = 0, fn0 = 0, npos = 0, tp = 0, fp = 0, num, den, cmp
-    cdef int64_t best_num = 0, best_den = 1
-    cdef int kind, y, v
-    cdef bint have = False
-    cdef double hi, lo, t, best_t = 0.0
+    cdef int64_t tp0 = 0, fp0 = 0, fn0 = 0, npos = 0, tp = 0, fp = 0, num
+    cdef int64_t fn0g = 0, nposg = 0, tpg = 0, fpg = 0
+    cdef int kind, y, v = 0
+    cdef double hi, lo
     cdef const uint8_t *mk = lm.mk + c * win
     cdef const uint8_t *mv = lm.mv + c * win if guarded else NULL
     cdef const double *ms = lm.srtm + c * win
     cdef const int32_t *o = lm.srt + c * win
+    plain.have = False
+    plain.num = 0
+    plain.den = 1
+    plain.t = 0.0
+    guard[0] = plain[0]
     n = lm.mtot[c] if lm.mtot[c] < win else win
     for k in range(n):  # the slots in use, in any order (counted without a branch: the
         kind = mk[k] >> 1  # kinds and labels follow no pattern a branch could predict)
         y = mk[k] & 1
-        v = mv[k] if guarded else 0
         tp0 += y & (kind == 0)
         fp0 += (1 - y) & (kind == 0)
-        fn0 += y & ((kind == 2) | ((kind == 1) & v))
-        npos += y & (kind == 1) & (1 - v)
+        fn0 += y & (kind == 2)
+        npos += y & (kind == 1)
+        if guarded:
+            v = mv[k]
+            fn0g += y & ((kind == 2) | ((kind == 1) & v))
+            nposg += y & (kind == 1) & (1 - v)
     for i in range(n1 + 1):
         if i > 0:
-            v = mv[o[i - 1]] if guarded else 0
             y = mk[o[i - 1]] & 1
-            tp += y & (1 - v)
-            fp += (1 - y) & (1 - v)
+            tp += y
+            fp += 1 - y
+            if guarded:
+                v = mv[o[i - 1]]
+                tpg += y & (1 - v)
+                fpg += (1 - y) & (1 - v)
         if 0 < i < n1 and ms[i - 1] == ms[i]:
             continue  # no offset separates equal margins
-        num = 2 * (tp0 + tp)
-        den = num + fp0 + fp + fn0 + (npos - tp)
-        if den < 1:
-            den = 1
-        cmp = num * best_den - best_num * den  # (at most 4 win^2: exact)
-        if have and cmp < 0:
-            continue
         hi = INFINITY if i == 0 else ms[i - 1]
         lo = -INFINITY if i == n1 else ms[i]
-        if lo < 0.0 and 0.0 <= hi:
-            t = 0.0
-        elif hi < 0.0:
-            t = hi
-        else:
-            t = nextafter(lo, INFINITY)
-        if not have or cmp > 0 or fabs(t) < fabs(best_t):
-            have = True
-            best_num = num
-            best_den = den
-            best_t = t
-    f_num[0] = best_num
-    f_den[0] = best_den
-    return best_t
+        num = 2 * (tp0 + tp)
+        _consider_cut(plain, num, num + fp0 + fp + fn0 + (npos - tp), hi, lo)
+        if guarded:
+            num = 2 * (tp0 + tpg)
+            _consider_cut(guard, num, num + fp0 + fpg + fn0g + (nposg - tpg), hi, lo)
 
 
 cdef inline void _add_entry(LabelMem *lm, Py_ssize_t c, int kind, int y, double m,
@@ -532,8 +569,8 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
     its decisions use its guards: they do when the best F1 over its entries with them is
     strictly above the best without (docs/method.md, "Guards"); the offset is that choice's."""
     cdef Py_ssize_t c
-    cdef int64_t npos = 0, n0, d0, n1, d1
-    cdef double t1
+    cdef int64_t npos = 0
+    cdef BestCut plain, guard
     cdef bint every = True
     for c in range(L):
         if yl[c] < 0:
@@ -544,13 +581,13 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
         _add_entry(lm, c, w.mkind[c], yl[c] == 1, w.marg[c], w.mveto[c])
         if lm.mtot[c] >= OFFSET_MIN and lm.mtot[c] % OFFSET_EVERY == 0:
             _sync_sorted(lm, c)
-            lm.thl[c] = _best_offset(lm, c, False, &n0, &d0)
+            _best_offset(lm, c, gd != NULL, &plain, &guard)
+            lm.thl[c] = plain.t
             if gd != NULL:
-                t1 = _best_offset(lm, c, True, &n1, &d1)
                 # (F1 as fractions with numerators and denominators of at most 4 win: exact)
-                gd.on[c] = n1 * d0 > n0 * d1
+                gd.on[c] = guard.num * plain.den > plain.num * guard.den
                 if gd.on[c]:
-                    lm.thl[c] = t1
+                    lm.thl[c] = guard.t
     if every:
         if lm.zl[1] == 0.0:
             lm.zl[0] = <double> S / <double> N
@@ -757,42 +794,48 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
                     pr.total[0] = pr.win + pr.total[0] % pr.win
 
 
-cdef inline void _add_prototype(floating *p, int64_t *cnt, Py_ssize_t c, Py_ssize_t o,
-                                Py_ssize_t size, const floating *x, Py_ssize_t A,
-                                Py_ssize_t near, floating eta) noexcept nogil:
+cdef inline void _add_prototype(const floating *x, floating *p, int64_t *cnt, Py_ssize_t c,
+                                Py_ssize_t o, Py_ssize_t size, Py_ssize_t A,
+                                floating eta) noexcept nogil:
     """Label c's guards or supports (rows o, o + 1, ... of p, cnt[c] of them in use, at most
-    size): x joins them while there is room; then the nearest (row near) moves towards x by
-    eta, w <- w + eta (x - w), as a neuron moves."""
+    size): x joins them while there is room; then the nearest (the first on a tie) moves
+    towards x by eta, w <- w + eta (x - w), as a neuron moves."""
     cdef Py_ssize_t i, r
+    cdef double d = INFINITY
     if cnt[c] < size:
         r = o + cnt[c]
+        cnt[c] += 1
         for i in range(A):
             p[r * A + i] = x[i]
-        cnt[c] += 1
-    else:
-        for i in range(A):
-            p[near * A + i] = p[near * A + i] + eta * (x[i] - p[near * A + i])
+        return
+    r = _nearest_below(x, p, A, o, size, &d, False)
+    if r < 0:
+        return  # (no row at a finite distance: not with the values the model file allows)
+    for i in range(A):
+        p[r * A + i] = p[r * A + i] + eta * (x[i] - p[r * A + i])
 
 
 cdef void _learn_guards(const floating *x, const int8_t *yl, Py_ssize_t A,
                         const int64_t *offsets, Py_ssize_t L, floating eta, Guards *gd,
                         const Work *w) noexcept nogil:
     """A labelled instance's guards and supports (docs/method.md, "Guards"), from its
-    classification (w: which labels were tested, whether x was nearer a guard, the nearest
-    guard and support): for every tested label c whose value is known, a negative that no
-    guard took joins c's guards, and a positive that a guard took joins its supports (each
-    moves its nearest towards x once the label's slots are full). Whether the label's decisions
-    use its guards or not."""
+    classification (w: which labels were tested, their margins, whether x was nearer a
+    guard): for every tested label c whose value is known, a negative that its Bayes test
+    accepts (margin >= its offset) and no guard took joins c's guards, and a positive that its
+    test accepts and a guard took joins its supports (each moves its nearest towards x once the
+    label has min(its map's neurons, GUARD_CAP) of them), whether the label's decisions use its
+    guards or not."""
     cdef Py_ssize_t c
     for c in range(L):
-        if offsets[c + 1] == offsets[c] or yl[c] < 0 or w.mkind[c] != 1:
+        if (offsets[c + 1] == offsets[c] or yl[c] < 0 or w.mkind[c] != 1
+                or not w.marg[c] >= w.thl[c]):
             continue
         if yl[c] == 0 and not w.mveto[c]:
-            _add_prototype(<floating *> gd.g, gd.gn, c, offsets[c], offsets[c + 1] - offsets[c],
-                           x, A, w.gidx[c], eta)
+            _add_prototype(x, <floating *> gd.g, gd.gn, c, offsets[c],
+                           min(offsets[c + 1] - offsets[c], GUARD_CAP_), A, eta)
         elif yl[c] == 1 and w.mveto[c]:
-            _add_prototype(<floating *> gd.s, gd.sn, c, offsets[c], offsets[c + 1] - offsets[c],
-                           x, A, w.sidx[c], eta)
+            _add_prototype(x, <floating *> gd.s, gd.sn, c, offsets[c],
+                           min(offsets[c + 1] - offsets[c], GUARD_CAP_), A, eta)
 
 
 cdef inline Py_ssize_t _n_ranked(int64_t S, int64_t N, Py_ssize_t L,
@@ -852,8 +895,6 @@ cdef void _learn_labels(const floating *x, const int8_t *yl, const float *d, dou
         w.mkind[c] = 2
         w.marg[c] = 0.0
         w.mveto[c] = 0
-        w.gidx[c] = -1
-        w.sidx[c] = -1
     w.rec = 1
     _classify(x, d, gap, wt, A, M, ncls, offsets, L, t, logC, logA, k_nn, n_rank, squared,
               skip_zero, w)

@@ -25,6 +25,7 @@ cdef enum:
     CNT_PAIR_WHOLE      # that classified again from the start
     # labels beyond the ranking ruled out from the screening values (their map out of reach)
     CNT_REACH
+    CNT_GUARD           # guards: instances compared with a label's guards (_vetoed)
     N_COUNTERS
 
 

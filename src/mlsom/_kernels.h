@@ -28,7 +28,8 @@
  * and its hand-written AVX2 and AVX-512F kernels: _kernels_screen.h (screening values, the
  * smallest two), _kernels_sums.h (the batch update's sums), _kernels_search.h (the ranking's
  * passes over one instance's values), _kernels_lanes.h (frozen scoring 16 rows at a time),
- * _kernels_moves.h (the robust variant's moves of a whole map).
+ * _kernels_moves.h (the robust variant's moves of a whole map), _kernels_guards.h (the nearest
+ * of a label's guards).
  */
 #ifndef MLSOM_KERNELS_H
 #define MLSOM_KERNELS_H
@@ -108,6 +109,7 @@ static inline __mmask16 mlsom_mask16(Py_ssize_t left)
 #include "_kernels_search.h"
 #include "_kernels_lanes.h"
 #include "_kernels_moves.h"
+#include "_kernels_guards.h"
 
 /* Input validation: how many of x[0:n] are NaN or outside [-lim, lim] (a NaN fails both
  * compares). The compares are joined with a bitwise & so that the loop has no branch and the
@@ -161,7 +163,11 @@ static void mlsom_prefetch(const void *p, Py_ssize_t n)
     ATTR static void mlsom_move_map_d_##SUFFIX MLSOM_MOVE_MAP_ARGS(double)               \
         MLSOM_MOVE_MAP_BODY(double)                                                      \
     ATTR static void mlsom_move_map_f_##SUFFIX MLSOM_MOVE_MAP_ARGS(float)                \
-        MLSOM_MOVE_MAP_BODY(float)
+        MLSOM_MOVE_MAP_BODY(float)                                                       \
+    ATTR static Py_ssize_t mlsom_nearest_below_d_##SUFFIX                                \
+        MLSOM_NEAREST_BELOW_ARGS(double) MLSOM_NEAREST_BELOW_BODY(double, mlsom_v8d)                \
+    ATTR static Py_ssize_t mlsom_nearest_below_f_##SUFFIX                                \
+        MLSOM_NEAREST_BELOW_ARGS(float) MLSOM_NEAREST_BELOW_BODY(float, mlsom_v8f)
 
 MLSOM_DEFINE_PATH(base, )
 #ifdef MLSOM_X86_DISPATCH
@@ -238,6 +244,8 @@ static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
 static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
 static mlsom_move_map_d_fn mlsom_move_map_d = mlsom_move_map_d_base;
 static mlsom_move_map_f_fn mlsom_move_map_f = mlsom_move_map_f_base;
+static mlsom_nearest_below_d_fn mlsom_nearest_below_d = mlsom_nearest_below_d_base;
+static mlsom_nearest_below_f_fn mlsom_nearest_below_f = mlsom_nearest_below_f_base;
 typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
                                       Py_ssize_t M, const float *base, const float *ww,
                                       float *gt, int32_t *idx, float *m1, float *m2);
@@ -289,6 +297,8 @@ static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
         mlsom_count_maps_f = mlsom_count_maps_f_##SUFFIX;                               \
         mlsom_move_map_d = mlsom_move_map_d_##SUFFIX;                                   \
         mlsom_move_map_f = mlsom_move_map_f_##SUFFIX;                                   \
+        mlsom_nearest_below_d = mlsom_nearest_below_d_##SUFFIX;                         \
+        mlsom_nearest_below_f = mlsom_nearest_below_f_##SUFFIX;                         \
     } while (0)
 
 /* For the kernel benchmark (benchmarks/kernel_gains.py, through mlsom._testing): hand-written

@@ -26,7 +26,7 @@ import zipfile
 
 import numpy as np
 
-from ._core import PAIR_TRIES
+from ._core import GUARD_CAP, PAIR_TRIES
 from ._validation import value_limit
 
 FORMAT = 1
@@ -536,8 +536,8 @@ def _check_guards(a, sizes, limit):
         rows, n = a[key], a[count]
         # (labelled instances, and moves towards them: within the weights' bound)
         _check_bounded(rows, key, _moved_limit(limit, rows.dtype))
-        if np.any(n < 0) or np.any(n > sizes):
-            bad(f"{count}: negative, or more than the label's map has neurons")
+        if np.any(n < 0) or np.any(n > np.minimum(sizes, GUARD_CAP)):
+            bad(f"{count}: negative, or more than min(the label's neurons, {GUARD_CAP})")
         used = np.zeros(rows.shape[0], dtype=bool)
         for c in np.flatnonzero(n):
             used[offsets[c] : offsets[c] + n[c]] = True

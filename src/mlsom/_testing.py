@@ -72,6 +72,7 @@ class Counters(NamedTuple):
     pair_bayes: int  # corrections="tested": re-classifications that reused the ranking
     pair_whole: int  # ... and those that classified again from the start
     reach: int  # labels beyond the ranking ruled out with their map out of reach
+    guard: int  # instances compared with a label's guards
 
 
 def _level(simd):
