@@ -1013,7 +1013,11 @@ class SOMStreamClassifier(ParamsMixin):
         it. The decision rule learns as well: each known label's margin in the Bayes test
         joins its memory of its last 500 labelled instances, from which its acceptance offset
         is chosen for F1 (``label_offsets_``), and the ranking ranks at least as many labels
-        as the fully labelled instances have on average (``labelled_cardinality_``). A label
+        as the fully labelled instances have on average (``labelled_cardinality_``). Each label
+        also keeps, as guards, the labelled instances without it that its test accepted (and,
+        as supports, those with it that a guard stopped); while its remembered entries give a
+        better F1 with them (``guards_on_``), it is rejected where an instance is nearer one of
+        its guards than its map and supports (docs/method.md, "Guards"). A label
         without a map (no positive in the training set) stays without one: its labels are
         ignored. Without any call the model is exactly the one of the paper's method.
 
