@@ -165,9 +165,11 @@ static void mlsom_prefetch(const void *p, Py_ssize_t n)
     ATTR static void mlsom_move_map_f_##SUFFIX MLSOM_MOVE_MAP_ARGS(float)                \
         MLSOM_MOVE_MAP_BODY(float)                                                       \
     ATTR static Py_ssize_t mlsom_nearest_below_d_##SUFFIX                                \
-        MLSOM_NEAREST_BELOW_ARGS(double) MLSOM_NEAREST_BELOW_BODY(double, mlsom_v8d)                \
+        MLSOM_NEAREST_BELOW_ARGS(double)                                                 \
+            MLSOM_NEAREST_BELOW_BODY_PATH(double, MLSOM_GV_D_##SUFFIX)                   \
     ATTR static Py_ssize_t mlsom_nearest_below_f_##SUFFIX                                \
-        MLSOM_NEAREST_BELOW_ARGS(float) MLSOM_NEAREST_BELOW_BODY(float, mlsom_v8f)
+        MLSOM_NEAREST_BELOW_ARGS(float)                                                  \
+            MLSOM_NEAREST_BELOW_BODY_PATH(float, MLSOM_GV_F_##SUFFIX)
 
 MLSOM_DEFINE_PATH(base, )
 #ifdef MLSOM_X86_DISPATCH
