@@ -345,6 +345,19 @@ def _check_shapes(headers):
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
 
+    def expect(*members):
+        """Members (name, dtype kind and size, shape) as given."""
+        for key, kind, shape in members:
+            dtype, got = headers[key][0], headers[key][1]
+            if dtype.str[1:] != kind or got != shape:
+                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+
+    def expect_wt(key, shape):
+        """A member in Wt's dtype, of this shape."""
+        dtype, got = headers[key][0], headers[key][1]
+        if dtype != headers["Wt"][0] or got != shape:
+            bad(f"{key} has dtype {dtype} and shape {got}, expected Wt's dtype, {shape}")
+
     for key, (kind, ndim) in _EXPECTED.items():
         dtype, shape = headers[key][0], headers[key][1]
         ok = {kind, "f4"} if key == "Wt" else {kind}
@@ -372,74 +385,51 @@ def _check_shapes(headers):
         if headers[key][1] != shape:
             bad(f"{key} has shape {headers[key][1]}, expected {shape} for {M} neurons, {L} labels")
     if "last_positive" in headers:
-        dtype, shape = headers["last_positive"][0], headers["last_positive"][1]
-        if dtype != headers["Wt"][0] or shape != (L, A):
-            bad(f"last_positive has dtype {dtype} and shape {shape}, expected Wt's dtype, {(L, A)}")
+        expect_wt("last_positive", (L, A))
         dtype, shape = headers["has_positive"][0], headers["has_positive"][1]
         if dtype.str[1:] != "u1" or shape != (L,):
             bad(f"has_positive has dtype {dtype} and shape {shape}, expected uint8, {(L,)}")
     if "label_offsets" in headers:
         W = MARGIN_WINDOW
-        for key, kind, shape in (
+        expect(
             ("label_offsets", "f8", (L,)),
             ("margin_memory", "f8", (L, W)),
             ("margin_kinds", "u1", (L, W)),
             ("margin_counts", "i8", (L,)),
             ("labelled_cardinality", "f8", (2,)),
-        ):
-            dtype, got = headers[key][0], headers[key][1]
-            if dtype.str[1:] != kind or got != shape:
-                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+        )
     if "alt_place" in headers:
-        dtype, shape = headers["alt_place"][0], headers["alt_place"][1]
-        if dtype != headers["Wt"][0] or shape != (M, A):
-            bad(f"alt_place has dtype {dtype} and shape {shape}, expected Wt's dtype, {(M, A)}")
-        for key, kind, shape in (
+        expect_wt("alt_place", (M, A))
+        expect(
             ("alt_uses", "i1", (M,)),
             ("alt_strong", "u1", (M,)),
             ("pair_ring", "u1", (PAIR_WINDOW,)),
             ("pair_total", "i8", (1,)),
-        ):
-            dtype, got = headers[key][0], headers[key][1]
-            if dtype.str[1:] != kind or got != shape:
-                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+        )
     if "persist_row" in headers:
-        dtype, shape = headers["persist_row"][0], headers["persist_row"][1]
-        if dtype != headers["Wt"][0] or shape != (A,):
-            bad(f"persist_row has dtype {dtype} and shape {shape}, expected Wt's dtype, {(A,)}")
-        for key, kind, shape in (
+        expect_wt("persist_row", (A,))
+        expect(
             ("persist_labels", "i1", (3, L)),
             ("persist_flags", "u1", (3,)),
             ("persist_ring", "u1", (PAIR_WINDOW,)),
             ("persist_total", "i8", (1,)),
-        ):
-            dtype, got = headers[key][0], headers[key][1]
-            if dtype.str[1:] != kind or got != shape:
-                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+        )
     if "guards" in headers:
-        for key in ("guards", "supports"):
-            dtype, shape = headers[key][0], headers[key][1]
-            if dtype != headers["Wt"][0] or shape != (M, A):
-                bad(f"{key} has dtype {dtype} and shape {shape}, expected Wt's dtype, {(M, A)}")
-        for key, kind, shape in (
+        expect_wt("guards", (M, A))
+        expect_wt("supports", (M, A))
+        expect(
             ("guard_counts", "i8", (L,)),
             ("support_counts", "i8", (L,)),
             ("guards_on", "u1", (L,)),
             ("margin_vetoes", "u1", (L, MARGIN_WINDOW)),
-        ):
-            dtype, got = headers[key][0], headers[key][1]
-            if dtype.str[1:] != kind or got != shape:
-                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+        )
     if "drift_open" in headers:
-        for key, kind, shape in (
+        expect(
             ("drift_mean", "f8", (L, A)),
             ("drift_center", "f8", (L, A)),
             ("drift_limit", "f8", (L,)),
             ("drift_open", "u1", (L,)),
-        ):
-            dtype, got = headers[key][0], headers[key][1]
-            if dtype.str[1:] != kind or got != shape:
-                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
+        )
     return {"A": A, "M": M, "L": L}
 
 
