@@ -114,9 +114,16 @@ def test_guards_match_reference(d, dist, zc, seed):
         assert np.any(pk["guard_counts"] == full), "no label filled its guards"
     assert pk["support_counts"].any(), "no support"
     assert [None if g is None else len(g) for g in model.guards_] == pk["guard_counts"].tolist()
-    # frozen predictions, on the row path and the 16-row one (when the processor has it)
+    # frozen predictions, on the row path and the 16-row one (when the processor has it), on
+    # one thread and on two
     Y_ref, _ = ref.ref_predict(st, X_te)
     assert_same_predictions(model.predict(X_te), Y_ref)
+    # (rows repeated until predict spreads them over the threads: each repeat as the reference)
+    M, A = model._state["Wt"].shape[1], X_te.shape[1]
+    k = -(-4_000_000 // (len(X_te) * M * A))
+    for n_jobs in (1, 2):
+        got = copy.deepcopy(model).set_params(n_jobs=n_jobs).predict(np.tile(X_te, (k, 1)))
+        assert_same_predictions(got, np.tile(Y_ref, (k, 1)))
     with _testing.switches(lanes=False):
         assert_same_predictions(model.predict(X_te), Y_ref)
     for level in _testing.lanes_levels():  # the 16-row path on every level that has it
