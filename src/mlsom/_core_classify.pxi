@@ -83,6 +83,28 @@ ctypedef struct Guards:
     const int64_t *off
 
 
+cdef bint _guards_view(Guards *g, const floating[:, ::1] guards,
+                       const int64_t[::1] guard_counts, const floating[:, ::1] supports,
+                       const int64_t[::1] support_counts, const uint8_t[::1] guards_on,
+                       const int64_t[::1] offsets, Py_ssize_t M, Py_ssize_t A,
+                       Py_ssize_t L):
+    """Fill g from the model's guard arrays (guards and supports (M, A), guard_counts,
+    support_counts and guards_on (L)); False, g untouched, unless all are given with those
+    shapes. The core writes through g only where its caller passed them writable (stream)."""
+    if (guard_counts is None or supports is None or support_counts is None or guards_on is None
+            or guards.shape[0] != M or guards.shape[1] != A or supports.shape[0] != M
+            or supports.shape[1] != A or guard_counts.shape[0] != L
+            or support_counts.shape[0] != L or guards_on.shape[0] != L):
+        return False
+    g.g = <void *> &guards[0, 0] if M > 0 and A > 0 else NULL
+    g.s = <void *> &supports[0, 0] if M > 0 and A > 0 else NULL
+    g.gn = <int64_t *> &guard_counts[0]
+    g.sn = <int64_t *> &support_counts[0]
+    g.on = <uint8_t *> &guards_on[0]
+    g.off = &offsets[0]
+    return True
+
+
 ctypedef struct Work:
     float *dp           # (M) the instance's screening values, +inf for classes already ranked
     double *ex          # (M) exact distances computed for the current instance ...
@@ -413,13 +435,6 @@ cdef inline bint _accept(const floating *x, const floating *Wt, Py_ssize_t A, Py
         w.mveto[c] = v
         return ok and not (v and w.gd.on[c])
     return ok and not (w.gd.on[c] and _vetoed(x, Wt, A, M, c, bc, w))
-    if w.rec and w.mkind[c] == 1:
-        v = _vetoed(x, Wt, A, M, c, bc, True, w)
-        w.mveto[c] = v
-        return ok and not (v and w.gd.on[c])
-    if ok and w.gd.on[c]:
-        return not _vetoed(x, Wt, A, M, c, bc, w.rec, w)
-    return ok
 
 
 cdef inline void _narrow_to_window(const float *dp, Py_ssize_t M, Py_ssize_t k_nn, float *fa,

@@ -167,20 +167,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     cdef Guards guard
     cdef const Guards *gd = NULL
     if guards is not None:
-        if (pthl == NULL or guard_counts is None or supports is None or support_counts is None
-                or guards_on is None or guards.shape[0] != M or guards.shape[1] != A
-                or supports.shape[0] != M or supports.shape[1] != A
-                or guard_counts.shape[0] != L or support_counts.shape[0] != L
-                or guards_on.shape[0] != L):
+        if pthl == NULL or not _guards_view(&guard, guards, guard_counts, supports,
+                                            support_counts, guards_on, offsets, M, A, L):
             raise ValueError("guards, guard_counts, supports, support_counts and guards_on "
                              "must come together, with thl, shaped (M, A), (L,), (M, A), (L,) "
                              "and (L,)")
-        guard.g = <void *> &guards[0, 0]
-        guard.s = <void *> &supports[0, 0]
-        guard.gn = <int64_t *> &guard_counts[0]
-        guard.sn = <int64_t *> &support_counts[0]
-        guard.on = <uint8_t *> &guards_on[0]
-        guard.off = &offsets[0]
         gd = &guard
     n_rank = _n_ranked(S, N, L, pzl)
     # raw pointers inside the parallel region (no memoryview checks there in debug builds)

@@ -1115,21 +1115,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         pzl = lmem.zl
         lmem.mv = NULL
         if guards is not None:
-            if (guard_counts is None or supports is None or support_counts is None
-                    or guards_on is None or mv is None or guards.shape[0] != M
-                    or guards.shape[1] != A or supports.shape[0] != M
-                    or supports.shape[1] != A or guard_counts.shape[0] != L
-                    or support_counts.shape[0] != L or guards_on.shape[0] != L
-                    or mv.shape[0] != L or mv.shape[1] != mg.shape[1]):
+            if (mv is None or mv.shape[0] != L or mv.shape[1] != mg.shape[1]
+                    or not _guards_view(&guard, guards, guard_counts, supports, support_counts,
+                                        guards_on, offsets, M, A, L)):
                 raise ValueError("guards, guard_counts, supports, support_counts, guards_on and "
                                  "mv must come together, shaped (M, A), (L,), (M, A), (L,), "
                                  "(L,) and (L, win)")
-            guard.g = &guards[0, 0] if M > 0 and A > 0 else NULL
-            guard.s = &supports[0, 0] if M > 0 and A > 0 else NULL
-            guard.gn = &guard_counts[0]
-            guard.sn = &support_counts[0]
-            guard.on = &guards_on[0]
-            guard.off = &offsets[0]
             lmem.mv = &mv[0, 0]
             gd = &guard
     elif guards is not None:

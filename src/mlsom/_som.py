@@ -932,8 +932,11 @@ class SOMStreamClassifier(ParamsMixin):
             "mn": n_sorted,
             "ms": sorted_margins,
             "mc": synced,
-            **({k: st[k] for k in _GUARD_KEYS} if "guards" in st else {}),
-            **({"mv": st["margin_vetoes"]} if "guards" in st else {}),
+            **(
+                {**{k: st[k] for k in _GUARD_KEYS}, "mv": st["margin_vetoes"]}
+                if "guards" in st
+                else {}
+            ),
         }
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
