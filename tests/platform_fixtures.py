@@ -47,6 +47,7 @@ FITTED_ATTRIBUTES = (
     "n_features_in_",
     "n_labels_",
     "acceptance_offset_",
+    "label_acceptance_offsets_",
     "label_offsets_",
     "labelled_cardinality_",
     "guards_",

@@ -174,6 +174,9 @@ def ref_fit(
     if variant == "robust":  # the acceptance offset, its gain and target (the training z)
         z0 = int(np.trace(T)) / n
         state.update(theta=0.0, gain=0.01, z0=z0, cbar=z0, alpha=0.005, band=0.1)
+        # each label's own acceptance offset, its recent predicted rate and its training rate
+        rate = np.diag(T) / n
+        state.update(phi=np.zeros(L), rate=rate.copy(), target=rate.copy(), label_band=0.3)
         # the drift gate: each label's training mean, the recent mean of what it learns from
         # online (its training mean to begin with), and the squared distance between them that
         # opens the gate: 0.7^2 times the training rows' mean squared distance from their mean
@@ -228,6 +231,9 @@ def state_of_model(model):
     if "ctl" in st:
         keys = ("theta", "gain", "z0", "cbar", "alpha", "band")
         state.update({k: float(v) for k, v in zip(keys, st["ctl"], strict=True)})
+    if "label_acceptance" in st:
+        la = np.array(st["label_acceptance"], dtype=np.float64)
+        state.update(phi=la[0].copy(), rate=la[1].copy(), target=la[2].copy(), label_band=0.3)
     return state
 
 
@@ -323,6 +329,7 @@ def classify(state, x):
     guards = state.get("guards")  # each label's guards (ref_learn), once labels have come
     vetoes = {}  # tested labels: (nearer a guard, nearest guard, nearest support)
     n_rej = 0  # ranked labels whose test was made and failed
+    rejected = []  # ... which
     weak = []
     beyond = []  # labels accepted beyond the ranking: predicted, not learnt from
     Y_hat = [ranking[0]]
@@ -346,7 +353,8 @@ def classify(state, x):
         for k in range(L):
             if k != c and P[k, c] > 0:
                 threshold += log(P[k, c])
-        threshold0, threshold = threshold, threshold + theta
+        phi = state["phi"][c] if "phi" in state else 0.0
+        threshold0, threshold = threshold, threshold + theta + phi
         offset = rule["offsets"][c] if rule is not None else 0.0
         margin = score - threshold
         if math.isfinite(margin):
@@ -373,14 +381,16 @@ def classify(state, x):
                 if math.isfinite(score) and math.isfinite(threshold0):
                     gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
                 weak.append(c)  # accepted thanks to the label's offset alone
-            elif theta < 0:  # accepted thanks to the offset alone: predicted, not learnt from
+            elif theta + phi < 0:  # accepted thanks to the offsets alone: not learnt from
                 if math.isfinite(score) and math.isfinite(threshold0):
                     gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
                 if score < threshold0:
                     weak.append(c)
         elif state["skip"] or all(P[d, c] > 0 for d in Y_hat):
             n_rej += 1  # (a zero P[d, c] rules c out without a test)
+            rejected.append(c)
     state["n_rej"] = n_rej
+    state["rejected"] = rejected
     state["weak"] = weak
     state["beyond"] = beyond
     state["kinds"] = kinds
@@ -466,6 +476,17 @@ def stream_step(state, x, eta=0.05):
             err = float(n_y) - z0
             if (err > 0 and n_y > 1) or (err < 0 and state["n_rej"] > 0):
                 state["theta"] = state["theta"] + state["gain"] * err
+    if "phi" in state:  # (6) robust variant: each label's offset tracks its training rate
+        for c in range(state["L"]):
+            if maps[c] is None:
+                continue
+            y = 1.0 if c in Y_hat else 0.0
+            rate, target = state["rate"], state["target"]
+            rate[c] = rate[c] + state["alpha"] * (y - rate[c])
+            if abs(rate[c] - target[c]) > state["label_band"] * target[c]:
+                err = y - target[c]
+                if (err > 0 and c in Y_hat[1:]) or (err < 0 and c in state["rejected"]):
+                    state["phi"][c] = state["phi"][c] + state["gain"] * err
     return Y_hat
 
 

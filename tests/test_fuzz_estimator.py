@@ -113,6 +113,10 @@ def check_state(model, n_labels, n_features, dtype):
         assert np.isfinite(st["drift_mean"]).all() and np.isfinite(st["drift_center"]).all()
         assert np.isfinite(st["drift_limit"]).all() and (st["drift_limit"] >= 0).all()
         assert not model.moving_maps_[np.diag(T) == 0].any()
+    if model.label_acceptance_offsets_ is not None:  # the robust variant's per-label offsets
+        la = model._state["label_acceptance"]
+        assert np.isfinite(la).all() and ((la[1:] >= 0) & (la[1:] <= 1)).all()
+        assert not la[:, np.diag(T) == 0].any()
     if model.guards_on_ is not None:  # labels have come: each label's guards and supports
         for rows in (*model.guards_, *model.supports_):
             assert rows is None or (rows.dtype == dtype and np.isfinite(rows).all())
@@ -180,6 +184,7 @@ def _labelled_state(model):
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
     keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PERSIST_ARRAYS)
     keys += list(_model_file.PAIR_ARRAYS) + list(_model_file.DRIFT_ARRAYS) + ["ctl"]
+    keys += list(_model_file.LABEL_ACCEPTANCE_ARRAYS)
     keys += list(_model_file.GUARD_ARRAYS)
     return {k: np.array(model._state[k]) for k in keys if k in model._state}
 
@@ -513,6 +518,8 @@ def test_random_drifting_streams_open_the_gates_as_the_reference_does(
     np.testing.assert_array_equal(Y_pkg, Y_ref)
     np.testing.assert_array_equal(model.moving_maps_, st_ref["drift"]["open"])
     np.testing.assert_array_equal(model._state["drift_mean"], st_ref["drift"]["mean"])
+    np.testing.assert_array_equal(model.label_acceptance_offsets_, st_ref["phi"])
+    np.testing.assert_array_equal(model._state["label_acceptance"][1], st_ref["rate"])
     for j, m in enumerate(st_ref["maps"]):
         if m is not None:
             np.testing.assert_allclose(model.weights_[j], m["weights"], **TOL)

@@ -116,6 +116,7 @@ def test_drifting_training_set_matches_reference(L, d, A, nb, dist, zc, seed):
     explained(st, assert_same_predictions, Y_pkg, Y_ref)
     explained(st, assert_same_state, model, st)
     assert model.acceptance_offset_ == st["theta"]  # bit for bit
+    assert_same_label_acceptance(model, st)
 
 
 def test_every_unit_stale_keeps_the_one_reached_last():
@@ -197,6 +198,7 @@ def test_random_order_stream_matches_reference(L, d, A, nb, dist, zc, seed, offs
     explained(st, assert_same_predictions, Y_pkg, Y_ref)
     explained(st, assert_same_state, model, st)
     assert model.acceptance_offset_ == st["theta"]
+    assert_same_label_acceptance(model, st)
     # what the case is there for (else it tests less than it says)
     if offset == "up":
         assert st["theta"] > 0.0
@@ -221,6 +223,13 @@ GATE_CASES = [
     (4, 3, 2, "bubble", "sqeuclidean", "reject", 2),
     (2, 5, 4, "gaussian", "euclidean", "skip", 3),
 ]
+
+
+def assert_same_label_acceptance(model, st):
+    """Each label's own offset, recent rate and training rate: the reference's, bit for bit."""
+    la = model._state["label_acceptance"]
+    np.testing.assert_array_equal(model.label_acceptance_offsets_, st["phi"])
+    np.testing.assert_array_equal(la, np.stack([st["phi"], st["rate"], st["target"]]))
 
 
 def assert_same_drift(model, st):
@@ -249,6 +258,7 @@ def test_drift_gate_matches_reference(L, d, A, nb, dist, zc, seed, tmp_path):
     explained(st, assert_same_state, model, st)
     assert_same_drift(model, st)
     assert model.acceptance_offset_ == st["theta"]
+    assert_same_label_acceptance(model, st)
     # what the case is there for: some gate opened, and a map larger than one neuron moved
     # as a whole (its neurons are not the paper's moves alone)
     assert model.moving_maps_.any(), "no gate opened: the case tests nothing"
@@ -440,6 +450,122 @@ def test_tampered_drift_gate_is_refused(tmp_path):
     st = ref.state_of_model(before)  # (without the gate)
     Y_ref, _ = ref.ref_stream(st, X_te, eta=before.learning_rate)
     np.testing.assert_array_equal(before.predict_stream(X_te), Y_ref)
+
+
+def label_shifted_stream(seed, n_train=600, n_test=1500, L=3, A=2):
+    """Clusters with correlated labels (label j pulls x towards centre j), each row with at least
+    one label; each further label with its own rate, which the test part shifts: label 1 from
+    0.6 to 0.05, label 2 from 0.3 to 0.6."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=3.0, size=(L, A))
+
+    def draw(n, rates):
+        Y = (rng.random((n, L)) < rates).astype(np.uint8)
+        Y[np.arange(n), rng.integers(0, L, n)] = 1
+        X = (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(scale=0.7, size=(n, A))
+        return X, Y
+
+    X_tr, Y_tr = draw(n_train, np.array([0.3, 0.6, 0.3]))
+    return X_tr, Y_tr, draw(n_test, np.array([0.3, 0.05, 0.6]))[0]
+
+
+def test_label_offsets_move_both_ways_as_the_reference(tmp_path):
+    """Each label's own acceptance offset: up for a label predicted more often than in the
+    training set, down for one predicted less, with weak acceptances; the predictions, offsets
+    and rates are the reference's, in chunks and after save/load too, and frozen scoring uses
+    them."""
+    X_tr, Y_tr, X_te = label_shifted_stream(5)
+    p = params(2, variant="robust")
+    model, st = fit_both(X_tr, Y_tr, p)
+    la = model._state["label_acceptance"]
+    np.testing.assert_array_equal(la[1], Y_tr.mean(axis=0))  # the training rates, twice
+    np.testing.assert_array_equal(la[2], la[1])
+    assert not la[0].any()
+    Y_ref, st = ref.ref_stream(st, X_te, eta=p["learning_rate"])
+    assert st["min_gap"] > MIN_GAP, "degenerate data: a stream choice is a rounding tie"
+    Y_pkg = model.predict_stream(X_te)
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    assert_same_label_acceptance(model, st)
+    phi = model.label_acceptance_offsets_
+    assert (phi > 0).any() and (phi < 0).any(), phi  # what the case is there for
+    assert st["n_weak"] > 0
+    Y_fr, _ = ref.ref_predict(st, X_te[:200])
+    np.testing.assert_array_equal(model.predict(X_te[:200]), Y_fr)
+    m2, _ = fit_both(X_tr, Y_tr, p)
+    Y2 = m2.predict_stream(X_te[:700])
+    m2.save(tmp_path / "m.npz")
+    m3 = SOMStreamClassifier.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(np.concatenate([Y2, m3.predict_stream(X_te[700:])]), Y_pkg)
+    np.testing.assert_array_equal(m3._state["label_acceptance"], la)
+
+
+def test_tampered_label_acceptance_is_refused(tmp_path):
+    from mlsom import _model_file
+
+    X_tr, Y_tr, X_te = drifting_stream(0, 2, 2)
+    model = fit(X_tr, Y_tr, **params(2, variant="robust", min_neuron_size=2))
+    model.predict_stream(X_te)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    meta, arrays = _model_file.read(path)
+
+    def changed(where, value):
+        a = {k: v.copy() for k, v in arrays.items()}
+        a["label_acceptance"][where] = value
+        return a
+
+    cases = [
+        (changed((0, 0), np.nan), "label_acceptance: non-finite offsets"),
+        (changed((0, 1), np.inf), "label_acceptance: non-finite offsets"),
+        (changed((1, 0), 1.5), "label_acceptance: rates outside"),
+        (changed((2, 1), -0.1), "label_acceptance: target rates outside"),
+        (changed((1, 1), np.nan), "label_acceptance: rates outside"),
+        (
+            {**arrays, "label_acceptance": arrays["label_acceptance"].astype(np.float32)},
+            "label_acceptance has dtype",
+        ),
+        ({**arrays, "label_acceptance": arrays["label_acceptance"][:2]}, "label_acceptance"),
+    ]
+    for bad_arrays, match in cases:
+        _model_file.write(tmp_path / "bad.npz", meta, bad_arrays)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(tmp_path / "bad.npz")
+    # a label without a map has no offset
+    Y0 = Y_tr.copy()
+    Y0[:, 1] = 0
+    Y0[Y0.sum(axis=1) == 0, 0] = 1
+    m0 = fit(X_tr, Y0, **params(2, variant="robust", min_neuron_size=2))
+    m0.save(tmp_path / "m0.npz")
+    meta0, arrays0 = _model_file.read(tmp_path / "m0.npz")
+    arrays0["label_acceptance"][0, 1] = 0.5
+    _model_file.write(tmp_path / "bad.npz", meta0, arrays0)
+    with pytest.raises(ValueError, match="values for a label without a map"):
+        SOMStreamClassifier.load(tmp_path / "bad.npz")
+    # the paper's variant has none
+    meta_p = json.loads(json.dumps(meta))
+    del meta_p["fitted"]["variant"], meta_p["fitted"]["acceptance"]
+    paper = {k: v for k, v in arrays.items() if k not in _model_file.DRIFT_ARRAYS}
+    _model_file.write(tmp_path / "bad.npz", meta_p, paper)
+    with pytest.raises(ValueError, match="label_acceptance given for the paper's variant"):
+        SOMStreamClassifier.load(tmp_path / "bad.npz")
+    # a robust file from before labels had offsets of their own loads, and goes on without
+    old = {k: v for k, v in arrays.items() if k != "label_acceptance"}
+    _model_file.write(tmp_path / "old.npz", meta, old)
+    before = SOMStreamClassifier.load(tmp_path / "old.npz")
+    assert before.label_acceptance_offsets_ is None and before.variant_ == "robust"
+    st = ref.state_of_model(before)
+    assert "phi" not in st
+    st["drift"] = {  # (state_of_model leaves the gate out)
+        "center": before._state["drift_center"].copy(),
+        "mean": before._state["drift_mean"].copy(),
+        "limit": before._state["drift_limit"].copy(),
+        "open": before._state["drift_open"].astype(bool),
+        "beta": 0.002,
+        "sigma": 0.2 * before.grid_size_,
+    }
+    Y_ref, _ = ref.ref_stream(st, X_te, eta=before.learning_rate)
+    np.testing.assert_array_equal(before.predict_stream(X_te), Y_ref)
+    assert before.label_acceptance_offsets_ is None
 
 
 @pytest.mark.parametrize("gates", ["closed", "open"])

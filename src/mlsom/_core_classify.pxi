@@ -128,6 +128,9 @@ ctypedef struct Work:
     bint ctl            # the robust variant's acceptance offset is on: the Bayes test's right-
     double theta        # hand side gets + theta
     Py_ssize_t n_rej    # the ranked labels the last Bayes decision's test rejected
+    const double *phl   # (L) the robust variant's per-label acceptance offsets, or NULL: label
+                        # c's right-hand side gets + theta + phl[c] (w.ctl set)
+    uint8_t *rej        # (L) with phl: the labels whose test the last Bayes decision rejected
     const double *thl   # (L) each label's acceptance offset learnt from labels, or NULL
     bint extra          # labels have taught the rule (an entry): the labels beyond the ranking
                         # are tested too (_bayes_decision)
@@ -173,12 +176,13 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.rmin = <double *> malloc(L * sizeof(double))
     w.rdirty = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.mveto = <uint8_t *> malloc(L * sizeof(uint8_t))
+    w.rej = <uint8_t *> malloc(L * sizeof(uint8_t))
     if (w.dp == NULL or w.mveto == NULL or w.ex == NULL or w.stamp == NULL or w.ent == NULL
             or w.amb == NULL or w.winnr == NULL or w.votes == NULL or w.in_y == NULL
             or w.weak == NULL or w.rank == NULL or w.moved == NULL or w.marg == NULL
             or w.mkind == NULL or w.rt == NULL
             or w.tie == NULL or w.lla == NULL or w.rmin == NULL or w.rdirty == NULL
-            or w.skip == NULL or w.below == NULL):
+            or w.skip == NULL or w.below == NULL or w.rej == NULL):
         _work_free(w)
         return NULL
     w.cur = 0
@@ -186,6 +190,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.ctl = 0
     w.theta = 0.0
     w.n_rej = 0
+    w.phl = NULL
     w.thl = NULL
     w.extra = 0
     w.rec = 0
@@ -225,6 +230,7 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.rmin)
     free(w.rdirty)
     free(w.mveto)
+    free(w.rej)
     free(w)
 
 
@@ -603,6 +609,20 @@ cdef inline double _col_sum(const int64_t *T, const double *logC, Py_ssize_t L,
     return s
 
 
+cdef inline double _toff(const Work *w, Py_ssize_t c) noexcept nogil:
+    """The robust variant's acceptance offset of label c (w.ctl set): theta, plus the label's own
+    offset where the model has them (added in that order, as the reference does)."""
+    if w.phl == NULL:
+        return w.theta
+    return w.theta + w.phl[c]
+
+
+cdef inline void _rejected(Work *w, Py_ssize_t c) noexcept nogil:
+    """A ranked (or tested) label's Bayes test failed: count it, and flag the label."""
+    w.n_rej += 1
+    w.rej[c] = 1
+
+
 cdef inline bint _bayes_test(const floating *x, const float *d, double gap, const floating *Wt,
                              Py_ssize_t A, Py_ssize_t M, const int64_t *offsets, Py_ssize_t L,
                              const int64_t *T, const double *logC, const double *logA,
@@ -625,7 +645,7 @@ cdef inline bint _bayes_test(const floating *x, const float *d, double gap, cons
         if w.thl != NULL:
             th = w.thl[c]
         if w.ctl:
-            theta = w.theta
+            theta = _toff(w, c)
         if w.rdirty[c]:
             w.rmin[c] = _col_sum(T, logC, L, c)
             w.rdirty[c] = 0
@@ -638,26 +658,29 @@ cdef inline bint _bayes_test(const floating *x, const float *d, double gap, cons
             w.cnt[CNT_REACH] += 1
             if w.ctl and not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
                 return False
-            w.n_rej += 1
+            _rejected(w, c)
             return False
     if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
         return False
     rhs0 = rhs
     if w.ctl:
-        rhs = rhs + w.theta  # the robust variant's acceptance offset
+        # the robust variant's acceptance offset (theta, then the label's own)
+        rhs = rhs + w.theta
+        if w.phl != NULL:
+            rhs = rhs + w.phl[c]
     if bound and dmin > _reach(w.lla[c], rhs, th, squared):
         w.cnt[CNT_REACH] += 1
-        w.n_rej += 1
+        _rejected(w, c)
         return False
     bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
     if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
         w.in_y[c] = 1
         # accepted only thanks to a negative offset: predicted, not learnt from (a label beyond
         # the ranking never is: no need to ask)
-        if not beyond and ((w.ctl and w.theta < 0) or (w.thl != NULL and w.thl[c] < 0)):
+        if not beyond and ((w.ctl and _toff(w, c) < 0) or (w.thl != NULL and w.thl[c] < 0)):
             w.weak[c] = not _bayes_accept(x, Wt, A, M, bc, d[bc], gap, rhs0, logA, squared, w)
         return True
-    w.n_rej += 1
+    _rejected(w, c)
     return False
 
 
@@ -678,6 +701,9 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
     cdef Py_ssize_t r, c, n_pred = 1
     w.in_y[w.rank[0]] = 1
     w.n_rej = 0
+    if w.phl != NULL:
+        for c in range(L):
+            w.rej[c] = 0
     if w.rec:
         w.mkind[w.rank[0]] = 0
     for r in range(1, n_ranked):

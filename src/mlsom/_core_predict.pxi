@@ -39,7 +39,8 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
                         const double *plogC, const double *plogA, Py_ssize_t k_nn,
                         Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
                         double wwmax, uint8_t *pY, int n_threads, bint ctl,
-                        double theta, const double *thl, const Guards *gd) noexcept nogil:
+                        double theta, const double *phl, const double *thl,
+                        const Guards *gd) noexcept nogil:
     """Rows 0:n_lanes on the 16-row path: chunks of 64 rows over the threads (_lanes_chunk).
     Returns how many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -52,6 +53,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
             w.wr = pwr
             w.ctl = ctl
             w.theta = theta
+            w.phl = phl
             w.thl = thl
             w.extra = thl != NULL  # (given only once labels have taught the rule)
             w.gd = gd
@@ -79,7 +81,8 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
                          const double *plogC, const double *plogA, Py_ssize_t k_nn,
                          Py_ssize_t n_rank, bint squared, bint skip_zero, bint screening,
                          double tscale, double wwmax, uint8_t *pY, int n_threads, bint ctl,
-                         double theta, const double *thl, const Guards *gd) noexcept nogil:
+                         double theta, const double *phl, const double *thl,
+                         const Guards *gd) noexcept nogil:
     """Rows s0:n row by row: blocks of PRB rows over the threads (_predict_rows). Returns how
     many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -94,6 +97,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
             w.wr = pwr
             w.ctl = ctl
             w.theta = theta
+            w.phl = phl
             w.thl = thl
             w.extra = thl != NULL  # (given only once labels have taught the rule)
             w.gd = gd
@@ -123,12 +127,14 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
             bint ctl=False, double theta=0.0, const double[::1] thl=None,
             const double[::1] zl=None, const floating[:, ::1] guards=None,
             const int64_t[::1] guard_counts=None, const floating[:, ::1] supports=None,
-            const int64_t[::1] support_counts=None, const uint8_t[::1] guards_on=None):
+            const int64_t[::1] support_counts=None, const uint8_t[::1] guards_on=None,
+            const double[::1] phl=None):
     """Frozen scoring: classify every row of X independently from the given state.
 
     IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
     and Wr (M, A) its neurons one per row (the exact distances read them contiguously); ctl:
-    the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset);
+    the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset),
+    then + phl[c] for label c where phl (L) is given (its per-label offsets);
     thl (L) and zl (2), together or not at all: what labels taught the decision rule, the
     acceptance offsets and the labelled cardinality (stream's LabelMem); guards (M, A),
     guard_counts (L), supports (M, A), support_counts (L) and guards_on (L), together, with
@@ -158,6 +164,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
     logC_arr = np.empty((L, L), dtype=np.float64)
     cdef double[:, ::1] logC = logC_arr
     cdef const double *pthl = NULL
+    cdef const double *pphl = NULL
+    if phl is not None:
+        if not ctl or phl.shape[0] != L:
+            raise ValueError("phl comes with ctl, shaped (L,)")
+        pphl = &phl[0]
     cdef const double *pzl = NULL
     if thl is not None or zl is not None:
         if thl is None or zl is None or thl.shape[0] != L or zl.shape[0] != 2:
@@ -195,11 +206,11 @@ def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[:
         if lanes:
             failed = _predict_lanes(px, n, n_lanes, pc, pws, pww, pw, pwr, A, M, pncls, poff, L,
                                     pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale,
-                                    wwmax, pY, n_threads, ctl, theta, pthl, gd)
+                                    wwmax, pY, n_threads, ctl, theta, pphl, pthl, gd)
         if n_lanes < n and not failed:
             failed = _predict_blocks(px, n_lanes, n, pc, pws, pww, pw, pwr, A, M, pncls, poff,
                                      L, pT, plogC, plogA, k_nn, n_rank, squared, skip_zero,
                                      screening, tscale, wwmax, pY, n_threads, ctl, theta,
-                                     pthl, gd)
+                                     pphl, pthl, gd)
     if failed:
         raise MemoryError()

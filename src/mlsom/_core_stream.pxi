@@ -760,6 +760,7 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             pr.w2.extra = w.extra
             pr.w2.ctl = w.ctl
             pr.w2.theta = w.theta
+            pr.w2.phl = w.phl
             pr.w2.cur = w.cur - 1
             pr.w2.ex[b] = da
             pr.w2.stamp[b] = w.cur
@@ -978,7 +979,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
            double drift_beta=0.0, double drift_sigma=1.0, floating[:, ::1] guards=None,
            int64_t[::1] guard_counts=None, floating[:, ::1] supports=None,
            int64_t[::1] support_counts=None, uint8_t[::1] guards_on=None,
-           uint8_t[:, ::1] mv=None):
+           uint8_t[:, ::1] mv=None, double[:, ::1] lctl=None, double label_band=0.0):
     """The online phase over a chunk of the stream, in order, adapting after every instance, and
     the labels that arrive meanwhile (partial_fit: a chunk of no row).
 
@@ -996,6 +997,13 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     decisions (more labels than z0 and none accepted beyond the first, or fewer and none
     rejected): a dead band, and conditional integration, so that theta does not wind up where
     the offset has nothing left to change.
+    Its per-label acceptance (optional, with ctl): lctl (3, L) = [phi, rate, target], IN/OUT
+    phi and rate. Label c's right-hand side gets + theta + phi[c]. After each instance of X,
+    for each label c with a map, with y = 1 where it was predicted: rate[c] += alpha
+    (y - rate[c]) (alpha: ctl's), and if |rate[c] - target[c]| > label_band target[c],
+    phi[c] += gain (y - target[c]) (gain: ctl's), only where it could change the label's
+    decisions: y above the target and c predicted beyond the first ranked, or below it and c's
+    test rejected it.
     Labels that arrive (optional, checked by the caller): the labelled instances Xl (nl, A) with
     labels Yl (nl, L) in {1, 0, -1}, row k learnt (_learn_labels) once after[k] rows of X have
     been classified (after non-decreasing, in 0..n); IN/OUT Pos (L, A), has_pos (L): each
@@ -1027,9 +1035,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     """
     cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
     cdef Py_ssize_t c, n_rank, j, e, nb, row = 0, k = 0, r, kk, n_pred
+    cdef uint8_t y
     cdef bint use_ctl = ctl is not None
     cdef double gain = 0.0, z0 = 0.0, err, cbar = 0.0, alpha = 0.0, band = 0.0
     cdef double *pctl = NULL
+    cdef double *plc = NULL
+    cdef double lerr
     cdef Py_ssize_t nl = 0 if Xl is None else Xl.shape[0]
     cdef Py_ssize_t idx[4]
     cdef bint lab[4]
@@ -1139,6 +1150,12 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
         cbar = ctl[3]
         alpha = ctl[4]
         band = ctl[5]
+    if lctl is not None:
+        if not use_ctl or lctl.shape[0] != 3 or lctl.shape[1] != L or not label_band >= 0.0:
+            raise ValueError("lctl comes with ctl, shaped (3, L), with label_band >= 0")
+        plc = &lctl[0, 0]
+    elif label_band != 0.0:
+        raise ValueError("label_band comes with lctl")
     cdef Work *w = _work_alloc(M, L)
     cdef float *G = <float *> malloc(4 * M * sizeof(float))
     cdef float *X2 = <float *> malloc(4 * A * sizeof(float))
@@ -1177,6 +1194,7 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
     if use_ctl:
         w.ctl = 1
         w.theta = pctl[0]
+        w.phl = plc  # (row 0 of lctl: phi)
     try:
         with nogil:
             for c in range(L):
@@ -1241,6 +1259,17 @@ def stream(const floating[:, ::1] X, floating[:, ::1] Wt, const int32_t[::1] ncl
                                 err = <double> n_pred - z0
                                 if (err > 0 and n_pred > 1) or (err < 0 and w.n_rej > 0):
                                     w.theta = w.theta + gain * err
+                        if plc != NULL:
+                            for c in range(L):
+                                if offsets[c + 1] == offsets[c]:
+                                    continue
+                                y = Y[idx[e], c]
+                                plc[L + c] = plc[L + c] + alpha * (<double> y - plc[L + c])
+                                if fabs(plc[L + c] - plc[2 * L + c]) > label_band * plc[2 * L + c]:
+                                    lerr = <double> y - plc[2 * L + c]
+                                    if ((lerr > 0 and y and c != w.rank[0])
+                                            or (lerr < 0 and w.rej[c])):
+                                        plc[c] = plc[c] + gain * lerr
                         N += 1
                 row = r
                 k = kk

@@ -84,6 +84,10 @@ GUARD_ARRAYS = (
 # from online and its training mean (float64, (L, A)), the squared distance between the two
 # that opens its gate, and whether it has opened
 DRIFT_ARRAYS = ("drift_mean", "drift_center", "drift_limit", "drift_open")
+# written for the robust variant's models (a robust file without it predates it: its labels have
+# no offsets of their own): each label's acceptance offset, its recent predicted rate and the
+# training rate it tracks (float64, (3, L); 0 for a label without a map)
+LABEL_ACCEPTANCE_ARRAYS = ("label_acceptance",)
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -258,6 +262,7 @@ def _read_archive(zf, file_size):
         *PAIR_ARRAYS,
         *PERSIST_ARRAYS,
         *DRIFT_ARRAYS,
+        *LABEL_ACCEPTANCE_ARRAYS,
         *GUARD_ARRAYS,
     }
     members = {}
@@ -269,7 +274,15 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     missing = wanted - set(members)
-    groups = (LABELLED_ARRAYS, RULE_ARRAYS, PAIR_ARRAYS, PERSIST_ARRAYS, DRIFT_ARRAYS, GUARD_ARRAYS)
+    groups = (
+        LABELLED_ARRAYS,
+        RULE_ARRAYS,
+        PAIR_ARRAYS,
+        PERSIST_ARRAYS,
+        DRIFT_ARRAYS,
+        LABEL_ACCEPTANCE_ARRAYS,
+        GUARD_ARRAYS,
+    )
     for group in groups:
         if 0 < len(missing & set(group)) < len(group):
             raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
@@ -430,6 +443,8 @@ def _check_shapes(headers):
             ("drift_limit", "f8", (L,)),
             ("drift_open", "u1", (L,)),
         )
+    if "label_acceptance" in headers:
+        expect(("label_acceptance", "f8", (3, L)))
     return {"A": A, "M": M, "L": L}
 
 
@@ -610,6 +625,19 @@ def _check_drift(a, sizes, limit):
         )
 
 
+def _check_label_acceptance(a, sizes):
+    """The robust variant's per-label acceptance (LABEL_ACCEPTANCE_ARRAYS): finite offsets, rates
+    in [0, 1], and all three 0 for a label without a map."""
+    phi, rate, target = a["label_acceptance"]
+    if not np.all(np.isfinite(phi)):
+        raise _Bad("inconsistent model file: label_acceptance: non-finite offsets")
+    for name, v in (("rates", rate), ("target rates", target)):
+        if not np.all((v >= 0) & (v <= 1)):
+            raise _Bad(f"inconsistent model file: label_acceptance: {name} outside [0, 1]")
+    if np.any(a["label_acceptance"][:, sizes == 0] != 0):
+        raise _Bad("inconsistent model file: label_acceptance: values for a label without a map")
+
+
 def check_state(a, meta, grid_size):
     """Check a loaded state's values completely (the compiled kernels trust it); return it with
     the fields the estimator keeps beside the arrays. Raises _Bad."""
@@ -683,6 +711,8 @@ def check_state(a, meta, grid_size):
         _check_persistence(a, limit)
     if "drift_open" in a:
         _check_drift(a, sizes, limit)
+    if "label_acceptance" in a:
+        _check_label_acceptance(a, sizes)
     k = meta.get("k_nn")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
         bad(f"k_nn {k!r}")

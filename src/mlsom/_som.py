@@ -58,6 +58,11 @@ STALE_FACTOR = 20
 ACCEPTANCE_GAIN = 0.01
 ACCEPTANCE_SMOOTHING = 0.005
 ACCEPTANCE_BAND = 0.1
+#: robust variant, each label's own acceptance offset: its recent predicted rate moves by
+#: ACCEPTANCE_SMOOTHING times (1 if predicted else 0, minus the rate), and while the rate is more
+#: than LABEL_ACCEPTANCE_BAND times its training rate away from that rate, the label's offset
+#: moves by ACCEPTANCE_GAIN times (1 if predicted else 0, minus the training rate)
+LABEL_ACCEPTANCE_BAND = 0.3
 
 #: robust variant, the drift gate: each label's recent mean of the instances it learns from in
 #: the online phase moves by DRIFT_SMOOTHING times (x - mean); once it is farther from the
@@ -215,13 +220,18 @@ class SOMStreamClassifier(ParamsMixin):
         ``predict_stream`` moves by ``ACCEPTANCE_GAIN`` (0.01) x (labels predicted - z0), z0
         the training set's cardinality, while the recent predicted cardinality is more than
         ``ACCEPTANCE_BAND`` (10 %) away from z0, and unless the move could not change a
-        decision; a label accepted only thanks to a negative theta is predicted but not learnt
-        from. ``predict`` uses the current theta. And once the running mean of the instances a
-        label learns from online (rate ``DRIFT_SMOOTHING``, 0.002) is farther from its
-        training rows' mean than ``DRIFT_GATE`` (0.7) times their root mean squared distance
-        from it, the label's drift gate opens for good (``moving_maps_``): its whole map
-        follows, the winner's grid neighbours moving too, by eta exp(-g^2 / (2 sigma^2)),
-        sigma = ``DRIFT_SIGMA`` (0.2) x d.
+        decision; each label's own offset (``label_acceptance_offsets_``, 0 after ``fit``) is
+        added to theta for its test, and moves the same way by ``ACCEPTANCE_GAIN`` x (1 if the
+        label was predicted else 0, minus its training rate) while its recent predicted rate
+        (smoothing ``ACCEPTANCE_SMOOTHING``, 0.005) is more than ``LABEL_ACCEPTANCE_BAND``
+        (30 %) of its training rate away from it; a label accepted only thanks to a negative
+        offset is predicted but not learnt from. ``predict`` uses the current offsets. And
+        once the running mean of the instances a label learns from online (rate
+        ``DRIFT_SMOOTHING``, 0.002) is farther from its training rows' mean than
+        ``DRIFT_GATE`` (0.7) times their root mean squared distance from it, the label's
+        drift gate opens for good (``moving_maps_``): its whole map follows, the winner's grid
+        neighbours moving too, by eta exp(-g^2 / (2 sigma^2)), sigma = ``DRIFT_SIGMA`` (0.2)
+        x d.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons.
     n_jobs : int or None, default=None
@@ -270,6 +280,11 @@ class SOMStreamClassifier(ParamsMixin):
     acceptance_offset_ : float or None
         The robust variant's offset theta of the Bayes test (log scale; positive: fewer extra
         labels); None for the paper's.
+    label_acceptance_offsets_ : ndarray of shape (n_labels,) or None
+        The robust variant's offset of each label's Bayes test, added to
+        ``acceptance_offset_`` (log scale; positive: the label is accepted less often); it
+        brings each label's predicted rate back towards its training set's. None for the
+        paper's variant, and for a robust model saved before labels had offsets of their own.
     moving_maps_ : ndarray of bool of shape (n_labels,) or None
         The robust variant's drift gate: True for the labels whose map moves as a whole in the
         online phase, because the instances they were predicted for moved away from their
@@ -691,6 +706,11 @@ class SOMStreamClassifier(ParamsMixin):
             state["ctl"] = np.array(
                 [0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND]
             )
+            # each label's own offset, its recent predicted rate and its training rate
+            rate = np.diag(T).astype(np.float64) / n
+            state["label_acceptance"] = np.ascontiguousarray(
+                np.stack([np.zeros(L), rate, rate.copy()])
+            )
             state.update(
                 drift_mean=center.copy(),
                 drift_center=center,
@@ -815,6 +835,7 @@ class SOMStreamClassifier(ParamsMixin):
                 Y,
                 **extra,
                 **({"ctl": st["ctl"]} if "ctl" in st else {}),
+                **_label_acceptance_arguments(st),
                 **self._rule_from_labels(st),
                 **_drift_arguments(st),
             )
@@ -1133,6 +1154,7 @@ class SOMStreamClassifier(ParamsMixin):
                 "ctl" in st,
                 float(st["ctl"][0]) if "ctl" in st else 0.0,
                 **self._rule_from_labels(st, frozen=True),
+                **({"phl": st["label_acceptance"][0]} if "label_acceptance" in st else {}),
             )
         finally:
             self._lock.release_read()
@@ -1238,6 +1260,11 @@ class SOMStreamClassifier(ParamsMixin):
     def acceptance_offset_(self):
         ctl = self._fitted_state().get("ctl")
         return None if ctl is None else float(ctl[0])
+
+    @property
+    def label_acceptance_offsets_(self):
+        la = self._fitted_state().get("label_acceptance")
+        return None if la is None else np.array(la[0])
 
     @property
     def moving_maps_(self):
@@ -1359,6 +1386,7 @@ class SOMStreamClassifier(ParamsMixin):
                 *_model_file.PAIR_ARRAYS,
                 *_model_file.PERSIST_ARRAYS,
                 *_model_file.DRIFT_ARRAYS,
+                *_model_file.LABEL_ACCEPTANCE_ARRAYS,
                 *_model_file.GUARD_ARRAYS,
             ):
                 if k in st:
@@ -1432,6 +1460,8 @@ class SOMStreamClassifier(ParamsMixin):
             state = _model_file.check_state(arrays, meta, d)
             if variant == "paper" and "drift_open" in state:
                 raise ValueError("drift gate arrays given for the paper's variant")
+            if variant == "paper" and "label_acceptance" in state:
+                raise ValueError("label_acceptance given for the paper's variant")
         except (TypeError, ValueError) as exc:
             msg = str(exc)
             if not msg.startswith("inconsistent model file"):
@@ -1461,6 +1491,14 @@ def _drift_limit(Xj):
     center = X64.mean(axis=0)
     spread2 = float(((X64 - center) ** 2).sum(axis=1).mean())
     return center, DRIFT_GATE * DRIFT_GATE * spread2
+
+
+def _label_acceptance_arguments(st):
+    """The core's per-label acceptance arguments (the robust variant; none for the paper's, or
+    a robust model saved before labels had offsets of their own)."""
+    if "label_acceptance" not in st:
+        return {}
+    return {"lctl": st["label_acceptance"], "label_band": LABEL_ACCEPTANCE_BAND}
 
 
 def _drift_arguments(st):
