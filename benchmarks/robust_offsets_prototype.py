@@ -178,46 +178,14 @@ def run(name, d, seed, cfg, n=20000):
     )
 
 
+# theta with its 10 % band, and each label's phi (its band, smoothing, gain) as configured
+_BOTH = dict(gband=0.1, perlabel=True, pband=0.2, palpha=0.005, pgain=0.01, **{"global": True})
 CFGS = {
-    "robust": dict(name="robust", **{"global": True}, gband=0.1, perlabel=False),
-    "both": dict(
-        name="both",
-        **{"global": True},
-        gband=0.1,
-        perlabel=True,
-        pband=0.2,
-        palpha=0.005,
-        pgain=0.01,
-    ),
-    "both30": dict(
-        name="both30",
-        **{"global": True},
-        gband=0.1,
-        perlabel=True,
-        pband=0.3,
-        palpha=0.005,
-        pgain=0.01,
-        check=True,
-    ),
-    "bothneg": dict(
-        name="bothneg",
-        **{"global": True},
-        gband=0.1,
-        perlabel=True,
-        pband=0.2,
-        palpha=0.005,
-        pgain=0.01,
-        neg=True,
-    ),
-    "label": dict(
-        name="label",
-        **{"global": False},
-        gband=0.1,
-        perlabel=True,
-        pband=0.2,
-        palpha=0.005,
-        pgain=0.01,
-    ),
+    "robust": dict(_BOTH, name="robust", perlabel=False),
+    "both": dict(_BOTH, name="both"),
+    "both30": dict(_BOTH, name="both30", pband=0.3, check=True),
+    "bothneg": dict(_BOTH, name="bothneg", neg=True),
+    "label": dict(_BOTH, name="label", **{"global": False}),
 }
 
 

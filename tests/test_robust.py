@@ -398,15 +398,21 @@ def test_tampered_file_variant_is_refused(tmp_path):
         SOMStreamClassifier.load(tmp_path / "bad.npz")
 
 
-def test_tampered_drift_gate_is_refused(tmp_path):
+def saved_robust_model(tmp_path):
+    """A small robust model after a stream, saved: its file's (meta, arrays), and the data."""
     from mlsom import _model_file
 
     X_tr, Y_tr, X_te = drifting_stream(0, 2, 2)
     model = fit(X_tr, Y_tr, **params(2, variant="robust", min_neuron_size=2))
     model.predict_stream(X_te)
-    path = tmp_path / "m.npz"
-    model.save(path)
-    meta, arrays = _model_file.read(path)
+    model.save(tmp_path / "m.npz")
+    return (*_model_file.read(tmp_path / "m.npz"), X_tr, Y_tr, X_te)
+
+
+def test_tampered_drift_gate_is_refused(tmp_path):
+    from mlsom import _model_file
+
+    meta, arrays, _, _, X_te = saved_robust_model(tmp_path)
     assert set(_model_file.DRIFT_ARRAYS) <= set(arrays)
 
     def changed(key, fn):
@@ -502,12 +508,7 @@ def test_label_offsets_move_both_ways_as_the_reference(tmp_path):
 def test_tampered_label_acceptance_is_refused(tmp_path):
     from mlsom import _model_file
 
-    X_tr, Y_tr, X_te = drifting_stream(0, 2, 2)
-    model = fit(X_tr, Y_tr, **params(2, variant="robust", min_neuron_size=2))
-    model.predict_stream(X_te)
-    path = tmp_path / "m.npz"
-    model.save(path)
-    meta, arrays = _model_file.read(path)
+    meta, arrays, X_tr, Y_tr, X_te = saved_robust_model(tmp_path)
 
     def changed(where, value):
         a = {k: v.copy() for k, v in arrays.items()}
