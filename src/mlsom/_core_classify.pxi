@@ -617,6 +617,15 @@ cdef inline double _toff(const Work *w, Py_ssize_t c) noexcept nogil:
     return w.theta + w.phl[c]
 
 
+cdef inline double _offset_rhs(const Work *w, double rhs, Py_ssize_t c) noexcept nogil:
+    """Label c's Bayes test right-hand side with the robust variant's acceptance offsets (w.ctl
+    set): + theta, then + the label's own (in that order, as the reference adds them)."""
+    rhs = rhs + w.theta
+    if w.phl != NULL:
+        rhs = rhs + w.phl[c]
+    return rhs
+
+
 cdef inline void _rejected(Work *w, Py_ssize_t c) noexcept nogil:
     """A ranked (or tested) label's Bayes test failed: count it, and flag the label."""
     w.n_rej += 1
@@ -664,10 +673,7 @@ cdef inline bint _bayes_test(const floating *x, const float *d, double gap, cons
         return False
     rhs0 = rhs
     if w.ctl:
-        # the robust variant's acceptance offset (theta, then the label's own)
-        rhs = rhs + w.theta
-        if w.phl != NULL:
-            rhs = rhs + w.phl[c]
+        rhs = _offset_rhs(w, rhs, c)
     if bound and dmin > _reach(w.lla[c], rhs, th, squared):
         w.cnt[CNT_REACH] += 1
         _rejected(w, c)

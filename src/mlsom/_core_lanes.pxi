@@ -382,10 +382,7 @@ cdef inline void _lane_test(const floating *x, Py_ssize_t l, const floating *Wt,
     if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
         return
     if w.ctl:
-        # the robust variant's acceptance offset (theta, then the label's own)
-        rhs = rhs + w.theta
-        if w.phl != NULL:
-            rhs = rhs + w.phl[c]
+        rhs = _offset_rhs(w, rhs, c)  # the robust variant's acceptance offsets
     bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
                    m2[64 * c + l], z.gap[l], z.gapf[l], w)
     if _accept(x, Wt, A, M, c, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
