@@ -23,15 +23,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from mlsom._som import SOMStreamClassifier
-from mlsom.evaluation import StreamEvaluation
 from mlsom.experiment import STREAM_SEED, _is_real, _load_stream, _stream_source
 from mlsom.protocol import evaluate
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from robust_variant import scores  # noqa: E402
 
 DEFAULT_STREAMS = [
     "MOA-Spher-2C-2A",
@@ -95,19 +98,7 @@ def one(args):
     else:
         est = ScaledTargets(scale=scale, grid_size=d, random_state=seed, variant="robust")
     res = evaluate(est, ds, seed=seed, stream_name=stream).to_dict()
-    curve = StreamEvaluation.from_dict(res).curve("macro_f1", cumulative=True)
-    total = np.asarray(res["label_counts"], dtype=np.int64).sum(axis=0)  # (L, 4)
-    n_test = res["n_test"]
-    return {
-        "stream": stream,
-        "d": d,
-        "seed": seed,
-        "method": method,
-        "scale": scale,
-        "macro_f": float(np.mean(curve)),
-        "card_pred": float((total[:, 0] + total[:, 1]).sum() / n_test),
-        "card_true": float((total[:, 0] + total[:, 2]).sum() / n_test),
-    }
+    return {"stream": stream, "d": d, "seed": seed, "method": method, "scale": scale, **scores(res)}
 
 
 def main():

@@ -49,19 +49,27 @@ def one(args):
     stream, d, seed, variant, n, data_home = args
     run = Run(stream, "mlsom", d, seed, None if stream in REAL else n, params={"variant": variant})
     res = run_one(run, data_home=data_home)
-    curve = StreamEvaluation.from_dict(res).curve("macro_f1", cumulative=True)
-    total = np.asarray(res["label_counts"], dtype=np.int64).sum(axis=0)  # (L, 4)
-    n_test = res["n_test"]
     return {
         "stream": stream,
         "d": d,
         "seed": seed,
         "variant": variant,
+        **scores(res),
+        "stream_seconds": res["stream_seconds"],
+        "fit_seconds": res["fit_seconds"],
+    }
+
+
+def scores(res):
+    """A run's mean over the windows of the cumulative macro F, and the predicted and true
+    cardinality of its whole test stream."""
+    curve = StreamEvaluation.from_dict(res).curve("macro_f1", cumulative=True)
+    total = np.asarray(res["label_counts"], dtype=np.int64).sum(axis=0)  # (L, 4)
+    n_test = res["n_test"]
+    return {
         "macro_f": float(np.mean(curve)),
         "card_pred": float((total[:, 0] + total[:, 1]).sum() / n_test),
         "card_true": float((total[:, 0] + total[:, 2]).sum() / n_test),
-        "stream_seconds": res["stream_seconds"],
-        "fit_seconds": res["fit_seconds"],
     }
 
 
