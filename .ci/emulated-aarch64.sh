@@ -121,4 +121,4 @@ grep -E '^platform hashes' "$WORK/hashes.log" | sed 's/^/  /'
 DIGESTS=$(grep -oE '[0-9]+ cases x [0-9]+ digests' "$WORK/hashes.log" | head -n 1)
 echo "$STAGE: PASSED in $((SECONDS - STAGE_T0))s: $PASSED under qemu-aarch64 (Debian arm64" \
     "Python 3.11, NumPy $NUMPY_VERSION); platform digests ($DIGESTS) identical to native" \
-    "x86-64; NEON: $NEON_SUMMARY"
+    "x86-64; NEON: $NEON_SUMMARY$(emulator_faults)"
