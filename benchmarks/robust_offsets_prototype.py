@@ -3,21 +3,26 @@ with each label's own offset phi (two dead bands), phi alone, or phi kept at or 
 
 Usage::
 
-    python benchmarks/robust_offsets_prototype.py STREAMS D_LIST SEEDS CONFIGS OUT.jsonl
+    python benchmarks/robust_offsets_prototype.py STREAMS D_LIST SEEDS CONFIGS OUT.jsonl [N]
     python benchmarks/robust_offsets_prototype.py --summary OUT.jsonl [...]
 
 e.g. ``Mult-Non-Spher-HP,Scene 2,5,10 0,1,2 robust,both,both30 out.jsonl``. CONFIGS among
 ``robust`` (theta alone: the package before 2026-12-02), ``both`` (theta and phi, 20 % band),
-``both30`` (30 %: the package's robust variant since 2026-12-02), ``bothneg`` (phi <= 0) and
-``label`` (phi alone). The maps are fitted by the package (``variant="robust"``); the online
+``both30`` (30 %: the package's robust variant since 2026-12-02), ``bothneg`` (phi <= 0),
+``label`` (phi alone), ``hystg`` (``both30`` with a hysteresis on theta: once it leaves its
+band it moves until the running cardinality crosses z0 again) and ``hyst`` (the same for every
+phi too). The maps are fitted by the package (``variant="robust"``); the online
 phase is the reference's (``tests/reference.py``: its ranking and probabilities, its drift gate)
 with the offsets of the configuration, so that the configurations differ in the offsets only.
 ``both30`` runs with a check that the package's own ``predict_stream`` gives the same
-predictions row for row. Real streams are read from ``tests/data``; generated ones have 20,000
-instances. Each run appends a line to OUT.jsonl (mean over the 50 windows of the cumulative
-macro F, predicted and true cardinality). ``--summary`` tabulates them against the paper's
-variant's runs of the same seeds in ``benchmarks/results/robust-streams.json`` and
-``robust-2c2a.json``. Runs take 0.1-0.3 ms per instance (MOA-Spher-2C-2A: about 25 s).
+predictions row for row. Real streams are read from ``tests/data``; generated ones have N
+instances (20,000 by default; 0: their Table 1 size). Each run appends a line to OUT.jsonl
+(mean over the 50 windows of the cumulative macro F, predicted and true cardinality).
+``--summary`` tabulates them against the paper's variant's runs of the same seeds in
+``benchmarks/results/robust-streams.json`` and ``robust-2c2a.json`` (20,000 instances: for
+another N, compare the configurations with ``both30`` instead). Runs take 0.1-0.3 ms per
+instance (MOA-Spher-2C-2A: about 25 s), about 1 ms at the Table 1 sizes with ``both30``'s
+check.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
 def get(name, n=20000):
     if name in REAL:
         return load(name, data_home=str(ROOT / "tests" / "data"))
-    return load(name, n_instances=n, random_state=0)
+    return load(name, n_instances=n or None, random_state=0)  # 0: the Table 1 size
 
 
 def classify(st, x, cfg):
@@ -90,6 +95,19 @@ def classify(st, x, cfg):
     return Y_hat, bmu, weak, rej, ranking
 
 
+def _acting(st, key, dev, band, cfg, hyst="hyst"):
+    """Whether an offset moves: outside its dead band; with hysteresis (``cfg[hyst]``), also
+    inside it, from leaving the band until the running value crosses its target again."""
+    if not cfg.get(hyst):
+        return abs(dev) > band
+    side = st.setdefault("side", {})
+    if abs(dev) > band:
+        side[key] = math.copysign(1.0, dev)
+    elif key in side and dev * side[key] <= 0:
+        del side[key]  # back at (or past) the target: the dead band holds again
+    return key in side
+
+
 def step(st, x, cfg, eta=0.05):
     Y_hat, bmu, weak, rej, ranking = classify(st, x, cfg)
     maps = st["maps"]
@@ -114,7 +132,7 @@ def step(st, x, cfg, eta=0.05):
             st["T"][j, k] += 1
     n_y, z0 = len(Y_hat), st["z0"]
     st["cbar"] += st["alpha"] * (n_y - st["cbar"])
-    if cfg["global"] and abs(st["cbar"] - z0) > cfg["gband"] * z0:
+    if cfg["global"] and _acting(st, "theta", st["cbar"] - z0, cfg["gband"] * z0, cfg):
         err = n_y - z0
         if (err > 0 and n_y > 1) or (err < 0 and rej):
             st["theta"] += st["gain"] * err
@@ -124,7 +142,9 @@ def step(st, x, cfg, eta=0.05):
         ind[Y_hat] = 1
         r += cfg["palpha"] * (ind - r)
         for c in range(st["L"]):
-            if maps[c] is None or abs(r[c] - pi[c]) <= cfg["pband"] * pi[c]:
+            if maps[c] is None or not _acting(
+                st, ("phi", c), r[c] - pi[c], cfg["pband"] * pi[c], cfg, "physt"
+            ):
                 continue
             e = ind[c] - pi[c]
             if (e > 0 and c in Y_hat[1:]) or (e < 0 and c in rej):
@@ -169,6 +189,7 @@ def run(name, d, seed, cfg, n=20000):
         curve.append(macro_f1(C))
     return dict(
         stream=name,
+        n=len(X),
         d=d,
         seed=seed,
         cfg=cfg["name"],
@@ -186,6 +207,9 @@ CFGS = {
     "both30": dict(_BOTH, name="both30", pband=0.3, check=True),
     "bothneg": dict(_BOTH, name="bothneg", neg=True),
     "label": dict(_BOTH, name="label", **{"global": False}),
+    # hysteresis: an offset that left its band moves until the running value is back on target
+    "hystg": dict(_BOTH, name="hystg", pband=0.3, hyst=True),
+    "hyst": dict(_BOTH, name="hyst", pband=0.3, hyst=True, physt=True),
 }
 
 
@@ -241,7 +265,8 @@ if __name__ == "__main__":
     ds_ = [int(v) for v in sys.argv[2].split(",")]
     seeds = [int(v) for v in sys.argv[3].split(",")]
     cfgs = sys.argv[4].split(",")
-    jobs = [(s, d, k, CFGS[c]) for s in streams for d in ds_ for k in seeds for c in cfgs]
+    n = int(sys.argv[6]) if len(sys.argv) > 6 else 20000
+    jobs = [(s, d, k, CFGS[c], n) for s in streams for d in ds_ for k in seeds for c in cfgs]
     t = time.time()
     with ProcessPoolExecutor(2) as ex, open(sys.argv[5], "a") as f:
         for r in ex.map(run, *zip(*jobs, strict=True)):
