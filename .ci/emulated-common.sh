@@ -73,25 +73,24 @@ checked() {  # CMD...: run an emulated command; an illegal instruction is named 
     # stage. A SIGILL that does not recur (seen once in CI, on `import mlsom` under -cpu Nehalem,
     # on a tree that passed the stage before and after, unchanged) is an emulator
     # fault: it is reported as such in the log and in the stage's last line, not hidden.
-    local rc=0
-    (ulimit -c unlimited 2> /dev/null || true; exec "$@") || rc=$?
-    if ((rc == 132)); then
+    local rc try
+    for try in 1 2; do
+        rc=0
+        (ulimit -c unlimited 2> /dev/null || true; exec "$@") || rc=$?  # core files: sigill_report
+        ((rc == 132)) || break
         echo "$STAGE: illegal instruction (SIGILL) in: $*" >&2
         sigill_report "$@"
+        ((try == 2)) && fail "illegal instruction (SIGILL), twice, in: $*"
         echo "$STAGE: running it once more: a missing instruction raises SIGILL again" >&2
-        rc=0
-        (ulimit -c unlimited 2> /dev/null || true; exec "$@") || rc=$?
-        if ((rc == 132)); then
-            sigill_report "$@"
-            fail "illegal instruction (SIGILL), twice, in: $*"
-        elif ((rc != 0)); then
-            fail "status $rc from: $* (after a SIGILL on the first try)"
-        fi
+    done
+    if ((rc != 0)); then
+        ((try == 1)) || fail "status $rc from: $* (after a SIGILL on the first try)"
+        fail "status $rc from: $*"
+    fi
+    if ((try == 2)); then
         echo "$*" >> "$WORK/sigill-not-recurring.txt"
         echo "$STAGE: WARNING: the SIGILL did not recur: an emulator fault, not a missing" \
             "instruction (listed again in the stage's last line)" >&2
-    elif ((rc != 0)); then
-        fail "status $rc from: $*"
     fi
 }
 
