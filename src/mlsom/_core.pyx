@@ -155,6 +155,11 @@ cdef extern from "_kernels.h" nogil:
     const char *mlsom_simd_name(int level) noexcept
     int mlsom_have_openmp() noexcept
     int mlsom_cap_threads(long long n_threads) noexcept nogil
+    int mlsom_thread_cap() noexcept nogil
+    int mlsom_register_fork_guard() noexcept
+    void mlsom_after_fork_in_child() noexcept
+    int mlsom_forked_serial
+    int mlsom_settings_serial
 
 # The phases live in the included files below, in this order (each uses only what comes
 # before it); docs/architecture.md maps each step of the method to its function.

@@ -25,8 +25,34 @@ mlsom_set_simd_level(-1)
 
 def max_threads():
     """The most threads the core will start for one call (the processors OpenMP may use; 1
-    without OpenMP), whatever n_jobs asks for."""
-    return mlsom_cap_threads(1 << 62)
+    without OpenMP, and 1 in a child forked after this process used threads), whatever n_jobs
+    asks for."""
+    return mlsom_thread_cap()
+
+
+def forked_serial():
+    """Whether this process is a child forked after its parent's core used threads, where every
+    parallel region runs on one thread (the OpenMP runtime's pool is not usable after fork)."""
+    return bool(mlsom_forked_serial)
+
+
+def _run_serial():
+    """Run every parallel region on one thread from now on (mlsom._config, where the OpenMP
+    settings would end the process when a thread starts)."""
+    global mlsom_settings_serial
+    mlsom_settings_serial = 1
+
+
+def _after_fork_in_child():
+    mlsom_after_fork_in_child()
+
+
+# A child forked after this process used threads runs single-threaded (_kernels.h). The C handler
+# covers every fork, also one made by other C code; os.register_at_fork takes over only where
+# pthread_atfork could not register it.
+if mlsom_register_fork_guard() != 0:
+    import os as _os
+    _os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 # --------------------------------------------------------------------------------------------------

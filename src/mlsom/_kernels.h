@@ -396,18 +396,61 @@ static int mlsom_have_openmp(void)
 #endif
 }
 
-/* n_threads clamped to [1, the processors OpenMP may use]: whatever a caller asks for, the core
-   never starts more threads than that (one without OpenMP) */
-static int mlsom_cap_threads(long long n_threads)
+/* Fork safety. GCC's OpenMP runtime (libgomp, which the Linux wheels bundle) keeps its pool of
+   threads across fork() although the child has none of them: a parallel region of more than one
+   thread in the child then waits for them forever. So once this process has asked for more than
+   one thread (mlsom_threads_used), a child forked after that runs every region on one thread
+   (mlsom_forked_serial, set by the pthread_atfork handler), with the same results, since the
+   core's results do not depend on the thread count. A child forked before any parallel region
+   keeps its threads: its runtime has no pool yet. */
+#if defined(_OPENMP) && !defined(_WIN32)
+#include <pthread.h>
+#define MLSOM_FORK_GUARD 1
+#endif
+static volatile int mlsom_threads_used = 0;
+static volatile int mlsom_forked_serial = 0;
+/* set once at import where the OpenMP settings would end the process at a thread's start
+   (mlsom._config: a thread stack larger than the process can map) */
+static volatile int mlsom_settings_serial = 0;
+
+static void mlsom_after_fork_in_child(void)
+{
+    if (mlsom_threads_used)
+        mlsom_forked_serial = 1;
+}
+
+/* Registers the fork handler (once, at import); 0 on success or where there is no fork. */
+static int mlsom_register_fork_guard(void)
+{
+#ifdef MLSOM_FORK_GUARD
+    return pthread_atfork(NULL, NULL, mlsom_after_fork_in_child);
+#else
+    return 0;
+#endif
+}
+
+/* The most threads the core starts for one call: the processors OpenMP may use (one without
+   OpenMP, one in a child forked after this process used threads: see the fork guard above, and
+   one where mlsom_settings_serial is set) */
+static int mlsom_thread_cap(void)
 {
 #ifdef _OPENMP
-    long long cap = omp_get_num_procs();
+    int cap = mlsom_forked_serial || mlsom_settings_serial ? 1 : omp_get_num_procs();
+    return cap < 1 ? 1 : cap;
 #else
-    long long cap = 1;
+    return 1;
 #endif
-    if (cap < 1)
-        cap = 1;
-    return (int)(n_threads < 1 ? 1 : n_threads > cap ? cap : n_threads);
+}
+
+/* n_threads clamped to [1, mlsom_thread_cap()], for a call about to start its parallel regions:
+   whatever a caller asks for, the core never starts more threads than that */
+static int mlsom_cap_threads(long long n_threads)
+{
+    long long cap = mlsom_thread_cap();
+    int n = (int)(n_threads < 1 ? 1 : n_threads > cap ? cap : n_threads);
+    if (n > 1 && !mlsom_threads_used)
+        mlsom_threads_used = 1;
+    return n;
 }
 
 #endif /* MLSOM_KERNELS_H */
