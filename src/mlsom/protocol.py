@@ -462,7 +462,10 @@ def evaluate(
         follow the protocol.
     X_train : array-like of shape (n_train, n_features), optional
     Y_train : array-like of shape (n_train, n_labels), optional
-        The labelled training set, for streams that do not carry it.
+        The labelled training set, for streams that do not carry it. Where the training set
+        and the test data both name their columns (DataFrames, an ``iter_arff`` stream), the
+        feature and label names must be the same, in the same order, or a ValueError shows
+        both.
     n_test : int, optional
         Rows of an iterable test stream, to place ``n_windows`` windows over it.
     kind : {"online", "batch", "incremental"}, optional
