@@ -26,6 +26,7 @@ import zipfile
 
 import numpy as np
 
+from . import _names
 from ._core import GUARD_CAP, PAIR_TRIES
 from ._validation import value_limit
 
@@ -731,6 +732,8 @@ def check_state(a, meta, grid_size):
         not isinstance(names, list) or len(names) != A or not all(isinstance(n, str) for n in names)
     ):
         bad("feature_names")
+    if names is not None and (problem := _names.bad_names(names)) is not None:
+        bad(f"feature_names {_names.show(names)}: {problem}")
     return {
         **a,
         "k_nn": k,

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core, _model_file, _persistence, _sklearn
+from . import _core, _model_file, _names, _persistence, _sklearn
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
@@ -271,6 +271,11 @@ class SOMStreamClassifier(ParamsMixin):
     k_nn_ : int
         Neighbours of the winner-class vote: the size of the smallest map, made odd.
     n_features_in_, n_labels_ : int
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame given to ``fit`` (only when all are strings; unique and
+        not empty, else ``fit`` refuses them). A later DataFrame must have exactly these
+        columns in this order, and a dict given to ``predict_one`` exactly these keys; anything
+        else is refused, showing both (docs/sklearn.md, "Feature names").
     n_iter_ : list of int or None
         Batch epochs run for each map.
     grid_size_ : int
@@ -524,6 +529,12 @@ class SOMStreamClassifier(ParamsMixin):
         """
         d, _, n_epochs, max_epochs = self._validate_params()
         names = _feature_names(X)
+        if names is not None and (problem := _names.bad_names(names)) is not None:
+            raise ValueError(
+                f"X has the column names {_names.show(names)}, but {problem}: the model joins "
+                "later data to its features by name, so they must be unique and not empty "
+                "(rename the columns)"
+            )
         X = check_features("X", X, dtype=None, n_threads=effective_n_threads(self.n_jobs))
         labels_dtype = _labels_dtype(Y)
         Y = check_labels("Y", Y, X.shape[0])
@@ -989,12 +1000,18 @@ class SOMStreamClassifier(ParamsMixin):
         st = self._fitted_state()
         if isinstance(x, dict):
             keys = st.get("feature_names") or list(range(st["n_features"]))
-            missing = [k for k in keys if k not in x]
-            extra = [k for k in x if k not in set(keys)]
-            if missing or extra:
+            problem = _names.bad_names(keys)
+            if problem is not None:  # a model pickled before such names were refused at fit
                 raise ValueError(
-                    f"x must give exactly the {len(keys)} features of the model: missing "
-                    f"{missing[:5]}, unknown {extra[:5]}"
+                    f"x cannot be given as a dict: the model's feature names "
+                    f"{_names.show(keys)} cannot be joined by name ({problem}); pass the "
+                    "values as an array in the model's column order"
+                )
+            if x.keys() != set(keys):
+                raise ValueError(
+                    f"x must give exactly the {len(keys)} features of the model, "
+                    f"{_names.show(keys)}; it gives {_names.show(x)}: "
+                    f"{_names.difference(x, keys, ordered=False)}"
                 )
             row = [_feature_value(k, x[k]) for k in keys]
         else:
@@ -1597,8 +1614,9 @@ def _check_stream_X(st, X, n_threads=1, name="X"):
     fitted = st.get("feature_names")
     if names is not None and fitted is not None and names != fitted:
         raise ValueError(
-            f"{name} has feature names {names[:5]}... in another order or set than the model's "
-            f"{fitted[:5]}...; pass the columns in the order of feature_names_in_"
+            f"{name} has feature names {_names.show(names)}, but the model was fitted with "
+            f"{_names.show(fitted)}: {_names.difference(names, fitted)}; pass the columns in "
+            f"the order of feature_names_in_ ({name}[list(model.feature_names_in_)])"
         )
     return check_features(
         name,

@@ -30,6 +30,7 @@ except ModuleNotFoundError as exc:
         name="dask",
     ) from None
 
+from mlsom import _names
 from mlsom._som import SOMStreamClassifier
 from mlsom._validation import _describe, effective_n_threads
 
@@ -227,15 +228,22 @@ def _check_frame(dd, X, n_features, names):
             "X is a dask Series; pass a DataFrame with one column per feature (X.to_frame())"
         )
     cols = list(X.columns)
+    named = names is not None and all(isinstance(c, str) for c in cols)
     if len(cols) != n_features:
         raise ValueError(
             f"X has {len(cols)} features (columns), but the model was fitted with {n_features}"
+            + (
+                f": X has {_names.show(cols)}, the model {_names.show(names)} "
+                f"({_names.difference(cols, names)})"
+                if named
+                else ""
+            )
         )
-    if names is not None and all(isinstance(c, str) for c in cols) and cols != names:
+    if named and cols != names:
         raise ValueError(
-            f"X has feature names {cols[:5]}... in another order or set than the model's "
-            f"{names[:5]}...; pass the columns in the order of feature_names_in_ "
-            f"(X[list(model.feature_names_in_)])"
+            f"X has feature names {_names.show(cols)}, but the model was fitted with "
+            f"{_names.show(names)}: {_names.difference(cols, names)}; pass the columns in the "
+            f"order of feature_names_in_ (X[list(model.feature_names_in_)])"
         )
     bad = [(c, d) for c, d in X.dtypes.items() if getattr(d, "kind", "O") not in "biuf"]
     if bad:

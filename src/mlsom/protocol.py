@@ -52,6 +52,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ._memory import check_allocation
+from ._names import difference, show, string_columns
 from ._validation import _describe, check_distinct_text
 from .evaluation import (
     _MAX_ROWS,
@@ -143,6 +144,14 @@ class _Source:
             )
         if X_train is None or Y_train is None:
             raise ValueError("X_train and Y_train are needed with this kind of stream")
+        # DataFrames' column names (features, labels) of the training set: the test data's, where
+        # it has names too, must be the same, in the same order
+        self._names = (string_columns(X_train), string_columns(Y_train))
+        if self._iterable is not None:  # an iter_arff stream declares its names up front
+            for attr, k in (("feature_names", 0), ("label_names", 1)):
+                names = getattr(stream, attr, None)
+                if isinstance(names, (list, tuple)):
+                    self._check_names(f"the stream's {attr}", list(names), k)
         self.X_train = _as_features(X_train, "X_train")
         self.Y_train = _as_labels(Y_train, "Y_train")
         if len(self.X_train) != len(self.Y_train):
@@ -151,6 +160,8 @@ class _Source:
         if self.n_labels == 0:
             raise ValueError("Y_train has no label column: there is nothing to evaluate")
         if self._arrays is not None:
+            self._check_names("X_stream", string_columns(self._arrays[0]), 0)
+            self._check_names("Y_stream", string_columns(self._arrays[1]), 1)
             X, Y = (
                 _as_features(self._arrays[0], "X_stream"),
                 _as_labels(self._arrays[1], "Y_stream", self.n_labels),
@@ -167,6 +178,19 @@ class _Source:
             n_test = len(X)
         self.n_test = n_test
 
+    def _check_names(self, what, names, k):
+        """Refuse test data whose column names (features k=0, labels k=1) differ from the
+        training set's, where both have names."""
+        train = self._names[k]
+        if names is None or train is None or names == train:
+            return
+        kind = ("features", "labels")[k]
+        raise ValueError(
+            f"{what} has the {kind} {show(names)}, but {'XY'[k]}_train has {show(train)}: "
+            f"{difference(names, train)}; the test data must have the training set's {kind}, "
+            "in the same order"
+        )
+
     def chunks(self):
         """Yield (X_chunk, Y_chunk as bool) pairs of at most ``chunk_size`` rows, in order."""
         size = self.chunk_size
@@ -180,6 +204,8 @@ class _Source:
                 Xc, Yc = pair
             except (TypeError, ValueError):
                 raise TypeError(f"stream item {k} is not an (X_chunk, Y_chunk) pair") from None
+            self._check_names(f"X of stream chunk {k}", string_columns(Xc), 0)
+            self._check_names(f"Y of stream chunk {k}", string_columns(Yc), 1)
             Xc = _as_features(Xc, f"X of stream chunk {k}")
             if Xc.shape[1] != self.X_train.shape[1]:
                 raise ValueError(
@@ -436,7 +462,10 @@ def evaluate(
         follow the protocol.
     X_train : array-like of shape (n_train, n_features), optional
     Y_train : array-like of shape (n_train, n_labels), optional
-        The labelled training set, for streams that do not carry it.
+        The labelled training set, for streams that do not carry it. Where the training set
+        and the test data both name their columns (DataFrames, an ``iter_arff`` stream), the
+        feature and label names must be the same, in the same order, or a ValueError shows
+        both.
     n_test : int, optional
         Rows of an iterable test stream, to place ``n_windows`` windows over it.
     kind : {"online", "batch", "incremental"}, optional

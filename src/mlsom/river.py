@@ -24,6 +24,7 @@ except ModuleNotFoundError as exc:
         name="river",
     ) from None
 
+from . import _names
 from ._som import SOMStreamClassifier
 from ._validation import MAX_ABS_VALUE, _describe, check_int
 
@@ -278,11 +279,10 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     def _row(self, values):
         """The checked values of x as a (1, n_features) row in the model's feature order."""
         if values.keys() != self._feature_set:
-            missing = [k for k in self.features_ if k not in values]
-            unknown = [k for k in values if k not in self._feature_set]
             raise ValueError(
                 f"x must give exactly the {len(self.features_)} features fixed by the first "
-                f"instance learnt: missing {missing[:5]}, unknown {unknown[:5]}"
+                f"instance learnt, {_names.show(self.features_)}; it gives "
+                f"{_names.show(values)}: {_names.difference(values, self.features_, ordered=False)}"
             )
         return np.array([[values[k] for k in self.features_]], dtype=np.float64)
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._names import difference, show
 from .._validation import check_float, check_int
 from ._generators import SeedLike, _seed_sequence, moa_spherical, read_multilabel
 
@@ -511,13 +512,20 @@ def _read_all(paths, xml):
     from ._arff import load_arff
 
     parts = [load_arff(p, xml=xml) for p in paths]
-    names = parts[0].label_names
+    first = parts[0]
     for p in parts[1:]:
-        if p.label_names != names:
-            raise ValueError(
-                f"{p.source} has labels {p.label_names}, but {parts[0].source} has {names}"
-            )
-    return parts, names
+        # the parts are joined column by column: the same names, in the same order
+        for what, got, expected in (
+            ("features", p.feature_names, first.feature_names),
+            ("labels", p.label_names, first.label_names),
+        ):
+            if got != expected:
+                raise ValueError(
+                    f"{p.source} has the {what} {show(got)}, but {first.source} has "
+                    f"{show(expected)}: {difference(got, expected)}; the files of a data set "
+                    f"must declare the same {what} in the same order"
+                )
+    return parts, first.label_names
 
 
 def _load_real(entry, data_home, keep_labels, min_label_freq):
