@@ -27,6 +27,7 @@ import zipfile
 import numpy as np
 
 from ._core import GUARD_CAP, PAIR_TRIES
+from ._memory import check_memory
 from ._validation import value_limit
 
 FORMAT = 1
@@ -169,6 +170,8 @@ def read(path):
     f = _open_regular(path, name)
     try:
         with f:
+            # the arrays are stored uncompressed: reading them holds about twice the file
+            check_memory(name, 2 * os.fstat(f.fileno()).st_size, "loading the model file")
             _check_directory_size(f)
             try:
                 zf = zipfile.ZipFile(f)
