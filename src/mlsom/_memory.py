@@ -8,6 +8,11 @@ exceeds what this process can ever get (:func:`memory_limit`). The check is a gu
 mistaken or hostile values (``n_instances=10**12``), not an accounting of free memory: a value
 that passes may still fail later if the machine is busy.
 
+Readers of files do the same with :func:`check_memory`: before a file's contents are expanded
+(rows of a data file, the one-hot columns of a nominal attribute, the labels of an XML file), the
+bytes are estimated from the header or the file's size, and a :class:`MemoryError` names the
+file, what would be made, the estimate and the limit, less what this process already holds.
+
 Examples
 --------
 >>> from mlsom._memory import check_allocation, format_bytes
@@ -23,11 +28,23 @@ import math
 import numbers
 import os
 
-__all__ = ["check_allocation", "format_bytes", "memory_limit", "nbytes_of"]
+__all__ = [
+    "check_allocation",
+    "check_memory",
+    "format_bytes",
+    "memory_budget",
+    "memory_limit",
+    "nbytes_of",
+]
 
 # A 64-bit process has 2**47 bytes (128 TiB) of user address space on x86-64 and arm64 Linux,
 # Windows and macOS: no allocation can be larger, whatever the machine.
 ADDRESS_SPACE = 2**47
+
+# where a limit comes from (memory_limit's second value)
+_PHYSICAL = "the machine's physical memory"
+_RLIMIT_AS = "the process's address-space limit (RLIMIT_AS)"
+_CGROUP = "the memory limit of the process's control group"
 
 _UNITS = ("bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")
 
@@ -59,7 +76,7 @@ def _physical_memory():
     except (AttributeError, ValueError, OSError):
         pages = size = -1
     if pages > 0 and size > 0:
-        return pages * size, "the machine's physical memory"
+        return pages * size, _PHYSICAL
     try:  # Windows
         import ctypes
 
@@ -79,7 +96,7 @@ def _physical_memory():
         status = _Status()
         status.dwLength = ctypes.sizeof(_Status)
         if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore
-            return int(status.ullTotalPhys), "the machine's physical memory"
+            return int(status.ullTotalPhys), _PHYSICAL
     except Exception:  # noqa: BLE001 - not Windows, or no ctypes: no figure
         pass
     return None, None
@@ -138,10 +155,10 @@ def memory_limit():
         candidates.append((phys, what))
     rlimit = _address_space_limit()
     if rlimit is not None:
-        candidates.append((rlimit, "the process's address-space limit (RLIMIT_AS)"))
+        candidates.append((rlimit, _RLIMIT_AS))
     cgroup = _cgroup_limit()
     if cgroup is not None:
-        candidates.append((cgroup, "the memory limit of the process's control group"))
+        candidates.append((cgroup, _CGROUP))
     return min(candidates, key=lambda c: c[0])
 
 
@@ -221,3 +238,79 @@ def check_allocation(name, value, nbytes, what, *, limit=None):
         f"{label} would need {amount} for {what}; this process can use at "
         f"most {format_bytes(limit)} ({source})"
     )
+
+
+def _in_use(source):
+    """Bytes this process holds now, as the limit named ``source`` counts them: its address space
+    for RLIMIT_AS, its resident memory for the physical memory and the control group (Linux's
+    ``/proc/self/statm``); 0 where unknown."""
+    if source not in (_PHYSICAL, _RLIMIT_AS, _CGROUP):
+        return 0
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            fields = f.read(256).split()
+        pages = int(fields[0] if source == _RLIMIT_AS else fields[1])
+        return max(0, pages * os.sysconf("SC_PAGE_SIZE"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0
+
+
+def memory_budget():
+    """The bytes this process can still get: :func:`memory_limit` less what it holds now.
+
+    Returns
+    -------
+    budget : int
+        Bytes, at least 0.
+    describe : str
+        The limit, where it comes from and what is in use, for error messages:
+        ``'at most 6.44 GB (...), of which 170 MB are in use'``.
+    """
+    limit, source = memory_limit()
+    used = min(_in_use(source), limit)
+    text = f"at most {format_bytes(limit)} ({source})"
+    if used:
+        text += f", of which {format_bytes(used)} are in use"
+    return limit - used, text
+
+
+def check_memory(source, nbytes, what, advice=None, *, budget=None):
+    """Refuse to expand a file's contents when they cannot fit in this process's memory.
+
+    Call it before allocating, with an estimate of the bytes ``what`` will take (from the
+    header, the file's size or the parameters), temporaries included.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        The file (or the argument) the allocation comes from; the message starts with it.
+    nbytes : int or float
+        Estimated bytes; ``float('inf')`` for a size too large to compute.
+    what : str
+        What would be allocated, e.g. ``"the 2000 rows read so far (20001 features)"``.
+    advice : str, optional
+        What to do instead, appended to the message.
+    budget : (int, str), optional
+        A :func:`memory_budget` taken earlier (a reader checks each block against the budget it
+        had when it started); by default the budget now.
+
+    Returns
+    -------
+    nbytes : int or float
+        The estimate, unchanged, when it fits.
+
+    Raises
+    ------
+    MemoryError
+        With the estimate as its attribute ``nbytes``, and the message
+        ``"<source>: <what> would need about 160 GB; this process can use at most 6.44 GB
+        (...), of which 170 MB are in use; <advice>"``.
+    """
+    room, describe = memory_budget() if budget is None else budget
+    if nbytes <= room:
+        return nbytes
+    amount = f"about {format_bytes(nbytes)}" if math.isfinite(nbytes) else "an unbounded amount"
+    text = f"{os.fspath(source)}: {what} would need {amount}; this process can use {describe}"
+    error = MemoryError(text + (f"; {advice}" if advice else ""))
+    error.nbytes = nbytes  # (tells this refusal from an allocation that failed)
+    raise error

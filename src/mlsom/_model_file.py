@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _names
 from ._core import GUARD_CAP, PAIR_TRIES
+from ._memory import check_memory
 from ._validation import value_limit
 
 FORMAT = 1
@@ -170,6 +171,8 @@ def read(path):
     f = _open_regular(path, name)
     try:
         with f:
+            # the arrays are stored uncompressed: reading them holds about twice the file
+            check_memory(name, 2 * os.fstat(f.fileno()).st_size, "loading the model file")
             _check_directory_size(f)
             try:
                 zf = zipfile.ZipFile(f)

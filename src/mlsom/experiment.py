@@ -715,7 +715,10 @@ def _file_digest(path, size, mtime_ns):
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise ValueError(f"data file {path!r} is not a regular file")
-        return hashlib.file_digest(f, "sha256").hexdigest()
+        try:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+        except OSError as exc:  # EIO, ...: name the file
+            raise OSError(exc.errno, f"{exc.strerror or exc} (reading a data file)", path) from None
 
 
 # A run file holds one run's counts and curves: a few hundred kB at most. Anything else in its
@@ -834,12 +837,24 @@ def _check_data_home(data_home):
             error.argument = "data_home"
             raise
     path = Path(data_home).expanduser()
-    if not path.is_dir():
-        what = "does not exist" if not path.exists() else "is not a folder"
-        error = ValueError(f"data_home {str(data_home)!r} {what}")
-        error.argument = "data_home"
-        raise error
-    return path
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        what = "does not exist"
+    except OSError as exc:  # a symbolic link loop, a permission denied, ...
+        what = f"cannot be used: {exc.strerror or exc}"
+    except ValueError as exc:  # a NUL byte
+        what = f"cannot be used: {exc}"
+    else:
+        if stat.S_ISDIR(mode):
+            return path
+        from .datasets._arff import _file_kind
+
+        what = "is a regular file" if stat.S_ISREG(mode) else f"is {_file_kind(mode)}"
+        what += ", not a folder"
+    error = ValueError(f"data_home {str(data_home)!r} {what}")
+    error.argument = "data_home"
+    raise error
 
 
 def _check_out_dir(out_dir):

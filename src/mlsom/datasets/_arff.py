@@ -32,11 +32,14 @@ Hostile files
 -------------
 Memory is bounded by a block of text (about ``_READ_BYTES`` plus the longest line, at most
 ``max_line_length`` characters), a block of parsed rows (at most ``_BLOCK_CELLS`` values) and what
-the caller asked for: all rows for load_arff (a MemoryError when they outgrow the memory
-available), one chunk for iter_arff. Numbers follow the ARFF syntax, not Python's: ``float()``
-also accepts ``nan``, ``inf``, ``1_000``, surrounding blanks and non-ASCII digits, which are
-errors here, as are values beyond the range of a double. A NUL character is an error wherever it
-is. Only regular files are opened: a FIFO or a device could block the reader forever.
+the caller asked for: all rows for load_arff, one chunk for iter_arff. Before a block is parsed,
+the bytes of the rows so far and of the block (and of the one-hot columns' names, before they are
+made) are checked against what the process can still get (``mlsom._memory.memory_budget``: the
+physical memory, RLIMIT_AS and the control group's limit); a MemoryError names the file.
+Numbers follow the ARFF syntax, not Python's: ``float()`` also accepts ``nan``, ``inf``,
+``1_000``, surrounding blanks and non-ASCII digits, which are errors here, as are values beyond
+the range of a double. A NUL character is an error wherever it is. Only regular files are opened:
+a FIFO or a device could block the reader forever.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ from typing import Any, Literal
 from xml.parsers import expat
 
 import numpy as np
+
+from .._memory import check_memory, memory_budget
+from .._memory import format_bytes as _format_bytes
 
 __all__ = ["ArffError", "ArffChunkIterator", "MultilabelDataset", "iter_arff", "load_arff"]
 
@@ -263,22 +269,39 @@ def _file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _not_regular(
+    path, mode: int, why: str = "the ARFF readers read regular files only"
+) -> ArffError:
+    """The error for ``path``, of ``mode``, which is no regular file."""
+    return ArffError(f"is {_file_kind(mode)}, not a regular file: {why}", path, None)
+
+
+def _read_error(exc: OSError, path, lineno: int | None = None) -> OSError:
+    """``exc`` (an error reading ``path``), naming the file and the line being read."""
+    if exc.filename is not None:
+        return exc
+    why = exc.strerror or str(exc) or type(exc).__name__
+    if lineno is not None:
+        why += f" while reading line {lineno}"
+    return OSError(exc.errno, why, os.fspath(path))
+
+
 def _open_regular(path) -> io.BufferedReader:
     """Open a regular file (or a symbolic link to one) for reading in binary.
 
     Anything else is refused before it is opened: opening a FIFO blocks until a writer comes, and
     reading a FIFO, a terminal or a device can block forever. The file is opened without blocking
-    and checked again, in case the path changed in between."""
-    refuse = "is {}, not a regular file: the ARFF readers read regular files only"
+    and checked again, in case the path changed in between. An error of the system (a symbolic
+    link loop, a permission denied) names the file."""
     mode = os.stat(path).st_mode
     if not stat.S_ISREG(mode):
-        raise ArffError(refuse.format(_file_kind(mode)), path, None)
+        raise _not_regular(path, mode)
     nonblocking = getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise ArffError(refuse.format(_file_kind(mode)), path, None)
+            raise _not_regular(path, mode)
         if nonblocking:
             os.set_blocking(fd, True)
         return open(fd, "rb")
@@ -398,8 +421,10 @@ class _LineReader:
         except UnicodeError as exc:
             return self._stop(lambda why=str(exc): self._cannot_decode(why))
         except _DECOMPRESSION_ERRORS as exc:
-            if self._compression is None:
-                raise
+            # an error of the system reading the file (EIO) has an errno; the decompressors'
+            # errors about the data (BadGzipFile, bz2's "Invalid data stream") have none
+            if self._compression is None or getattr(exc, "errno", None) is not None:
+                raise _read_error(exc, self.path, self.lineno + 1) from None
             return self._stop(lambda why=str(exc): self._cannot_decompress(why))
         if not data:
             self._final = True
@@ -621,8 +646,11 @@ def _open_lines(path, encoding: str, max_line_length: int) -> Iterator[_LineRead
     """The lines of the ARFF file ``path``. gzip, bzip2 and xz are recognised by their magic bytes
     (whatever the suffix), legacy ``.lzma`` files by their suffix."""
     with _open_regular(path) as fh:
-        magic = fh.read(6)
-        fh.seek(0)
+        try:
+            magic = fh.read(6)
+            fh.seek(0)
+        except OSError as exc:  # EIO (/proc/self/mem), ...
+            raise _read_error(exc, path, 1) from None
         if magic[:2] == b"\x1f\x8b":
             raw, compression = gzip.GzipFile(fileobj=fh, mode="rb"), "gzip"
         elif magic[:3] == b"BZh":
@@ -850,7 +878,13 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
     parser.StartElementHandler = start
     try:
         with _open_regular(xml_path) as fh:
-            parser.ParseFile(fh)
+            # each <label name=""/> takes at least 16 bytes of the file and about 300 of memory
+            size = os.fstat(fh.fileno()).st_size
+            check_memory(xml_path, (size // 16 + 1) * 300, "the labels the XML file can name")
+            try:
+                parser.ParseFile(fh)
+            except OSError as exc:  # EIO, ...
+                raise _read_error(exc, xml_path, parser.CurrentLineNumber) from None
     except expat.ExpatError as exc:
         raise ArffError(
             f"invalid XML: {expat.errors.messages.get(exc.code, exc)}", xml_path, exc.lineno
@@ -891,8 +925,15 @@ def _companion_xml(path) -> str | None:
         candidates.append(m.group(1))
     for c in candidates:
         p = os.path.join(d, c + ".xml")
-        if os.path.isfile(p):
-            return p
+        try:
+            mode = os.stat(p).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # (a symbolic link loop, a permission denied: raised, naming the file)
+        if not stat.S_ISREG(mode):
+            raise _not_regular(
+                p, mode, "the Mulan XML files of labels are read from regular files only"
+            )
+        return p
     return None
 
 
@@ -995,7 +1036,7 @@ def _column_of(a: _Attr, value: str | None) -> str:
 class _Schema:
     """Parsing plan derived from the header and the options."""
 
-    def __init__(self, h: _Header, label_idx: list[int], nominal: str):
+    def __init__(self, h: _Header, label_idx: list[int], nominal: str, budget=None):
         self.header = h
         self.path = h.path
         attrs = h.attrs
@@ -1031,7 +1072,10 @@ class _Schema:
         out_num_out: list[int] = []
         self.onehot: list[tuple[int, int, int]] = []  # (attribute, first out column, n values)
         self.col_attr: list[int] = []  # output column -> attribute index
-        onehot_chars = 0
+        onehot_chars = onehot_values = 0
+        if budget is None and nominal == "onehot":
+            budget = memory_budget()
+        self.widest_onehot = 0
         # feature name -> the attribute that gave it and its one-hot value (None: numeric)
         named: dict[str, tuple[_Attr, str | None]] = {}
 
@@ -1075,6 +1119,17 @@ class _Schema:
                         self.path,
                         a.line,
                     )
+                onehot_values += len(a.values)
+                # a column's name, its entries in the lists and dicts below: about 200 bytes
+                check_memory(
+                    self.path,
+                    256 * onehot_values + onehot_chars,
+                    f"the names of {onehot_values} one-hot columns (nominal attribute "
+                    f"{_show(a.name)} at line {a.line} has {len(a.values)} values)",
+                    "leave nominal= at 'error'",
+                    budget=budget,
+                )
+                self.widest_onehot = max(self.widest_onehot, len(a.values))
                 self.is_code[j] = True
                 self.codes[j] = {v: float(k) for k, v in enumerate(a.values)}
                 self.codes[j]["?"] = math.nan  # ('?' cannot be a declared value)
@@ -1104,6 +1159,16 @@ class _Schema:
     def block_rows(self, wanted: int) -> int:
         """Rows parsed together: ``wanted``, fewer when rows are wide (to bound the memory)."""
         return max(1, min(wanted, _BLOCK_CELLS // max(self.n_attr, self.n_out)))
+
+    def row_bytes(self, itemsize: int = 8) -> int:
+        """Bytes of one row of the result: its features (``itemsize`` each) and 0/1 labels."""
+        return itemsize * self.n_out + len(self.label_names)
+
+    def block_bytes(self, rows: int) -> int:
+        """Bytes of the arrays made while parsing ``rows`` lines (the values of the attributes,
+        the features, the widest one-hot expansion and the masks), and of the text."""
+        per_row = 8 * self.n_attr + 10 * self.n_out + 9 * self.widest_onehot
+        return rows * per_row + 4 * _BLOCK_CHARS
 
     def read_block(
         self, raw: list[str], linenos: list[int], missing: str
@@ -1460,17 +1525,25 @@ def _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml
     return dt
 
 
-def _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length) -> _Schema:
+def _prepare(
+    path, labels, label_location, xml, nominal, encoding, max_line_length, budget
+) -> _Schema:
     with _open_lines(path, encoding, max_line_length) as text:
         header = _read_header(text, path)
     idx = _label_indices(header, labels, label_location, xml)
-    return _Schema(header, idx, nominal)
+    return _Schema(header, idx, nominal, budget)
 
 
 def _blocks(
-    schema: _Schema, encoding: str, block_lines: int, missing: str, max_line_length: int
+    schema: _Schema,
+    encoding: str,
+    block_lines: int,
+    missing: str,
+    max_line_length: int,
+    before=None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(X, Y) per block of data lines; X may hold NaN when missing == 'mean'."""
+    """(X, Y) per block of data lines; X may hold NaN when missing == 'mean'. ``before(n)`` is
+    called with the number of lines of each block before it is parsed."""
     rows = schema.block_rows(block_lines)
     with _open_lines(schema.path, encoding, max_line_length) as text:
         text.skip_lines(schema.header.data_line)
@@ -1479,6 +1552,8 @@ def _blocks(
             lines, linenos = text.take(rows, _BLOCK_CHARS)
             if not lines:
                 return
+            if before is not None:
+                before(len(lines))
             X, Y = schema.read_block(lines, linenos, missing)
             if X.shape[0]:
                 yield X, Y
@@ -1504,6 +1579,13 @@ class _ColumnMeans:
         self.counts += B.shape[0] - nan.sum(axis=0)
 
     def add(self, X: np.ndarray) -> None:
+        if not self.n_pending:  # X starts a block: its whole blocks are summed where they lie
+            k = (X.shape[0] // _MEAN_BLOCK) * _MEAN_BLOCK
+            for start in range(0, k, _MEAN_BLOCK):
+                self._add_block(X[start : start + _MEAN_BLOCK])
+            X = X[k:]
+            if not X.shape[0]:
+                return
         self.pending.append(X)
         self.n_pending += X.shape[0]
         if self.n_pending < _MEAN_BLOCK:
@@ -1525,33 +1607,10 @@ class _ColumnMeans:
         return means
 
 
-def _memory_available() -> int | None:
-    """Bytes of memory a process can still get: available RAM and free swap (Linux), else the
-    physical memory; None where unknown."""
-    try:
-        with open("/proc/meminfo", "rb") as fh:
-            fields = dict(line.split(b":", 1) for line in fh)
-        kib = int(fields[b"MemAvailable"].split()[0]) + int(fields[b"SwapFree"].split()[0])
-        return kib * 1024
-    except (OSError, KeyError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _too_big(path, what: str, nbytes: int, budget: int, advice: str) -> MemoryError:
-    return MemoryError(
-        f"{os.fspath(path)}: {what} would take {nbytes / 2**30:.1f} GiB, more than the "
-        f"{budget / 2**30:.1f} GiB of memory available; {advice}"
-    )
-
-
 def _fill_nan(X: np.ndarray, fill: np.ndarray) -> None:
-    nan = np.isnan(X)
-    if nan.any():
-        X[nan] = np.broadcast_to(fill, X.shape)[nan]
+    for start in range(0, X.shape[0], _MEAN_BLOCK):  # (a mask of one block at a time)
+        B = X[start : start + _MEAN_BLOCK]
+        np.copyto(B, fill, where=np.isnan(B))
 
 
 def load_arff(
@@ -1619,11 +1678,17 @@ def load_arff(
         device), ... The message names the file and, where one applies, the line.
     ValueError
         for invalid options (TypeError for options of the wrong type).
-    FileNotFoundError
-        if ``path`` or ``xml`` does not exist.
+    OSError
+        ``FileNotFoundError`` if ``path`` or ``xml`` does not exist; an error of the system (a
+        symbolic link loop, a permission denied, an I/O error) names the file, and the line being
+        read.
     MemoryError
-        when the rows read take more memory than was available (RAM and free swap) when reading
-        started: a small file, compressed or of sparse rows, can hold more rows than fit.
+        before a block of rows is parsed, when the rows so far and the block would need more
+        memory than the process could get when reading started (the smallest of the physical
+        memory, ``RLIMIT_AS`` and the control group's limit, less what the process held): a
+        small file, compressed or of sparse rows or with a nominal attribute of many values
+        expanded one-hot, can stand for more rows than fit. The message names the file, the
+        estimate and the limit.
 
     Notes
     -----
@@ -1654,36 +1719,60 @@ def load_arff(
     files with :func:`iter_arff`, which holds one chunk at a time, and stop when it is enough.
     """
     dt = _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml)
-    schema = _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length)
+    budget = memory_budget()  # a small file can expand to rows beyond any memory
+    schema = _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length, budget)
     Xs: list[np.ndarray] = []
     Ys: list[np.ndarray] = []
-    budget = _memory_available()  # a small file can expand to rows beyond any memory
-    held = n_rows = 0
-    for X, Y in _blocks(schema, encoding, _LOAD_BLOCK_LINES, missing, max_line_length):
-        Xs.append(X)
-        Ys.append(Y)
-        held += X.nbytes + Y.nbytes
-        n_rows += X.shape[0]
-        if budget is not None and held > budget:
-            raise _too_big(
-                path,
-                f"the {n_rows} rows read so far ({schema.n_out} features)",
-                held,
-                budget,
-                "read the file in chunks with iter_arff",
-            )
-    if Xs:
-        X = np.concatenate(Xs) if len(Xs) > 1 else Xs[0]
-        Y = np.concatenate(Ys) if len(Ys) > 1 else Ys[0]
-    else:
-        X = np.empty((0, schema.n_out))
-        Y = np.empty((0, len(schema.label_names)), dtype=np.uint8)
-    if missing == "mean" and np.isnan(X).any():
-        acc = _ColumnMeans(schema.n_out)
-        acc.add(X)
-        _fill_nan(X, acc.means())
+    n_rows = 0
+    # the bytes of a row at the end: the blocks and their concatenation, then the conversion to
+    # dtype and the mask of the missing values
+    row = schema.row_bytes()
+    per_row = max(2 * row, row + (dt.itemsize + 1 if dt != np.float64 else 0) * schema.n_out)
+    if missing == "mean":
+        per_row += schema.n_out
+    work = schema.block_bytes(schema.block_rows(_LOAD_BLOCK_LINES))
+
+    def before(n_lines: int) -> None:
+        check_memory(
+            path,
+            (n_rows + n_lines) * per_row + work,
+            f"the first {n_rows + n_lines} data lines ({schema.n_out} features"
+            f"{'' if dt == np.float64 else f' of {dt}'})",
+            "read the file in chunks with iter_arff",
+            budget=budget,
+        )
+
+    try:
+        for X, Y in _blocks(schema, encoding, _LOAD_BLOCK_LINES, missing, max_line_length, before):
+            Xs.append(X)
+            Ys.append(Y)
+            n_rows += X.shape[0]
+        if Xs:
+            X = np.concatenate(Xs) if len(Xs) > 1 else Xs[0]
+            Y = np.concatenate(Ys) if len(Ys) > 1 else Ys[0]
+            Xs.clear()
+            Ys.clear()
+        else:
+            X = np.empty((0, schema.n_out))
+            Y = np.empty((0, len(schema.label_names)), dtype=np.uint8)
+        if missing == "mean" and np.isnan(X).any():
+            acc = _ColumnMeans(schema.n_out)
+            acc.add(X)
+            _fill_nan(X, acc.means())
+        X = _in_dtype(X, dt, path, schema.feature_names)
+    except MemoryError as exc:
+        if hasattr(exc, "nbytes"):  # refused by check_memory: it names the file
+            raise
+        # the memory was taken by other work meanwhile: the error still names the file
+        Xs.clear()
+        Ys.clear()
+        raise MemoryError(
+            f"{os.fspath(path)}: out of memory with {n_rows} rows read ({schema.n_out} features, "
+            f"{_format_bytes(n_rows * row)}): {exc or 'no more memory'}; read the file in "
+            "chunks with iter_arff"
+        ) from None
     return MultilabelDataset(
-        X=_in_dtype(X, dt, path, schema.feature_names),
+        X=X,
         Y=np.ascontiguousarray(Y, dtype=np.uint8),
         feature_names=schema.feature_names,
         label_names=schema.label_names,
@@ -1728,23 +1817,31 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
         ):
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         chunk_size = int(chunk_size)
-        self._schema = _prepare(
-            path, labels, label_location, xml, nominal, encoding, max_line_length
+        budget = memory_budget()
+        schema = self._schema = _prepare(
+            path, labels, label_location, xml, nominal, encoding, max_line_length, budget
         )
-        self.feature_names = self._schema.feature_names
-        self.label_names = self._schema.label_names
-        self.relation = self._schema.header.relation
+        self.feature_names = schema.feature_names
+        self.label_names = schema.label_names
+        self.relation = schema.header.relation
         self.source = os.fspath(path)
-        budget = _memory_available()
-        chunk_bytes = chunk_size * (8 * self._schema.n_out + len(self.label_names))
-        if budget is not None and chunk_bytes > budget:
-            raise _too_big(
-                path,
-                f"a chunk of {chunk_size} rows ({self._schema.n_out} features)",
-                chunk_bytes,
-                budget,
-                "pass a smaller chunk_size",
-            )
+        # while a chunk is made: the chunk the caller holds, the blocks read and their
+        # concatenation (a chunk and a block each), the chunk in dtype; or, for the column means
+        # of missing="mean", the blocks pending and their concatenation
+        block = schema.block_rows(chunk_size)
+        row = schema.row_bytes()
+        held = 3 * (chunk_size + block) * row
+        if self._dtype != np.float64:
+            held += chunk_size * (self._dtype.itemsize + 1) * schema.n_out
+        if missing == "mean":
+            held = max(held, 2 * (_MEAN_BLOCK + block) * row)
+        check_memory(
+            path,
+            held + schema.block_bytes(block),
+            f"reading chunks of {chunk_size} rows ({schema.n_out} features)",
+            "pass a smaller chunk_size",
+            budget=budget,
+        )
         self._chunk_size = chunk_size
         self._encoding = encoding
         self._max_line_length = max_line_length
@@ -1792,7 +1889,16 @@ class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):
         return self
 
     def __next__(self) -> tuple[np.ndarray, np.ndarray]:
-        return next(self._gen)
+        try:
+            return next(self._gen)
+        except MemoryError as exc:
+            if hasattr(exc, "nbytes"):
+                raise
+            raise MemoryError(
+                f"{self.source}: out of memory reading a chunk of {self._chunk_size} rows "
+                f"({self._schema.n_out} features): {exc or 'no more memory'}; pass a smaller "
+                "chunk_size"
+            ) from None
 
     def close(self) -> None:
         """Stop reading and close the file."""
@@ -1841,8 +1947,9 @@ def iter_arff(
         An iterator of ``(X_chunk, Y_chunk)``; its ``feature_names``, ``label_names``,
         ``relation`` and ``source`` are available before the first chunk. Header errors raise
         when ``iter_arff`` is called; errors in the data raise from ``next()`` when the faulty
-        line is reached. A ``MemoryError`` raises when ``iter_arff`` is called if one chunk of
-        ``chunk_size`` rows would take more memory than is available.
+        line is reached. A ``MemoryError`` naming the file raises when ``iter_arff`` is called if
+        reading chunks of ``chunk_size`` rows (about three held at a time) would need more memory
+        than the process can get.
 
     Examples
     --------

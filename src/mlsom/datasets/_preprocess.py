@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._memory import check_allocation, nbytes_of
 from .._validation import _describe, as_numeric
 
 __all__ = [
@@ -237,6 +238,11 @@ def balanced_initial_set(Y: ArrayLike, fraction: float = 0.10) -> tuple[np.ndarr
     if L == 0:
         raise ValueError("Y has no label column")
     B = _n_initial(N, fraction)
+    # the distinct label sets (as many as the rows at most): their sort, their counts in int64,
+    # their members
+    check_allocation(
+        "Y", f"{N} x {L}", nbytes_of(N, 10 * L + 136), "the groups of identical label sets"
+    )
     freq = Y.sum(axis=0, dtype=np.int64)
     keys, inv = np.unique(Y, axis=0, return_inverse=True)
     inv = inv.reshape(-1)

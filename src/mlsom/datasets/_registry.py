@@ -12,7 +12,9 @@ training set chosen (``docs/protocol.md`` 3.4).
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import check_memory
 from .._names import difference, show
 from .._validation import check_float, check_int
 from ._generators import SeedLike, _seed_sequence, moa_spherical, read_multilabel
@@ -311,9 +314,18 @@ def load(
     ------
     ValueError
         For an unknown name (the message lists the valid ones), an unknown ``source``, an
-        option that does not apply or an empty or blank ``data_home``.
+        option that does not apply or an empty or blank ``data_home``; for data files that are
+        no regular file (a FIFO, a device, a directory: never opened), a malformed file
+        (:class:`ArffError`), files of one data set with different features, or no row with a
+        label kept (in the training part, the test part or all of them): the message names the
+        file(s).
     FileNotFoundError
         For a real stream whose files are not found; the message names the files expected.
+        Any other ``OSError`` (a symbolic link loop, a permission denied, an I/O error) names the
+        file too.
+    MemoryError
+        When the rows of the files, or the stream made from them, would need more memory than
+        the process can get (``mlsom._memory``); the message names the file(s).
 
     Examples
     --------
@@ -475,13 +487,8 @@ def _find(folder: Path | None, spec: _RealSpec, entry: TableEntry):
         for d in dirs:
             for suffix in ("", ".gz", ".bz2", ".xz"):
                 p = d / (fname + suffix)
-                try:
-                    if p.is_file():
-                        return p
-                except OSError as exc:  # a name too long, and the like: not a usable folder
-                    raise ValueError(
-                        f"data folder {str(folder)!r} cannot be searched: {exc}"
-                    ) from None
+                if _is_data_file(p, folder, entry):
+                    return p
         return None
 
     for files in spec.files:
@@ -496,6 +503,25 @@ def _find(folder: Path | None, spec: _RealSpec, entry: TableEntry):
     raise FileNotFoundError(
         f"{entry.name}: expected file(s) {needed} not found in {folder}; {hint}"
     )
+
+
+def _is_data_file(p: Path, folder: Path, entry: TableEntry) -> bool:
+    """Whether a data file lies at ``p``: False when nothing does, an error naming it when it is
+    no regular file (a FIFO, a device, a directory: never opened, a FIFO would block) or
+    cannot be looked at (a symbolic link loop, a permission denied)."""
+    from ._arff import _not_regular
+
+    try:
+        mode = os.stat(p).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError) as exc:
+        if not isinstance(exc, OSError) or exc.errno == errno.ENAMETOOLONG:  # (or a NUL byte)
+            raise ValueError(f"data folder {str(folder)!r} cannot be searched: {exc}") from None
+        raise OSError(exc.errno, f"{exc.strerror} (a data file of {entry.name})", str(p)) from None
+    if not stat.S_ISREG(mode):
+        raise _not_regular(p, mode, f"{entry.name} is read from regular files only")
+    return True
 
 
 def _resolve_names(wanted: Sequence[str], names: Sequence[str], what: str) -> list[str]:
@@ -514,6 +540,12 @@ def _read_all(paths, xml):
     parts = [load_arff(p, xml=xml) for p in paths]
     first = parts[0]
     for p in parts[1:]:
+        if p.n_features != first.n_features:
+            raise ValueError(
+                f"{p.source} has {p.n_features} features, but {first.source} has "
+                f"{first.n_features}: the files of a data set must have the same features "
+                f"({difference(p.feature_names, first.feature_names)})"
+            )
         # the parts are joined column by column: the same names, in the same order
         for what, got, expected in (
             ("features", p.feature_names, first.feature_names),
@@ -528,6 +560,16 @@ def _read_all(paths, xml):
     return parts, first.label_names
 
 
+def _no_row(files: str, n_rows: int, kept_names: Sequence[str], what: str) -> ValueError:
+    """The error for ``files`` (``n_rows`` data rows) left without a row for ``what``."""
+    if n_rows == 0:
+        return ValueError(f"{files}: no data row, so no {what}")
+    rows = "its 1 data row has" if n_rows == 1 else f"none of its {n_rows} data rows has"
+    return ValueError(
+        f"{files}: {rows} one of the labels kept ({', '.join(kept_names)}), so no {what}"
+    )
+
+
 def _load_real(entry, data_home, keep_labels, min_label_freq):
     from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels
 
@@ -537,6 +579,13 @@ def _load_real(entry, data_home, keep_labels, min_label_freq):
     spec = _REAL[entry.name]
     paths, xml = _find(_data_home(data_home), spec, entry)
     parts, names = _read_all(paths, xml)
+    files = " + ".join(str(p) for p in paths)
+    # below: the concatenation, the rows kept and the split, each a copy of the data at most
+    check_memory(
+        files,
+        3 * sum(p.X.nbytes + p.Y.nbytes for p in parts),
+        f"preparing the stream {entry.name}",
+    )
 
     keep = keep_labels if keep_labels is not None else spec.keep
     if keep is not None and min_label_freq is not None:
@@ -544,13 +593,19 @@ def _load_real(entry, data_home, keep_labels, min_label_freq):
     keep = None if keep is None else _resolve_names(list(keep), names, entry.name)
     Y_all = np.concatenate([p.Y for p in parts])
 
+    if not len(Y_all):
+        raise _no_row(files, 0, (), "stream")
+
     def select(Y):
         # the frequency rule is evaluated on the whole data set, then applied to each part
         if keep is not None:
             return filter_labels(Y, names, keep=keep)
-        _, kept_names, kept = filter_labels(
-            Y_all, names, min_frequency=0.05 if min_label_freq is None else min_label_freq
-        )
+        try:
+            _, kept_names, kept = filter_labels(
+                Y_all, names, min_frequency=0.05 if min_label_freq is None else min_label_freq
+            )
+        except ValueError as exc:  # no label frequent enough
+            raise ValueError(f"{files}: {exc}") from None
         return Y[:, kept], kept_names, kept
 
     info: dict[str, Any] = {
@@ -567,6 +622,11 @@ def _load_real(entry, data_home, keep_labels, min_label_freq):
             Xp, Yp, _ = drop_unlabelled(p.X, Yp)
             Xs.append(Xp)
             Ys.append(Yp)
+        if not len(Xs[0]):
+            raise _no_row(parts[0].source, parts[0].n_instances, kept_names, "initial set")
+        if not sum(map(len, Xs[1:])):
+            n_rows = sum(p.n_instances for p in parts[1:])
+            raise _no_row(" + ".join(map(str, paths[1:])), n_rows, kept_names, "test stream")
         X_train, Y_train = Xs[0], Ys[0]
         X_stream = np.concatenate(Xs[1:])
         Y_stream = np.concatenate(Ys[1:])
@@ -581,8 +641,15 @@ def _load_real(entry, data_home, keep_labels, min_label_freq):
         X = np.concatenate([p.X for p in parts])
         Y, kept_names, _ = select(Y_all)
         X, Y, kept_rows = drop_unlabelled(X, Y)
+        if not len(X):
+            raise _no_row(files, len(Y_all), kept_names, "stream")
         split = balanced_initial_split(X, Y, TRAIN_FRACTION)
         X_train, Y_train, X_stream, Y_stream = split[:4]
+        if not len(X_train) or not len(X_stream):
+            raise ValueError(
+                f"{files}: {len(X)} data rows with one of the labels kept, too few for an "
+                f"initial set of {TRAIN_FRACTION:.0%} and a stream"
+            )
         info.update(
             split="balanced",
             dropped_unlabelled=int(len(Y_all) - len(kept_rows)),
