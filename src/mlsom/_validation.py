@@ -180,9 +180,11 @@ def check_features(
         big = np.abs(arr.astype(np.float64)) > limit
         if big.any():
             i, j = np.argwhere(big)[0]
+            # the value's shortest exact text in its own type: never shown equal to the limit
             raise ValueError(
                 f"{name} has a value too large for Euclidean distances in {dtype} (row {i}, "
-                f"column {j}: {arr[i, j]:g}; the limit is {limit:g}); scale the features"
+                f"column {j}: {arr[i, j]!s}; the limit is {limit:g} in absolute value); scale "
+                f"the features"
             )
     return np.ascontiguousarray(arr, dtype=dtype)
 
