@@ -86,6 +86,10 @@ PERSISTENCE = ("tested", "off")
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
+# Bounds of the integer parameters that have no bound of their own (min_neuron_size, n_jobs;
+# random_state), so that every value fit accepts is saved and loaded exactly.
+_MAX_INT64 = 2**63 - 1
+_MAX_SEED = 2**128 - 1
 
 # grid_size="auto": the candidates (the paper's range of d) and the folds of the labelled set
 # each candidate is scored on (docs/method.md, "Choosing d from the labelled set").
@@ -233,7 +237,7 @@ class SOMStreamClassifier(ParamsMixin):
         neighbours moving too, by eta exp(-g^2 / (2 sigma^2)), sigma = ``DRIFT_SIGMA`` (0.2)
         x d.
     random_state : int, numpy.random.Generator or None, default=None
-        Seeds the choice of the initial neurons.
+        Seeds the choice of the initial neurons (an int: 0 to 2**128 - 1, a full NumPy seed).
     n_jobs : int or None, default=None
         Threads for batch training and ``predict`` (None: all cores; -1 all, -2 all but one),
         capped at the cores the process may use (CPU affinity, cgroup quota): no value starts
@@ -485,7 +489,9 @@ class SOMStreamClassifier(ParamsMixin):
             raise ValueError(
                 f"max_epochs must be >= n_epochs, got max_epochs={max_epochs}, n_epochs={n_epochs}"
             )
-        check_int("min_neuron_size", self.min_neuron_size, low=1)
+        # the integers without a natural bound are bounded all the same, so that a model file
+        # holds them exactly (a count never exceeds int64; 128 bits are a full NumPy seed)
+        check_int("min_neuron_size", self.min_neuron_size, low=1, high=_MAX_INT64)
         rs = self.random_state
         if not (rs is None or isinstance(rs, np.random.Generator)):
             if isinstance(rs, bool) or not isinstance(rs, numbers.Integral):
@@ -495,10 +501,14 @@ class SOMStreamClassifier(ParamsMixin):
                 )
             if rs < 0:
                 raise ValueError(f"random_state must be non-negative, got {rs}")
+            if rs > _MAX_SEED:
+                raise ValueError(f"random_state must be < 2**128, got {_describe(rs)}")
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
         check_option("variant", self.variant, set(VARIANTS))
+        if self.n_jobs is not None:
+            check_int("n_jobs", self.n_jobs, low=-_MAX_INT64, high=_MAX_INT64)
         effective_n_threads(self.n_jobs)
         return d, eta, n_epochs, max_epochs
 
@@ -651,7 +661,7 @@ class SOMStreamClassifier(ParamsMixin):
                 not_converged.append(j)
             n_iter.append(int(epochs))
             cnt = np.bincount(bmu, minlength=M0)
-            keep = cnt >= self.min_neuron_size
+            keep = cnt >= int(self.min_neuron_size)  # (checked: an integer)
             if not keep.any():  # [D] never leave a map empty
                 keep[np.argmax(cnt)] = True
             if robust:
@@ -1339,7 +1349,14 @@ class SOMStreamClassifier(ParamsMixin):
         The file holds the parameters (as JSON) and the live state; :meth:`load` reads it back
         and checks every array before use, so a damaged or hostile file raises a clear error
         instead of executing code or crashing. The file is written to a temporary name and
-        renamed: a failed save leaves any earlier file at ``path`` as it was.
+        renamed: a failed save leaves any earlier file at ``path`` as it was. It is taken as a
+        reader: a stream adapting the model in another thread waits, and the file is the model
+        between two of its calls.
+
+        Every value ``fit`` accepts is saved: a parameter is stored as the plain Python value
+        the model uses (a NumPy integer as int; a NumPy float or a Fraction as float; a str
+        subclass as str; a Generator ``random_state`` as None), which is what :meth:`load`
+        gives back.
 
         Parameters
         ----------
@@ -1348,16 +1365,23 @@ class SOMStreamClassifier(ParamsMixin):
 
         Raises
         ------
+        TypeError, ValueError
+            If a parameter was set to an invalid value after ``fit`` (the file would not load);
+            the error names it.
         ValueError
-            If a parameter was set to an invalid value after ``fit`` (the file would not load),
-            or ``path`` exists and is not a regular file.
+            If ``path`` cannot name a model file: empty, ending in a folder separator, a file
+            name that is only ``.npz``, or a path that exists and is not a regular file (a
+            folder, device, FIFO or socket), as given or with ``.npz`` appended.
+        FileNotFoundError
+            If the folder of ``path`` does not exist.
         """
         if not isinstance(path, (str, bytes, os.PathLike)):
             raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
-        st = self._fitted_state()
+        self._fitted_state()
         self._validate_params()
         self._lock.acquire_read()
         try:
+            st = self._fitted_state()  # the state a fit in another thread may have replaced
             meta = {
                 "format": _model_file.FORMAT,
                 "mlsom_version": _version(),
@@ -1409,8 +1433,10 @@ class SOMStreamClassifier(ParamsMixin):
         FileNotFoundError
             If there is no file at ``path``.
         ValueError
-            If the file is not an mlsom model file, has another format version, or holds
-            inconsistent arrays; the message says what is wrong.
+            If ``path`` is empty, ends in a folder separator or is not a regular file (a folder,
+            device, FIFO or socket: never opened for reading), or if the file is not an mlsom
+            model file, has another format version, or holds inconsistent arrays; the message
+            names the path and says what is wrong.
         """
         meta, arrays = _model_file.read(path)
         name = os.fsdecode(path)
@@ -1762,13 +1788,30 @@ def _fresh_units(bmu, cnt, keep):
     return fresh
 
 
+def _plain_param(value):
+    """A checked parameter's value as the plain Python value the model uses: a NumPy scalar or
+    other integer as int, a real (NumPy float, Fraction) as float, a str subclass as str."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
 def _json_params(params):
+    """The parameters (checked by _validate_params) as the model file's JSON values."""
     out = {}
     for key, value in params.items():
-        if isinstance(value, np.integer):
-            value = int(value)
-        if key == "random_state" and not (value is None or isinstance(value, int)):
+        if key == "random_state" and isinstance(value, np.random.Generator):
             value = None  # a Generator cannot be stored; it only mattered for fit
-        json.dumps(value)
+        value = _plain_param(value)
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:  # not reached for a value fit accepts
+            raise TypeError(f"cannot save parameter {key}={_describe(value)}: {exc}") from None
         out[key] = value
     return out

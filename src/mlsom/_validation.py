@@ -17,6 +17,8 @@ MAX_ABS_VALUE_32 = 1e15
 
 
 def _describe(value):
+    if isinstance(value, int) and value.bit_length() > 10_000:  # (too long for repr)
+        return f"{'-' if value < 0 else ''}an integer of {value.bit_length()} bits"
     r = repr(value)
     return r if len(r) <= 80 else r[:77] + "..."
 
@@ -29,9 +31,9 @@ def check_int(name, value, *, low=None, high=None):
         )
     value = int(value)
     if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
+        raise ValueError(f"{name} must be >= {low}, got {_describe(value)}")
     if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")
+        raise ValueError(f"{name} must be <= {high}, got {_describe(value)}")
     return value
 
 
