@@ -6,6 +6,7 @@ import io
 import json
 import math
 import pickle
+import re
 import zipfile
 from fractions import Fraction
 
@@ -322,6 +323,25 @@ def test_prediction_refuses_bad_X_and_keeps_the_model(fitted, method, bad, exc, 
     with pytest.raises(exc, match=match):
         getattr(fitted, method)(bad)
     assert_unchanged(fitted, before)
+
+
+@pytest.mark.parametrize(
+    "dtype, over",
+    [
+        (np.float32, 1e15 + 0.125),
+        (np.float32, -(1e15 + 0.125)),
+        (np.float64, float(np.nextafter(1e100, np.inf))),
+    ],
+)
+def test_a_value_just_over_the_limit_is_shown_over_it(dtype, over):
+    """The message shows the value with every digit it needs: never equal to the limit."""
+    model = SOMStreamClassifier(grid_size=2, random_state=0).fit(X0.astype(dtype), Y0)
+    X = np.zeros((2, N_FEATURES))
+    X[1, 2] = over
+    with pytest.raises(ValueError, match=r"value too large .*row 1, column 2: ") as info:
+        model.predict(X)
+    shown, limit = re.search(r"column 2: (\S+); the limit is (\S+) ", str(info.value)).groups()
+    assert float(shown) == over and abs(float(shown)) > float(limit)
 
 
 ZERO_ROW_INPUTS = {

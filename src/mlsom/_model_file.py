@@ -133,13 +133,19 @@ def write(path, meta, arrays):
         path = os.fsdecode(path)
     if "\0" in path:
         raise ValueError(f"cannot save to {path!r}: a path cannot hold a NUL character")
+    _check_file_name(path, "cannot save to", writing=True)
+    given = path
     if not path.endswith(".npz"):
         path += ".npz"
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"cannot save to {path!r}: no folder {folder!r}")
-    if os.path.lexists(path) and not os.path.isfile(path):
-        raise ValueError(f"cannot save to {path!r}: it exists and is not a regular file")
+    for name in dict.fromkeys((given, path)):  # a device or folder named, or named with .npz
+        if os.path.lexists(name) and not os.path.isfile(name):
+            kind = "a folder" if os.path.isdir(name) else "a device, FIFO or socket"
+            raise ValueError(
+                f"cannot save to {name!r}: it exists and is not a regular file ({kind})"
+            )
     tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
@@ -168,6 +174,7 @@ def read(path):
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
     name = os.fsdecode(path)
+    _check_file_name(name, "cannot load")
     f = _open_regular(path, name)
     try:
         with f:
@@ -196,6 +203,19 @@ def read(path):
         UnicodeDecodeError,
     ) as exc:
         raise ValueError(f"{name!r} cannot be read as an mlsom model file: {exc}") from None
+
+
+def _check_file_name(path, what, writing=False):
+    """Refuse a path (str) that cannot name a model file: empty, or ending in a folder separator;
+    when ``writing``, also one whose file name is nothing but the ".npz" suffix (a hidden file of
+    no name)."""
+    seps = tuple(s for s in (os.sep, os.altsep) if s)
+    if not path:
+        raise ValueError(f"{what} {path!r}: an empty path is not a file name")
+    if path.endswith(seps):
+        raise ValueError(f"{what} {path!r}: the path ends in a folder separator, not a file name")
+    if writing and os.path.basename(path) == ".npz":
+        raise ValueError(f"{what} {path!r}: the file name is only the .npz suffix")
 
 
 def _open_regular(path, name):

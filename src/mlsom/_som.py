@@ -86,6 +86,10 @@ PERSISTENCE = ("tested", "off")
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).
 _MAX_GRID_SIZE = 1000
+# Bounds of the integer parameters that have no bound of their own (min_neuron_size, n_jobs;
+# random_state), so that every value fit accepts is saved and loaded exactly.
+_MAX_INT64 = 2**63 - 1
+_MAX_SEED = 2**128 - 1
 
 # grid_size="auto": the candidates (the paper's range of d) and the folds of the labelled set
 # each candidate is scored on (docs/method.md, "Choosing d from the labelled set").
@@ -106,16 +110,20 @@ def _threads_for(work, n_threads):
 
 
 class _ReadWriteLock:
-    """Many readers (``predict``) or one writer (``fit``, ``predict_stream``) at a time."""
+    """Many readers (``predict``, fitted attributes, ``save``) or one writer (``fit``,
+    ``predict_stream``, ``partial_fit``) at a time. A waiting writer goes before readers that
+    come after it, so that readers in a loop never starve a stream. Not reentrant: code holding
+    the lock never takes it again."""
 
     def __init__(self):
         self._cond = threading.Condition(threading.Lock())
         self._readers = 0
         self._writer = False
+        self._writers_waiting = 0
 
     def acquire_read(self):
         with self._cond:
-            while self._writer:
+            while self._writer or self._writers_waiting:
                 self._cond.wait()
             self._readers += 1
 
@@ -127,8 +135,15 @@ class _ReadWriteLock:
 
     def acquire_write(self):
         with self._cond:
-            while self._writer or self._readers:
-                self._cond.wait()
+            self._writers_waiting += 1
+            try:
+                while self._writer or self._readers:
+                    self._cond.wait()
+            except BaseException:  # interrupted: the readers it held back may go
+                self._writers_waiting -= 1
+                self._cond.notify_all()
+                raise
+            self._writers_waiting -= 1
             self._writer = True
 
     def release_write(self):
@@ -233,7 +248,7 @@ class SOMStreamClassifier(ParamsMixin):
         neighbours moving too, by eta exp(-g^2 / (2 sigma^2)), sigma = ``DRIFT_SIGMA`` (0.2)
         x d.
     random_state : int, numpy.random.Generator or None, default=None
-        Seeds the choice of the initial neurons.
+        Seeds the choice of the initial neurons (an int: 0 to 2**128 - 1, a full NumPy seed).
     n_jobs : int or None, default=None
         Threads for batch training and ``predict`` (None: all cores; -1 all, -2 all but one),
         capped at the cores the process may use (CPU affinity, cgroup quota): no value starts
@@ -328,6 +343,10 @@ class SOMStreamClassifier(ParamsMixin):
         labelled update.
     grid_scores_ : dict of int to float or None
         With ``grid_size="auto"``: each candidate d's mean macro F over the folds; else None.
+
+    Every fitted attribute is read under the model's reader lock and returned as a new object
+    (never a view of the live state): while another thread runs ``predict_stream``,
+    ``partial_fit`` or ``fit``, it is the model between two of those calls, never half of one.
 
     Examples
     --------
@@ -490,7 +509,9 @@ class SOMStreamClassifier(ParamsMixin):
             raise ValueError(
                 f"max_epochs must be >= n_epochs, got max_epochs={max_epochs}, n_epochs={n_epochs}"
             )
-        check_int("min_neuron_size", self.min_neuron_size, low=1)
+        # the integers without a natural bound are bounded all the same, so that a model file
+        # holds them exactly (a count never exceeds int64; 128 bits are a full NumPy seed)
+        check_int("min_neuron_size", self.min_neuron_size, low=1, high=_MAX_INT64)
         rs = self.random_state
         if not (rs is None or isinstance(rs, np.random.Generator)):
             if isinstance(rs, bool) or not isinstance(rs, numbers.Integral):
@@ -500,10 +521,14 @@ class SOMStreamClassifier(ParamsMixin):
                 )
             if rs < 0:
                 raise ValueError(f"random_state must be non-negative, got {rs}")
+            if rs > _MAX_SEED:
+                raise ValueError(f"random_state must be < 2**128, got {_describe(rs)}")
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
         check_option("variant", self.variant, set(VARIANTS))
+        if self.n_jobs is not None:
+            check_int("n_jobs", self.n_jobs, low=-_MAX_INT64, high=_MAX_INT64)
         effective_n_threads(self.n_jobs)
         return d, eta, n_epochs, max_epochs
 
@@ -662,7 +687,7 @@ class SOMStreamClassifier(ParamsMixin):
                 not_converged.append(j)
             n_iter.append(int(epochs))
             cnt = np.bincount(bmu, minlength=M0)
-            keep = cnt >= self.min_neuron_size
+            keep = cnt >= int(self.min_neuron_size)  # (checked: an integer)
             if not keep.any():  # [D] never leave a map empty
                 keep[np.argmax(cnt)] = True
             if robust:
@@ -1178,15 +1203,28 @@ class SOMStreamClassifier(ParamsMixin):
         return _as_labels(st, Y)
 
     # ------------------------------------------------------------------ fitted attributes
+    # Each is computed from the state under the reader lock and returned as a new object: a
+    # snapshot of the model between two calls that learn (predict_stream, partial_fit, fit),
+    # never half of one, and never a view that the next call would change.
+
+    def _snapshot(self, fn):
+        """``fn(state)`` computed under the reader lock (NotFittedError before ``fit``)."""
+        self._lock.acquire_read()
+        try:
+            return fn(self._fitted_state())
+        finally:
+            self._lock.release_read()
 
     def _per_label(self, fn):
-        st = self._fitted_state()
-        off = st["offsets"]
-        out = []
-        for j in range(st["n_labels"]):
-            lo, hi = int(off[j]), int(off[j + 1])
-            out.append(fn(st, lo, hi) if hi > lo else None)
-        return out
+        def each(st):
+            off = st["offsets"]
+            out = []
+            for j in range(st["n_labels"]):
+                lo, hi = int(off[j]), int(off[j + 1])
+                out.append(fn(st, lo, hi) if hi > lo else None)
+            return out
+
+        return self._snapshot(each)
 
     @property
     def weights_(self):
@@ -1215,99 +1253,93 @@ class SOMStreamClassifier(ParamsMixin):
     def classes_(self):
         """The values of each label, ``[0, 1]`` in the dtype of the predictions (scikit-learn's
         convention for multi-label classifiers: one array per label)."""
-        st = self._fitted_state()
-        return [np.array([0, 1], dtype=st["labels_dtype"]) for _ in range(st["n_labels"])]
+        return self._snapshot(
+            lambda st: [np.array([0, 1], dtype=st["labels_dtype"]) for _ in range(st["n_labels"])]
+        )
 
     @property
     def T_(self):
-        return self._fitted_state()["T"].copy()
+        return self._snapshot(lambda st: st["T"].copy())
 
     @property
     def P_(self):
-        st = self._fitted_state()
-        T = st["T"].astype(np.float64)
-        diag = np.diag(T).copy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            P = np.where(diag[None, :] > 0, T / diag[None, :], 0.0)
-        np.fill_diagonal(P, diag / float(st["NS"][0]))
-        return P
+        return self._snapshot(_probabilities)
 
     @property
     def n_seen_(self):
-        return int(self._fitted_state()["NS"][0])
+        return self._snapshot(lambda st: int(st["NS"][0]))
 
     @property
     def cardinality_(self):
-        N, S = self._fitted_state()["NS"]
-        return float(S) / float(N)
+        return self._snapshot(lambda st: float(st["NS"][1]) / float(st["NS"][0]))
 
     @property
     def k_nn_(self):
-        return int(self._fitted_state()["k_nn"])
+        return self._snapshot(lambda st: int(st["k_nn"]))
 
     @property
     def n_features_in_(self):
-        return int(self._fitted_state()["n_features"])
+        return self._snapshot(lambda st: int(st["n_features"]))
 
     @property
     def feature_names_in_(self):
         """Names of the features when ``fit`` got a DataFrame with string column names."""
-        names = self._fitted_state().get("feature_names")
+        names = self._snapshot(lambda st: st.get("feature_names"))
         if names is None:
             raise AttributeError("feature_names_in_: fit was not given named features")
         return np.array(names, dtype=object)
 
     @property
     def n_labels_(self):
-        return int(self._fitted_state()["n_labels"])
+        return self._snapshot(lambda st: int(st["n_labels"]))
 
     @property
     def n_iter_(self):
-        return list(self._fitted_state()["n_iter"])
+        return self._snapshot(lambda st: list(st["n_iter"]))
 
     @property
     def grid_size_(self):
-        return int(self._fitted_state()["grid_size"])
+        return self._snapshot(lambda st: int(st["grid_size"]))
 
     @property
     def variant_(self):
-        return self._fitted_state().get("variant", "paper")
+        return self._snapshot(lambda st: st.get("variant", "paper"))
 
     @property
     def acceptance_offset_(self):
-        ctl = self._fitted_state().get("ctl")
-        return None if ctl is None else float(ctl[0])
+        return self._snapshot(lambda st: None if "ctl" not in st else float(st["ctl"][0]))
 
     @property
     def label_acceptance_offsets_(self):
-        la = self._fitted_state().get("label_acceptance")
-        return None if la is None else np.array(la[0])
+        return self._snapshot(
+            lambda st: np.array(st["label_acceptance"][0]) if "label_acceptance" in st else None
+        )
 
     @property
     def moving_maps_(self):
-        opened = self._fitted_state().get("drift_open")
-        return None if opened is None else opened.astype(bool)
+        return self._snapshot(
+            lambda st: st["drift_open"].astype(bool) if "drift_open" in st else None
+        )
 
     @property
     def label_offsets_(self):
-        st = self._fitted_state()
-        if "label_offsets" not in st:
-            return np.zeros(st["n_labels"])
-        return np.array(st["label_offsets"])
+        return self._snapshot(
+            lambda st: (
+                np.array(st["label_offsets"]) if "label_offsets" in st else np.zeros(st["n_labels"])
+            )
+        )
 
     def _prototypes(self, key, count):
-        st = self._fitted_state()
-        if key not in st:
-            return None
-        self._lock.acquire_read()
-        try:
+        def read(st):
+            if key not in st:
+                return None
             off, n = st["offsets"], st[count]
             return [
                 None if off[c + 1] == off[c] else np.array(st[key][off[c] : off[c] + n[c]])
                 for c in range(st["n_labels"])
             ]
-        finally:
-            self._lock.release_read()
+
+        return self._snapshot(read)
 
     @property
     def guards_(self):
@@ -1319,34 +1351,37 @@ class SOMStreamClassifier(ParamsMixin):
 
     @property
     def guards_on_(self):
-        on = self._fitted_state().get("guards_on")
-        return None if on is None else on.astype(bool)
+        return self._snapshot(
+            lambda st: st["guards_on"].astype(bool) if "guards_on" in st else None
+        )
 
     @property
     def correction_pairs_(self):
-        st = self._fitted_state()
-        if "pair_total" not in st:
-            return None
-        return _persistence.ring_pairs(st["pair_ring"], st["pair_total"])
+        return self._snapshot(
+            lambda st: (
+                _persistence.ring_pairs(st["pair_ring"], st["pair_total"])
+                if "pair_total" in st
+                else None
+            )
+        )
 
     @property
     def persistence_pairs_(self):
-        st = self._fitted_state()
-        self._lock.acquire_read()
-        try:
-            return _persistence.pairs(st) if "persist_ring" in st else None
-        finally:
-            self._lock.release_read()
+        return self._snapshot(lambda st: _persistence.pairs(st) if "persist_ring" in st else None)
 
     @property
     def labelled_cardinality_(self):
-        z = self._fitted_state().get("labelled_cardinality")
-        return None if z is None or z[1] == 0.0 else float(z[0])
+        def read(st):
+            z = st.get("labelled_cardinality")
+            return None if z is None or z[1] == 0.0 else float(z[0])
+
+        return self._snapshot(read)
 
     @property
     def grid_scores_(self):
-        scores = self._fitted_state().get("grid_scores")
-        return None if scores is None else dict(scores)
+        return self._snapshot(
+            lambda st: None if st.get("grid_scores") is None else dict(st["grid_scores"])
+        )
 
     # ------------------------------------------------------------------ model files
 
@@ -1356,7 +1391,14 @@ class SOMStreamClassifier(ParamsMixin):
         The file holds the parameters (as JSON) and the live state; :meth:`load` reads it back
         and checks every array before use, so a damaged or hostile file raises a clear error
         instead of executing code or crashing. The file is written to a temporary name and
-        renamed: a failed save leaves any earlier file at ``path`` as it was.
+        renamed: a failed save leaves any earlier file at ``path`` as it was. It is taken as a
+        reader: a stream adapting the model in another thread waits, and the file is the model
+        between two of its calls.
+
+        Every value ``fit`` accepts is saved: a parameter is stored as the plain Python value
+        the model uses (a NumPy integer as int; a NumPy float or a Fraction as float; a str
+        subclass as str; a Generator ``random_state`` as None), which is what :meth:`load`
+        gives back.
 
         Parameters
         ----------
@@ -1365,16 +1407,23 @@ class SOMStreamClassifier(ParamsMixin):
 
         Raises
         ------
+        TypeError, ValueError
+            If a parameter was set to an invalid value after ``fit`` (the file would not load);
+            the error names it.
         ValueError
-            If a parameter was set to an invalid value after ``fit`` (the file would not load),
-            or ``path`` exists and is not a regular file.
+            If ``path`` cannot name a model file: empty, ending in a folder separator, a file
+            name that is only ``.npz``, or a path that exists and is not a regular file (a
+            folder, device, FIFO or socket), as given or with ``.npz`` appended.
+        FileNotFoundError
+            If the folder of ``path`` does not exist.
         """
         if not isinstance(path, (str, bytes, os.PathLike)):
             raise TypeError(f"path should be str, bytes or os.PathLike, not {type(path).__name__}")
-        st = self._fitted_state()
+        self._fitted_state()
         self._validate_params()
         self._lock.acquire_read()
         try:
+            st = self._fitted_state()  # the state a fit in another thread may have replaced
             meta = {
                 "format": _model_file.FORMAT,
                 "mlsom_version": _version(),
@@ -1426,8 +1475,10 @@ class SOMStreamClassifier(ParamsMixin):
         FileNotFoundError
             If there is no file at ``path``.
         ValueError
-            If the file is not an mlsom model file, has another format version, or holds
-            inconsistent arrays; the message says what is wrong.
+            If ``path`` is empty, ends in a folder separator or is not a regular file (a folder,
+            device, FIFO or socket: never opened for reading), or if the file is not an mlsom
+            model file, has another format version, or holds inconsistent arrays; the message
+            names the path and says what is wrong.
         """
         meta, arrays = _model_file.read(path)
         name = os.fsdecode(path)
@@ -1499,6 +1550,17 @@ class SOMStreamClassifier(ParamsMixin):
 
 # the core's arguments for each label's guards (the state's arrays of the same names)
 _GUARD_KEYS = ("guards", "guard_counts", "supports", "support_counts", "guards_on")
+
+
+def _probabilities(st):
+    """P from the state's T and N: P[j, j] = T[j, j] / N, P[j, k] = T[j, k] / T[k, k] (0 where
+    T[k, k] = 0)."""
+    T = st["T"].astype(np.float64)
+    diag = np.diag(T).copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P = np.where(diag[None, :] > 0, T / diag[None, :], 0.0)
+    np.fill_diagonal(P, diag / float(st["NS"][0]))
+    return P
 
 
 def _drift_limit(Xj):
@@ -1780,13 +1842,30 @@ def _fresh_units(bmu, cnt, keep):
     return fresh
 
 
+def _plain_param(value):
+    """A checked parameter's value as the plain Python value the model uses: a NumPy scalar or
+    other integer as int, a real (NumPy float, Fraction) as float, a str subclass as str."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
 def _json_params(params):
+    """The parameters (checked by _validate_params) as the model file's JSON values."""
     out = {}
     for key, value in params.items():
-        if isinstance(value, np.integer):
-            value = int(value)
-        if key == "random_state" and not (value is None or isinstance(value, int)):
+        if key == "random_state" and isinstance(value, np.random.Generator):
             value = None  # a Generator cannot be stored; it only mattered for fit
-        json.dumps(value)
+        value = _plain_param(value)
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as exc:  # not reached for a value fit accepts
+            raise TypeError(f"cannot save parameter {key}={_describe(value)}: {exc}") from None
         out[key] = value
     return out

@@ -17,6 +17,8 @@ MAX_ABS_VALUE_32 = 1e15
 
 
 def _describe(value):
+    if isinstance(value, int) and value.bit_length() > 10_000:  # (too long for repr)
+        return f"{'-' if value < 0 else ''}an integer of {value.bit_length()} bits"
     r = repr(value)
     return r if len(r) <= 80 else r[:77] + "..."
 
@@ -29,9 +31,9 @@ def check_int(name, value, *, low=None, high=None):
         )
     value = int(value)
     if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
+        raise ValueError(f"{name} must be >= {low}, got {_describe(value)}")
     if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")
+        raise ValueError(f"{name} must be <= {high}, got {_describe(value)}")
     return value
 
 
@@ -180,9 +182,11 @@ def check_features(
         big = np.abs(arr.astype(np.float64)) > limit
         if big.any():
             i, j = np.argwhere(big)[0]
+            # the value's shortest exact text in its own type: never shown equal to the limit
             raise ValueError(
                 f"{name} has a value too large for Euclidean distances in {dtype} (row {i}, "
-                f"column {j}: {arr[i, j]:g}; the limit is {limit:g}); scale the features"
+                f"column {j}: {arr[i, j]!s}; the limit is {limit:g} in absolute value); scale "
+                f"the features"
             )
     return np.ascontiguousarray(arr, dtype=dtype)
 
