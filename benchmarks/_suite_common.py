@@ -2,7 +2,6 @@
 BLAS core type), timing, the machine's description, fitted models, the recorder of cases and
 ratios. See suite.py."""
 
-import ast
 import contextlib
 import importlib.metadata
 import importlib.util
@@ -20,6 +19,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from streams import make_stream  # noqa: E402
 
 try:
     import mlsom
@@ -49,34 +50,6 @@ PAUSE_S = 0.3  # between cases: idle BLAS / OpenMP threads stop spinning
 
 
 # --------------------------------------------------------------------------- shared helpers
-
-
-def load_make_stream():
-    """``make_stream`` of bench_online.py (taken from the file alone if mlsom fails to import)."""
-    try:
-        from bench_online import make_stream
-
-        return make_stream
-    except Exception:
-        tree = ast.parse((HERE / "bench_online.py").read_text())
-        node = next(
-            n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "make_stream"
-        )
-        ns = {"np": np}
-        exec(compile(ast.Module([node], []), "bench_online.py", "exec"), ns)
-        return ns["make_stream"]
-
-
-make_stream = load_make_stream()
-
-
-def stream_chunk(n, seed, L=L_LABELS, A=N_FEATURES):
-    """n more instances of make_stream(..., seed=0)'s distribution (same label centres)."""
-    centres = np.random.default_rng(0).normal(scale=3.0, size=(L, A))  # make_stream's first draw
-    rng = np.random.default_rng(seed)
-    Y = (rng.random((n, L)) < 0.25).astype(np.uint8)
-    Y[np.arange(n), rng.integers(0, L, n)] = 1
-    return (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(size=(n, A))
 
 
 # SIMD paths of --simd (mlsom._testing's names) and the OpenBLAS core type of the same

@@ -9,8 +9,8 @@ from _suite_common import (
     fitted_model,
     mlsom,
     mlsom_missing,
-    stream_chunk,
 )
+from streams import stream_chunk
 
 
 def vm_status():

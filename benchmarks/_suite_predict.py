@@ -8,13 +8,13 @@ from _suite_common import (
     best_of,
     fitted_model,
     interleaved,
-    make_stream,
     mlsom,
     mlsom_missing,
     model_dtype,
     neuron_matrix,
     pause,
 )
+from streams import make_stream
 
 
 def section_predict(rec, opts):

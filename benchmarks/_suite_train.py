@@ -15,13 +15,14 @@ from _suite_common import (
     model_dtype,
     pause,
 )
+from streams import training_data
 
 
 def section_train(rec, opts):
     n, a, d, epochs = 20_000, 100, GRID, 10
     threads, repeats = rec.threads, opts.repeats
     rng = np.random.default_rng(0)
-    X = np.ascontiguousarray(rng.normal(size=(n, a)) + rng.integers(0, 5, (n, 1)))
+    X = training_data(rng, n, a)
     X32 = X.astype(np.float32)
     init = X[rng.choice(n, d * d, replace=False)]
     Y1 = np.ones((n, 1), dtype=np.uint8)

@@ -38,8 +38,7 @@ import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_labels import chunks_with_arrivals  # noqa: E402
-from bench_online import make_stream  # noqa: E402
+from streams import chunks_with_arrivals, make_stream  # noqa: E402
 
 
 def load_build(src, name, into):

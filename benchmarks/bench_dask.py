@@ -4,7 +4,7 @@
                                     [--json out.json]
 
 Setting: the suite's model (L = 7 labels, 10 x 10 maps, A = 128 features, fitted in float64 on
-``make_stream``'s first 20,000 rows). The rows to score (``suite.stream_chunk``, float64) are
+``make_stream``'s first 20,000 rows). The rows to score (``streams.stream_chunk``, float64) are
 written once as a stack of .npy files, ``--chunk-rows`` rows a file (``dask.array.to_npy_stack``),
 which every dask case reads back with ``dask.array.from_npy_stack``, as a data set larger than
 memory would be read; the in-process cases score the same rows held in memory. Each case is timed
@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
-from suite import (  # noqa: E402
+from _suite_common import (  # noqa: E402
     GRID,
     L_LABELS,
     N_FEATURES,
@@ -61,9 +61,8 @@ from suite import (  # noqa: E402
     PAUSE_S,
     cpu_busy,
     machine_info,
-    make_stream,
-    stream_chunk,
 )
+from streams import make_stream, stream_chunk  # noqa: E402
 
 
 def best_time(run, repeats):

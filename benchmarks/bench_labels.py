@@ -39,7 +39,7 @@ import mlsom  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _suite_common import select_simd  # noqa: E402
-from bench_online import make_stream  # noqa: E402
+from streams import chunks_with_arrivals, labelled_rows, make_stream  # noqa: E402
 
 
 def fitted(X, Y, dtype, d):
@@ -71,24 +71,6 @@ def protocol(model, X, Y, fraction, delay, seed=0):
         lo = t + 1
     if lo < len(X):
         model.predict_stream(X[lo:])
-
-
-def labelled_rows(n, fraction, delay, seed=0):
-    """The rows that get labels (a share ``fraction`` at random) and when each is learnt: once
-    due + 1 rows have been classified (due sorted)."""
-    chosen = np.flatnonzero(np.random.default_rng(seed).random(n) < fraction)
-    return chosen, chosen + delay
-
-
-def chunks_with_arrivals(X, Y, fraction, delay, seed=0, size=1000):
-    """(lo, hi, arrivals) of each chunk of ``size`` rows: the labels due while rows lo:hi are
-    classified, as predict_stream's ``arrivals``."""
-    chosen, due = labelled_rows(len(X), fraction, delay, seed)
-    for lo in range(0, len(X), size):
-        hi = min(len(X), lo + size)
-        k0, k1 = np.searchsorted(due, (lo, hi))  # the labels due in this chunk
-        i = chosen[k0:k1]
-        yield lo, hi, (X[i], Y[i], due[k0:k1] + 1 - lo)
 
 
 def with_arrivals(model, X, Y, fraction, delay, seed=0, size=1000):

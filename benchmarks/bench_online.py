@@ -22,15 +22,7 @@ import mlsom  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _baselines import NumpyOnline  # noqa: E402
-
-
-def make_stream(n, L=7, A=128, seed=0):
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(scale=3.0, size=(L, A))
-    Y = (rng.random((n, L)) < 0.25).astype(np.uint8)
-    Y[np.arange(n), rng.integers(0, L, n)] = 1
-    X = (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(size=(n, A))
-    return X, Y
+from streams import make_stream  # noqa: E402
 
 
 def main():

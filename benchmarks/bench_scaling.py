@@ -3,7 +3,7 @@
     python benchmarks/bench_scaling.py [--quick] [--threads 1] [--epochs 20] [--json out.json]
 
 One factor at a time around L = 7 labels, d = 10 (10 x 10 maps), A = 128 features (data from
-``bench_online.make_stream``): L in 2, 7, 20, 50; d in 5, 10, 20; A in 16, 64, 128, 512. For each
+``streams.make_stream``): L in 2, 7, 20, 50; d in 5, 10, 20; A in 16, 64, 128, 512. For each
 setting: ``fit`` time on 20,000 instances (``n_epochs = max_epochs = --epochs``, so every map
 runs the same number of epochs), ``predict_stream`` time per instance over 20,000 instances, and
 frozen ``predict`` throughput on 100,000 rows (n_jobs = --threads). Stream length: the base
@@ -29,16 +29,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from suite import (  # noqa: E402
+from _suite_common import (  # noqa: E402
     THREAD_VARS,
     bench_env,
     best_of,
     machine_info,
-    make_stream,
     mlsom,
     model_dtype,
     thread_check,
 )
+from streams import make_stream  # noqa: E402
 
 BASE = {"L": 7, "d": 10, "A": 128}
 N_TRAIN, N_STREAM, N_PREDICT = 20_000, 20_000, 100_000

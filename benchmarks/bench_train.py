@@ -31,6 +31,7 @@ from mlsom._grid import grid_distances, initial_radius  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _baselines import numpy_batch_som  # noqa: E402
+from streams import training_data  # noqa: E402
 
 
 def blas_info():
@@ -49,9 +50,7 @@ def blas_info():
 def main():
     rng = np.random.default_rng(0)
     d, M = args.grid_size, args.grid_size**2
-    X = np.ascontiguousarray(
-        rng.normal(size=(args.n, args.features)) + rng.integers(0, 5, (args.n, 1))
-    )
+    X = training_data(rng, args.n, args.features)
     init = rng.choice(args.n, size=M, replace=False)
     G, r0 = grid_distances(d), initial_radius(d)
     print(

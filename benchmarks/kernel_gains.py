@@ -35,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_online import make_stream  # noqa: E402
+from streams import make_stream, training_data  # noqa: E402
 
 import mlsom  # noqa: E402
 
@@ -64,7 +64,7 @@ DTYPES = (np.float64, np.float32)
 def make_work(quick):
     rng = np.random.default_rng(0)
     n = 10_000 if quick else 20_000
-    Xt = np.ascontiguousarray(rng.normal(size=(n, 100)) + rng.integers(0, 5, (n, 1)))
+    Xt = training_data(rng, n, 100)
     Y1 = np.ones((n, 1), dtype=np.uint8)
     n_stream = 5_000 if quick else 20_000
     n_pred = 25_000 if quick else 100_000

@@ -27,7 +27,8 @@ import time
 import warnings
 
 import numpy as np
-from _suite_common import GRID, N_TRAIN, make_stream, select_simd
+from _suite_common import GRID, N_TRAIN, select_simd
+from streams import make_stream
 
 import mlsom
 

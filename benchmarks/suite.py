@@ -8,7 +8,7 @@ the JSON); each section is a module of its own (``_suite_train.py``, ``_suite_on
 ``_suite_predict.py``, ``_suite_memory.py``) over the shared parts in ``_suite_common.py``.
 
 Setting unless stated: L = 7 labels, 10 x 10 maps (d = 10), A = 128 features, data from
-``bench_online.make_stream``. Sections (each ratio's cases run in one process, best of a few
+``streams.make_stream``. Sections (each ratio's cases run in one process, best of a few
 repeats with ``time.perf_counter``; on one thread mlsom and its floor run in turn, a b a b ..., so
 that a slow spell of the shared machine falls on both; with two threads each runs its repeats in
 a block after a pause, since a thread pool keeps spinning after a parallel call and would slow

@@ -3,10 +3,10 @@ both variants with ``grid_size="auto"``, MINAS-BR and the best lower and upper b
 
 Usage::
 
-    python benchmarks/robust_table.py RUNS.json EXPERIMENT_DIR [--json out.json]
-    python benchmarks/robust_table.py RUNS.json --peers-from TABLE.json [--json out.json]
+    python studies/robust_table.py RUNS.json EXPERIMENT_DIR [--json out.json]
+    python studies/robust_table.py RUNS.json --peers-from TABLE.json [--json out.json]
 
-``RUNS.json`` is the output of ``benchmarks/robust_variant.py --grid-sizes 1,...,10,auto``
+``RUNS.json`` is the output of ``studies/robust_variant.py --grid-sizes 1,...,10,auto``
 (both variants, every d and auto, the same seeds); ``EXPERIMENT_DIR`` an ``mlsom experiment``
 output folder with MINAS-BR and the bounds on the same streams (its finished run files). Every
 value is the mean over the seeds of the mean over the windows of the cumulative macro F. The

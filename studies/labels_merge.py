@@ -1,6 +1,6 @@
 """One labels experiment's summary with some methods' scores taken from another run.
 
-    python benchmarks/labels_merge.py BASE.json NEW_OUT MERGED_OUT
+    python studies/labels_merge.py BASE.json NEW_OUT MERGED_OUT
 
 The labels experiment (docs/results.md, "Labels that arrive") runs mlsom beside the River upper
 bounds and the batch lower bound; the other methods' scores do not depend on mlsom, and the River
@@ -8,7 +8,7 @@ trees on the larger streams take most of its 50 minutes. After a change to mlsom
 ``mlsom experiment ... --methods mlsom --out NEW_OUT`` with the experiment's other arguments, then
 this: ``MERGED_OUT/summary.json`` is BASE's summary with every score of a method that NEW_OUT's
 run has (by the method's name before its ``-f...-l...`` suffix, e.g. ``mlsom-d2``) replaced by
-NEW_OUT's, for ``benchmarks/labels_results.py MERGED_OUT``. Streams and settings must match:
+NEW_OUT's, for ``studies/labels_results.py MERGED_OUT``. Streams and settings must match:
 a score that BASE has and NEW_OUT's run lacks, for a method it ran, is an error.
 """
 

@@ -1,6 +1,6 @@
 """Variants of the labelled update (``partial_fit``), measured under the delayed-label protocol.
 
-    python benchmarks/labels_variants.py --variants package record drift-train \
+    python studies/labels_variants.py --variants package record drift-train \
         [--runs "MOA-Spher-2C-2A 2 0.01" "Mult-Non-Spher-HP 4 0.1" ...] [--seeds 0 1] \
         [--delay 1000] [--n-jobs 2] [--json out.jsonl] [--data-home tests/data]
 
@@ -17,17 +17,14 @@ docs/results.md ("What the labels could do next") has the tables.
 import argparse
 import json
 import math
-import sys
 from collections import deque
 from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
+from _shared import NATIVE, ROOT, evaluate_labels, native_method, tests_reference
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-import reference as ref  # noqa: E402  (the tests' exact NumPy reference)
+ref = tests_reference()  # the tests' exact NumPy reference
 
 ETA, RATE = 0.05, 0.5  # the package's learning_rate and correction_rate
 
@@ -68,25 +65,7 @@ VARIANTS = {
         "the same with the error on the labelled set's last fifth (maps of the first four fifths)",
         {"strong": "drift", "level": "heldout", "sigmas": 3.0},
     ),
-    "native": (
-        "the package itself, corrections='strong' (its default), run by the compiled core, "
-        "without label persistence (which came later, and acts on prompt labels only)",
-        {"native": {"label_persistence": "off"}},
-    ),
-    "native-tested": (
-        "the package itself with corrections='tested' (the paired test, with each other choice "
-        "kept as a place rather than a difference), run by the compiled core, without label "
-        "persistence",
-        {"native": {"corrections": "tested", "label_persistence": "off"}},
-    ),
-    "native-persist": (
-        "the package's defaults: corrections='strong', label_persistence='tested'",
-        {"native": {}},
-    ),
-    "native-tested-persist": (
-        "corrections='tested', label_persistence='tested'",
-        {"native": {"corrections": "tested"}},
-    ),
+    **NATIVE,
     "ddm": (
         "DDM's own levels on each label's labelled errors: strong from a drift until the error "
         "is back under the level it left",
@@ -341,21 +320,18 @@ class Variant:
         return self
 
 
-def run(job):
-    from mlsom.experiment import _load_stream, _stream_source, make_method
-    from mlsom.protocol import evaluate
+def method_for(variant, d, seed):
+    """The package itself for the ``NATIVE`` variants, else the reference with the variant's
+    labelled update."""
+    from mlsom.experiment import make_method
 
-    variant, stream, d, seed, fraction, delay, data_home, generator = job
-    source = _stream_source(stream, generator if stream.startswith("MOA-Spher") else None)
-    ds = _load_stream(stream, 20000, data_home, source)
-    switches = VARIANTS[variant][1]
-    if "native" in switches:
-        method = make_method("mlsom", grid_size=d, seed=seed, params=switches["native"])
-    else:
-        method = Variant(make_method("mlsom", grid_size=d, seed=seed), switches)
-    res = evaluate(method, ds, label_fraction=fraction, label_delay=delay, label_seed=0, seed=seed)
-    return dict(variant=variant, stream=stream, d=d, seed=seed, fraction=fraction, delay=delay,
-                macro_f1=res.mean("macro_f1"))  # fmt: skip
+    if variant in NATIVE:
+        return native_method(variant, d, seed)
+    return Variant(make_method("mlsom", grid_size=d, seed=seed), VARIANTS[variant][1])
+
+
+def run(job):
+    return evaluate_labels(job, method_for)
 
 
 def main():
@@ -372,7 +348,7 @@ def main():
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     ap.add_argument("--delay", type=int, default=1000)
     ap.add_argument("--n-jobs", type=int, default=2)
-    ap.add_argument("--data-home", default=str(HERE.parent / "tests" / "data"))
+    ap.add_argument("--data-home", default=str(ROOT / "tests" / "data"))
     ap.add_argument("--json", help="write every run's result here, one JSON object a line")
     ap.add_argument(
         "--stream-source",

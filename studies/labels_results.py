@@ -1,7 +1,7 @@
 """Tables and plots of an experiment with labels that arrive (``mlsom experiment
 --label-fractions ... --label-delays ...``), from its ``summary.json``.
 
-    python benchmarks/labels_results.py OUT [--png-dir DIR] [--delay-for-plots 1000]
+    python studies/labels_results.py OUT [--png-dir DIR] [--delay-for-plots 1000]
 
 Prints, per stream, the mean over windows of the cumulative macro F (mean over seeds) of every
 method at every fraction and delay, and the issue's checks; writes one PNG per stream (macro F
@@ -10,24 +10,9 @@ against the fraction of labels on a log axis, one line per method, at one delay)
 
 import argparse
 import json
-import re
 from pathlib import Path
 
-LABEL = re.compile(r"^(?P<method>.+?)-f(?P<fraction>[0-9.e+-]+)-l(?P<delay>[0-9]+)$")
-
-
-def parse(summary):
-    """{stream: {method: {(fraction, delay): score}}} and {stream: {method: score}} (no labels)."""
-    with_labels, without = {}, {}
-    for stream, scores in summary["mean_macro_f1"].items():
-        for label, value in scores.items():
-            m = LABEL.match(label)
-            if m:
-                key = (float(m["fraction"]), int(m["delay"]))
-                with_labels.setdefault(stream, {}).setdefault(m["method"], {})[key] = value
-            else:
-                without.setdefault(stream, {})[label] = value
-    return with_labels, without
+from _shared import parse
 
 
 def main():

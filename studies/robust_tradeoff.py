@@ -2,13 +2,13 @@
 
 Usage::
 
-    python benchmarks/robust_tradeoff.py --data-home DIR [--streams A,B] [--grid-size 5]
+    python studies/robust_tradeoff.py --data-home DIR [--streams A,B] [--grid-size 5]
         [--scales 1,1.25,1.5,2,3] [--seeds 5] [--n-instances 20000] [--workers 2] [--json out.json]
 
 The robust variant calibrates the acceptance of extra labels to the labelled set: the global
 offset theta steers the recent predicted cardinality towards the training set's z0, and each
 label's offset steers its predicted rate towards its training rate (docs/method.md, "The robust
-variant"). This benchmark asks what that calibration costs in macro F, the figure of the results
+variant"). This study asks what that calibration costs in macro F, the figure of the results
 table: each run fits the robust variant, multiplies those targets by a scale k (z0 by k, each
 label's target rate by k, clipped to 1; k = 1 is the package), and runs the paper's protocol over
 the stream. Beside it, two references that need no model at all: every label predicted for every
@@ -23,18 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from _shared import scores
 
 from mlsom._som import SOMStreamClassifier
 from mlsom.experiment import STREAM_SEED, _is_real, _load_stream, _stream_source
 from mlsom.protocol import evaluate
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from robust_variant import scores  # noqa: E402
 
 DEFAULT_STREAMS = [
     "MOA-Spher-2C-2A",

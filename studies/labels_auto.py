@@ -1,30 +1,21 @@
 """Labels that arrive with ``grid_size="auto"`` (d chosen from the labelled set, no peeking),
 with the issue's checks against the River upper bounds of the labels experiment.
 
-    python benchmarks/labels_auto.py [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
+    python studies/labels_auto.py [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
 
 The package itself, its defaults (``label_persistence="tested"``) with ``corrections="strong"``
 (the default) and ``"tested"``, on the streams of docs/results.md's "Labels that arrive" (the
 calibrated MOA-Spher generator, 20,000 instances, label seed 0): no label, 1 % and 10 % of
 labels at delay 1,000, and every label at delay 0. The upper bounds' scores are read from
-``benchmarks/results/labels-experiment-summary.json`` (they do not depend on mlsom's d).
+``studies/results/labels-experiment-summary.json`` (they do not depend on mlsom's d).
 Prints the table, the d each seed's fit chose, and the checks.
 """
 
 import json
-import sys
 from multiprocessing import Pool
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from labels_corrections import (  # noqa: E402
-    STREAMS,
-    arguments_and_bounds,
-    checks,
-    upper_bounds,
-)
+from _shared import STREAMS, arguments_and_bounds, checks, upper_bounds
 
 SETTINGS = [(0.0, 1000), (0.01, 1000), (0.1, 1000), (1.0, 0)]
 CORRECTIONS = ["strong", "tested"]

@@ -3,8 +3,8 @@ with each label's own offset phi (two dead bands), phi alone, or phi kept at or 
 
 Usage::
 
-    python benchmarks/robust_offsets_prototype.py STREAMS D_LIST SEEDS CONFIGS OUT.jsonl [N]
-    python benchmarks/robust_offsets_prototype.py --summary OUT.jsonl [...]
+    python studies/robust_offsets_prototype.py STREAMS D_LIST SEEDS CONFIGS OUT.jsonl [N]
+    python studies/robust_offsets_prototype.py --summary OUT.jsonl [...]
 
 e.g. ``Mult-Non-Spher-HP,Scene 2,5,10 0,1,2 robust,both,both30 out.jsonl``. CONFIGS among
 ``robust`` (theta alone: the package before 2026-12-02), ``both`` (theta and phi, 20 % band),
@@ -19,7 +19,7 @@ predictions row for row. Real streams are read from ``tests/data``; generated on
 instances (20,000 by default; 0: their Table 1 size). Each run appends a line to OUT.jsonl
 (mean over the 50 windows of the cumulative macro F, predicted and true cardinality).
 ``--summary`` tabulates them against the paper's variant's runs of the same seeds in
-``benchmarks/results/robust-streams.json`` and ``robust-2c2a.json`` (20,000 instances: for
+``studies/results/robust-streams.json`` and ``robust-2c2a.json`` (20,000 instances: for
 another N, compare the configurations with ``both30`` instead). Runs take 0.1-0.3 ms per
 instance (MOA-Spher-2C-2A: about 25 s), about 1 ms at the Table 1 sizes with ``both30``'s
 check.
@@ -33,17 +33,15 @@ import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import numpy as np
+from _shared import RESULTS, ROOT, tests_reference
 
 from mlsom import SOMStreamClassifier
 from mlsom.datasets import load
 from mlsom.evaluation import confusion_counts, macro_f1, window_edges
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from reference import drift_step, prob, rank_labels, state_of_model  # noqa: E402
+reference = tests_reference()  # the tests' exact NumPy reference
 
 REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
 
@@ -68,8 +66,8 @@ def classify(st, x, cfg):
         weights.append(m["weights"])
     W = np.concatenate(weights)
     d2 = ((W - x) ** 2).sum(axis=1)
-    ranking = rank_labels(owners, d2, st["k_nn"], n_rank)
-    P = prob(T, N)
+    ranking = reference.rank_labels(owners, d2, st["k_nn"], n_rank)
+    P = reference.prob(T, N)
 
     def lg(v):
         return math.log(v) if v > 0 else -math.inf
@@ -126,7 +124,7 @@ def step(st, x, cfg, eta=0.05):
         maps[c]["counts"][b] += 1
     if cfg.get("gate", True):
         for c in learnt:
-            drift_step(st, c, bmu[c], x, eta)
+            reference.drift_step(st, c, bmu[c], x, eta)
     for j in Y_hat:
         for k in Y_hat:
             st["T"][j, k] += 1
@@ -159,7 +157,7 @@ def run(name, d, seed, cfg, n=20000):
     m = SOMStreamClassifier(grid_size=d, random_state=seed, variant="robust").fit(
         ds.X_train, ds.Y_train
     )
-    st = state_of_model(m)
+    st = reference.state_of_model(m)
     s = m._state
     st["drift"] = dict(
         center=np.array(s["drift_center"], float),
@@ -215,8 +213,8 @@ CFGS = {
 
 def summary(files):
     paper = {}
-    for f in ["benchmarks/results/robust-streams.json", "benchmarks/results/robust-2c2a.json"]:
-        for r in json.load(open(ROOT / f))["runs"]:
+    for f in ["robust-streams.json", "robust-2c2a.json"]:
+        for r in json.load(open(RESULTS / f))["runs"]:
             if r["variant"] == "paper":
                 paper[(r["stream"], r["d"], r["seed"])] = r["macro_f"]
     rows = [json.loads(line) for f in files for line in open(f)]

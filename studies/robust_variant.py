@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/robust_variant.py --data-home DIR [--streams A,B] [--grid-sizes 2,5,10]
+    python studies/robust_variant.py --data-home DIR [--streams A,B] [--grid-sizes 2,5,10]
         [--seeds 10] [--n-instances 20000] [--workers 2] [--json out.json]
 
 ``--grid-sizes`` may include ``auto`` (``grid_size="auto"``, each variant choosing with its own
@@ -26,8 +26,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+from _shared import scores
 
-from mlsom.evaluation import StreamEvaluation
 from mlsom.experiment import Run, run_one
 
 REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
@@ -57,19 +57,6 @@ def one(args):
         **scores(res),
         "stream_seconds": res["stream_seconds"],
         "fit_seconds": res["fit_seconds"],
-    }
-
-
-def scores(res):
-    """A run's mean over the windows of the cumulative macro F, and the predicted and true
-    cardinality of its whole test stream."""
-    curve = StreamEvaluation.from_dict(res).curve("macro_f1", cumulative=True)
-    total = np.asarray(res["label_counts"], dtype=np.int64).sum(axis=0)  # (L, 4)
-    n_test = res["n_test"]
-    return {
-        "macro_f": float(np.mean(curve)),
-        "card_pred": float((total[:, 0] + total[:, 1]).sum() / n_test),
-        "card_true": float((total[:, 0] + total[:, 2]).sum() / n_test),
     }
 
 
