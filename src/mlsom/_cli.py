@@ -20,6 +20,9 @@ shows the traceback instead). Exit status:
 refuse it for a stream that has no generator to choose; ``experiment`` applies it to its generated
 MOA-Spher streams and refuses it only when it has none.
 
+A command line holds at most 256 arguments that start with ``-`` (options, or values that look
+like them; a command has a few dozen): argparse's time grows with the square of their number.
+
 ``mlsom run --param KEY=VALUE`` cannot set a parameter that has its own option (``grid_size``:
 ``--grid-size``, ``random_state``: ``--seed``): such a ``--param`` is refused, so that there is
 one place for each value.
@@ -173,8 +176,26 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(self, args=None, namespace=None):
+        args = sys.argv[1:] if args is None else list(args)
+        # (after "--" every argument is a value, whatever it starts with)
+        end = args.index("--") if "--" in args else len(args)
+        n_options = sum(1 for a in args[:end] if isinstance(a, str) and a[:1] == "-" and a != "-")
+        if n_options > _MAX_OPTIONS:
+            self.error(
+                f"too many options: {n_options} arguments start with '-' (options, or values "
+                f"that look like them); a command line holds at most {_MAX_OPTIONS}"
+            )
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         raise UsageError(f"{_one_line(ValueError(message))} (see '{self.prog} --help')")
+
+
+# The most arguments that start with '-' a command line may hold (a command has a few dozen
+# options): argparse looks for the next option among all of them at each one, a time that grows
+# with the square of their number.
+_MAX_OPTIONS = 256
 
 
 # the option of each argument that the library's checks name (``exc.argument``), per command

@@ -8,8 +8,9 @@ A model file is a zip archive of NumPy ``.npy`` members, written *stored* (uncom
 * every member must be stored, so that nothing inflates beyond the file's own size;
 * the ``.npy`` headers of all members (dtype, shape) are read and checked against each other, and
   each member's size in the archive against what its header implies, *before* any data is read;
-* the JSON header is bounded in length (by the number of features) and in nesting depth, and
-  may hold no duplicate keys and no NaN or infinity;
+* the JSON header is bounded in length (by the number of features) and, in one pass over it
+  that tells its strings (and their escapes) from its structure, in nesting depth; a string it
+  does not close is refused there too. It may hold no duplicate keys and no NaN or infinity;
 * the arrays' values are then checked completely (``check_state``): the compiled kernels trust
   them.
 
@@ -17,6 +18,7 @@ Loading a hostile file therefore costs at most about twice its size in memory an
 its size, and ends in a ``ValueError`` that names the file and what is wrong.
 """
 
+import collections
 import json
 import math
 import os
@@ -605,16 +607,33 @@ def _read_meta(zf, info, header, n_features):
     return json.loads(text, parse_constant=no_constant, object_pairs_hook=no_duplicates)
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A JSON string from its opening quote: characters other than quotes and backslashes, or a
+# backslash and the character it escapes, up to the closing quote (group 1). A string the text
+# does not close runs to the end of the text (a lone backslash may end it). So a match from a
+# quote never fails, and a scan of the text reads each character once: a pattern that failed on
+# an unclosed string would be tried again from each escaped quote in it, a quadratic time.
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:(")|\\?\Z)', re.DOTALL)
+
+# what each ASCII character outside strings does to the nesting depth
+_DEPTH_STEP = np.zeros(256, dtype=np.int8)
+_DEPTH_STEP[[ord("["), ord("{")]] = 1
+_DEPTH_STEP[[ord("]"), ord("}")]] = -1
 
 
 def _check_depth(text):
-    """Refuse JSON nested deeper than META_MAX_DEPTH (json.loads would recurse on it)."""
-    skeleton = _JSON_STRING.sub("", text).encode("ascii", "replace")
-    b = np.frombuffer(skeleton, dtype=np.uint8)
-    step = np.isin(b, (ord("["), ord("{"))).astype(np.int64)
-    step -= np.isin(b, (ord("]"), ord("}")))
-    depth = int(np.cumsum(step).max()) if step.size else 0
+    """Refuse a JSON header that ends inside a string, or is nested deeper than META_MAX_DEPTH
+    (json.loads would recurse on it), in passes over the text that each read a character once."""
+    # only the last string can be unclosed (it runs to the end of the text)
+    last = collections.deque(_JSON_STRING.finditer(text), maxlen=1)
+    if last and last[0].group(1) is None:
+        raise _Bad(
+            f"inconsistent model file: a header of {len(text)} characters ends inside a string "
+            f"(an unterminated string from character {last[0].start()})"
+        )
+    # the brackets outside strings
+    skeleton = _JSON_STRING.sub("", text)
+    b = np.frombuffer(skeleton.encode("ascii", "replace"), dtype=np.uint8)
+    depth = int(np.cumsum(_DEPTH_STEP[b], dtype=np.int64).max()) if b.size else 0
     if depth > META_MAX_DEPTH:
         raise _Bad(f"inconsistent model file: a header nested {depth} deep")
 

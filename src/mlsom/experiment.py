@@ -626,19 +626,23 @@ def plan(
     else:
         fractions = _names("label_fractions", label_fractions, [], _check_fraction)
         delays = _names("label_delays", label_delays, [0], _check_delay)
-        settings = [(f, dl) for f in fractions for dl in delays]
+        settings = None  # listed once the runs are counted: a list as long as their product
+    n_settings = 1 if settings is not None else len(fractions) * len(delays)
     n_runs = len(streams) * sum(
         (len(seeds) if m in STOCHASTIC else 1)
         * (len(grid_sizes) if m == "mlsom" else 1)
-        * (len(settings) if _learns_labels(m) else 1)
+        * (n_settings if _learns_labels(m) else 1)
         for m in methods
     )
     if n_runs > MAX_RUNS:
         raise ValueError(
             f"the experiment would hold {n_runs} runs ({len(streams)} streams, {len(methods)} "
-            f"methods, {len(seeds)} seeds, {len(grid_sizes)} grid sizes, {len(settings)} label "
+            f"methods, {len(seeds)} seeds, {len(grid_sizes)} grid sizes, {n_settings} label "
             f"settings); at most {MAX_RUNS} are planned at once"
         )
+    if settings is None:
+        learners = any(_learns_labels(m) for m in methods)
+        settings = [(f, dl) for f in fractions for dl in delays] if learners else []
     runs = []
     for stream in streams:
         n = None if _is_real(stream) else n_instances

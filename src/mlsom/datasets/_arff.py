@@ -32,6 +32,7 @@ Hostile files
 -------------
 Memory is bounded by a block of text (about ``_READ_BYTES`` plus the longest line, at most
 ``max_line_length`` characters), a block of parsed rows (at most ``_BLOCK_CELLS`` values) and what
+<<<<<<< HEAD
 the caller asked for: all rows for load_arff, one chunk for iter_arff. Before a block is parsed,
 the bytes of the rows so far and of the block (and of the one-hot columns' names, before they are
 made) are checked against what the process can still get (``mlsom._memory.memory_budget``: the
@@ -40,6 +41,16 @@ Numbers follow the ARFF syntax, not Python's: ``float()`` also accepts ``nan``, 
 ``1_000``, surrounding blanks and non-ASCII digits, which are errors here, as are values beyond
 the range of a double. A NUL character is an error wherever it is. Only regular files are opened:
 a FIFO or a device could block the reader forever.
+=======
+the caller asked for: all rows for load_arff (a MemoryError when they outgrow the memory
+available), one chunk for iter_arff. Numbers follow the ARFF syntax, not Python's: ``float()``
+also accepts ``nan``, ``inf``, ``1_000``, surrounding blanks and non-ASCII digits, which are
+errors here, as are values beyond the range of a double. A NUL character is an error wherever it
+is. Only regular files are opened: a FIFO or a device could block the reader forever. Time is
+linear in the text: a line longer than a block is read in blocks as long as its part already read,
+the regular expressions cannot backtrack, and the XML file of the labels is parsed in reads that
+grow with an unfinished token, a token (a tag, a comment, a declaration) over 1 MiB being refused.
+>>>>>>> h-parse
 """
 
 from __future__ import annotations
@@ -80,6 +91,10 @@ _MEAN_BLOCK = 4096
 _MAX_LINE_LENGTH = 10_000_000
 # Bytes of (decompressed) file decoded per read.
 _READ_BYTES = 1 << 20
+# Bytes of a Mulan XML file parsed per read (more for a long token), and the longest token (a tag,
+# a comment, a declaration) an XML file may hold.
+_XML_READ_BYTES = 1 << 16
+_XML_MAX_TOKEN = 1 << 20
 # The most characters of data lines parsed together (a longer line is parsed alone).
 _BLOCK_CHARS = 1 << 22
 # The most values (rows x attributes, or x one-hot columns) parsed together.
@@ -415,8 +430,13 @@ class _LineReader:
         the text not consumed holds no newline."""
         if self._final:
             return False
+        # A line longer than a block is read in blocks as long as its part already read (up to
+        # max_line_length + 1 characters in all): it is then copied and searched a bounded number
+        # of times in all, not once per block (a time quadratic in the line's length).
+        held = len(self._buf) - self._pos
+        size = max(self._read_size, min(held, self._limit + 1 - held))
         try:
-            data = self._raw.read(self._read_size)
+            data = self._raw.read(size)
             text = self._decoder.decode(data, final=not data)
         except UnicodeError as exc:
             return self._stop(lambda why=str(exc): self._cannot_decode(why))
@@ -879,12 +899,32 @@ def _read_xml_labels(xml_path) -> list[tuple[str, int]]:
     try:
         with _open_regular(xml_path) as fh:
             # each <label name=""/> takes at least 16 bytes of the file and about 300 of memory
-            size = os.fstat(fh.fileno()).st_size
-            check_memory(xml_path, (size // 16 + 1) * 300, "the labels the XML file can name")
-            try:
-                parser.ParseFile(fh)
-            except OSError as exc:  # EIO, ...
-                raise _read_error(exc, xml_path, parser.CurrentLineNumber) from None
+            total = os.fstat(fh.fileno()).st_size
+            check_memory(xml_path, (total // 16 + 1) * 300, "the labels the XML file can name")
+            size = _XML_READ_BYTES
+            while True:
+                try:
+                    data = fh.read(size)
+                except OSError as exc:  # EIO, ...
+                    raise _read_error(exc, xml_path, parser.CurrentLineNumber) from None
+                parser.Parse(data, not data)
+                if not data:
+                    break
+                # expat parses a token whose end it has not seen (a tag, a comment, a declaration)
+                # again from its start at each call: the next read is as long as the part read,
+                # so that a token is parsed a bounded number of times (in a time linear in its
+                # length, not quadratic), and a token longer than _XML_MAX_TOKEN is refused (a
+                # call hands expat at most 1 MiB, so that a longer one would be parsed again
+                # for each MiB)
+                pending = fh.tell() - parser.CurrentByteIndex
+                if pending > _XML_MAX_TOKEN:
+                    raise ArffError(
+                        f"invalid XML: a tag, comment or declaration longer than "
+                        f"{_XML_MAX_TOKEN} bytes, which no labels file holds",
+                        xml_path,
+                        parser.CurrentLineNumber,
+                    )
+                size = max(_XML_READ_BYTES, pending)
     except expat.ExpatError as exc:
         raise ArffError(
             f"invalid XML: {expat.errors.messages.get(exc.code, exc)}", xml_path, exc.lineno
