@@ -140,7 +140,7 @@ def read_model(path, cls, fitted_record):
     if not isinstance(meta, dict):
         raise ValueError(f"{name!r} is not an mlsom model file: its header is not an object")
     fmt = meta.get("format")
-    if fmt not in FORMATS or isinstance(fmt, bool):
+    if type(fmt) is not int or fmt not in FORMATS:  # (a JSON integer: not 2.0, not true)
         raise ValueError(
             f"{name!r}: unsupported model file format {fmt!r} (this mlsom reads formats "
             f"{', '.join(map(str, FORMATS))})"
@@ -308,11 +308,11 @@ def _read_archive(zf, file_size):
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
     required = {"meta", *(k for g in _schema.REQUIRED for k in _schema.names(g))}
+    if required - set(members):
+        raise _Bad(f"is not an mlsom model file: missing {sorted(required - set(members))}")
     groups = _schema.check_groups(set(members) - {"meta"})
     if isinstance(groups, str):
         raise _Bad(f"inconsistent model file: {groups}")
-    if required - set(members):
-        raise _Bad(f"is not an mlsom model file: missing {sorted(required - set(members))}")
     total = 0
     for key, info in members.items():
         if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
