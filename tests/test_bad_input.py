@@ -625,7 +625,7 @@ def test_save_into_a_missing_folder(tmp_path, fitted):
     assert_unchanged(fitted, before)
 
 
-@pytest.mark.parametrize("version", [0, 2, "1", 1.5, None, [1]])
+@pytest.mark.parametrize("version", [0, 3, "1", 1.5, 2.0, None, [1]])
 def test_load_refuses_another_format_version(saved, tmp_path, version):
     _, arrays, meta = saved
     path = _write_npz(tmp_path, arrays, meta=_meta(meta, format=version))

@@ -179,13 +179,13 @@ def test_fit_stream_predict_keep_outputs_and_state_in_bounds(
 
 def _labelled_state(model):
     """The state arrays the labelled updates change, by name (the model file's)."""
-    from mlsom import _model_file
+    from mlsom import _schema
 
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
-    keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PERSIST_ARRAYS)
-    keys += list(_model_file.PAIR_ARRAYS) + list(_model_file.DRIFT_ARRAYS) + ["ctl"]
-    keys += list(_model_file.LABEL_ACCEPTANCE_ARRAYS)
-    keys += list(_model_file.GUARD_ARRAYS)
+    keys += list(_schema.names("rule")) + list(_schema.names("persistence"))
+    keys += list(_schema.names("pairs")) + list(_schema.names("drift")) + ["ctl"]
+    keys += list(_schema.names("acceptance"))
+    keys += list(_schema.names("guards"))
     return {k: np.array(model._state[k]) for k in keys if k in model._state}
 
 

@@ -29,7 +29,7 @@ from test_reference import (
     params,
 )
 
-from mlsom import SOMStreamClassifier, _core, _model_file, _testing
+from mlsom import SOMStreamClassifier, _core, _schema, _testing
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import reference as ref
@@ -191,7 +191,7 @@ def test_guards_resume_exactly_after_save_load_and_pickle(tmp_path, dtype):
     unpickled = pickle.loads(pickle.dumps(a))
     for other in (loaded, unpickled):
         _assert_bitwise_equal(a, other)
-        for k in _model_file.GUARD_ARRAYS:
+        for k in _schema.names("guards"):
             np.testing.assert_array_equal(a._state[k], other._state[k], err_msg=k)
     for lo in range(900, len(X_te), 300):
         args = _due(X_te, Yl, rows, lo, lo + 300)
@@ -201,7 +201,7 @@ def test_guards_resume_exactly_after_save_load_and_pickle(tmp_path, dtype):
                 other.predict_stream(X_te[lo : lo + 300], arrivals=args), y
             )
     for other in (loaded, unpickled):
-        for k in _model_file.GUARD_ARRAYS:
+        for k in _schema.names("guards"):
             np.testing.assert_array_equal(a._state[k], other._state[k], err_msg=k)
         np.testing.assert_array_equal(other.predict(X_te), a.predict(X_te))
 
@@ -230,7 +230,7 @@ def test_every_simd_path_gives_the_same_guarded_model(dtype):
         np.testing.assert_array_equal(y, y0)
         np.testing.assert_array_equal(p, p0)
         _assert_bitwise_equal(m, base)
-        for k in _model_file.GUARD_ARRAYS:
+        for k in _schema.names("guards"):
             np.testing.assert_array_equal(m._state[k], base._state[k], err_msg=k)
 
 
@@ -241,7 +241,7 @@ def test_without_labels_there_are_no_guards():
     model = SOMStreamClassifier(**params(3)).fit(X[:300], Y[:300])
     model.predict_stream(X[300:])
     assert model.guards_ is None and model.supports_ is None and model.guards_on_ is None
-    assert not set(_model_file.GUARD_ARRAYS) & set(model._state)
+    assert not set(_schema.names("guards")) & set(model._state)
 
 
 def test_tampered_guards_are_refused(tmp_path):
@@ -302,7 +302,7 @@ def test_tampered_guards_are_refused(tmp_path):
             SOMStreamClassifier.load(dst)
     SOMStreamClassifier.load(src)
     # a file from before guards: it loads, classifies without them, and starts them afresh
-    _rewrite(src, tmp_path / "old.npz", **dict.fromkeys(_model_file.GUARD_ARRAYS))
+    _rewrite(src, tmp_path / "old.npz", format_1=True, **dict.fromkeys(_schema.names("guards")))
     old = SOMStreamClassifier.load(tmp_path / "old.npz")
     assert old.guards_ is None
     old.predict_stream(X_te[:50])

@@ -9,6 +9,7 @@ model is the paper's.
 """
 
 import copy
+import json
 import warnings
 
 import numpy as np
@@ -25,7 +26,7 @@ from test_reference import (
 )
 
 import mlsom
-from mlsom import SOMStreamClassifier, _core, _model_file, _testing
+from mlsom import SOMStreamClassifier, _core, _schema, _testing
 from mlsom.exceptions import NotFittedError
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -45,8 +46,8 @@ def _labels(seed, n, L, unknown=0.25):
 def _state_arrays(model):
     st = model._state
     keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
-    keys += list(_model_file.RULE_ARRAYS) + list(_model_file.PAIR_ARRAYS)
-    keys += list(_model_file.PERSIST_ARRAYS) + list(_model_file.GUARD_ARRAYS)
+    keys += list(_schema.names("rule")) + list(_schema.names("pairs"))
+    keys += list(_schema.names("persistence")) + list(_schema.names("guards"))
     return {k: np.array(st[k]) for k in keys if k in st}
 
 
@@ -409,10 +410,17 @@ def test_bad_instances_and_unfitted_models_are_refused(tmp_path):
     assert _file_bytes(model, tmp_path / "b.npz") == before
 
 
-def _rewrite(src, dst, **changes):
-    """Copy a model file, changing or dropping (None) members."""
+def _rewrite(src, dst, *, format_1=False, **changes):
+    """Copy a model file, changing or dropping (None) members; with ``format_1``, as a file of
+    format 1 (no list of groups in the header: groups told by the members present), the format
+    of the files written before this format's groups were named."""
     with np.load(src) as z:
         members = {k: z[k] for k in z.files}
+    if format_1:
+        meta = json.loads(str(members["meta"][()]))
+        meta["format"] = 1
+        del meta["groups"]
+        members["meta"] = np.array(json.dumps(meta))
     for k, v in changes.items():
         if v is None:
             members.pop(k)
@@ -472,13 +480,15 @@ def test_hostile_labelled_members_are_refused(tmp_path):
     # the untouched file loads, and a file from before labelled calls too
     SOMStreamClassifier.load(src)
     rule_none = dict.fromkeys(
-        (*_model_file.RULE_ARRAYS, *_model_file.PERSIST_ARRAYS, *_model_file.GUARD_ARRAYS)
+        (*_schema.names("rule"), *_schema.names("persistence"), *_schema.names("guards"))
     )
-    _rewrite(src, tmp_path / "old.npz", last_positive=None, has_positive=None, **rule_none)
+    _rewrite(
+        src, tmp_path / "old.npz", format_1=True, last_positive=None, has_positive=None, **rule_none
+    )
     assert "last_positive" not in SOMStreamClassifier.load(tmp_path / "old.npz")._state
     # a file with the last positives but not the rule's arrays (written before the rule
     # learnt from labels) loads, and the rule starts afresh at the next labelled call
-    _rewrite(src, tmp_path / "older.npz", **rule_none)
+    _rewrite(src, tmp_path / "older.npz", format_1=True, **rule_none)
     older = SOMStreamClassifier.load(tmp_path / "older.npz")
     assert "last_positive" in older._state and "label_offsets" not in older._state
     older.partial_fit(X_te[10:20], _labels(72, 10, 3))
@@ -492,7 +502,7 @@ def test_hostile_rule_members_are_refused(tmp_path):
     model.partial_fit(X_te[:80], _labels(73, 80, 3, unknown=0.0))
     st = model._state
     assert st["margin_counts"].min() >= 50 and st["labelled_cardinality"][1] == 1.0
-    src = _saved_and_read_back(model, tmp_path, _model_file.RULE_ARRAYS)
+    src = _saved_and_read_back(model, tmp_path, _schema.names("rule"))
     changed = _changer(st)
     W = st["margin_memory"].shape[1]
     cases = [
@@ -523,13 +533,13 @@ def test_hostile_pair_members_are_refused(tmp_path):
     model.partial_fit(X_te, _labels(74, 300, 3, unknown=0.0))
     st = model._state
     assert st["pair_total"][0] > 0 and (st["alt_uses"] >= 0).any()
-    src = _saved_and_read_back(model, tmp_path, _model_file.PAIR_ARRAYS)
+    src = _saved_and_read_back(model, tmp_path, _schema.names("pairs"))
     changed = _changer(st)
     M, A = st["alt_place"].shape
     n = int(st["pair_total"][0])
     cases = [
         ({"pair_ring": None}, "'pair_ring' is missing"),
-        ({k: None for k in _model_file.RULE_ARRAYS}, "'label_offsets' is missing"),
+        ({k: None for k in _schema.names("rule")}, "'label_offsets' is missing"),
         ({"alt_place": st["alt_place"].astype(np.float32)}, "alt_place has dtype"),
         ({"alt_uses": np.zeros(M + 1, np.int8)}, "alt_uses has dtype"),
         ({"pair_ring": np.zeros(201, np.uint8)}, "pair_ring has dtype"),
@@ -946,7 +956,7 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
     )  # fmt: skip
     _assert_same_cache((order, n_sorted, sorted_margins, synced), _fresh_cache(s))
     _assert_bitwise_equal(model, twin)
-    for k in _model_file.RULE_ARRAYS:
+    for k in _schema.names("rule"):
         np.testing.assert_array_equal(s[k], twin._state[k], err_msg=k)
     np.testing.assert_array_equal(model.predict(X_te), twin.predict(X_te))
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_labels import _changer, _rewrite, _saved_and_read_back
 
-from mlsom import SOMStreamClassifier, _model_file, _testing
+from mlsom import SOMStreamClassifier, _schema, _testing
 from mlsom.river import SOMStreamML
 
 try:  # tests/ as a package or as a plain directory on sys.path
@@ -138,7 +138,7 @@ def test_chunks_rows_and_files_change_nothing(case, tmp_path):
         chunked.save(tmp_path / f"m{i}.npz")
         chunked = SOMStreamClassifier.load(tmp_path / f"m{i}.npz")
     np.testing.assert_array_equal(np.vstack(out), want)
-    for key in _model_file.PERSIST_ARRAYS:
+    for key in _schema.names("persistence"):
         np.testing.assert_array_equal(chunked._state[key], whole._state[key])
 
 
@@ -156,7 +156,11 @@ def test_every_simd_path_and_screening_off_give_the_same(case):
     assert m0.persistence_pairs_[1] == 200
     for Y, m in runs[1:]:
         np.testing.assert_array_equal(Y, Y0)
-        for key in (*_model_file.STATE_ARRAYS, *_model_file.PERSIST_ARRAYS):
+        for key in (
+            *_schema.names("maps"),
+            *_schema.names("counts"),
+            *_schema.names("persistence"),
+        ):
             np.testing.assert_array_equal(m._state[key], m0._state[key])
 
 
@@ -180,7 +184,7 @@ def test_without_labels_nothing_is_kept(case):
     m = copy.deepcopy(model)
     m.predict_stream(Xs[:50])
     assert m.persistence_pairs_ is None
-    assert not any(k in m._state for k in _model_file.PERSIST_ARRAYS)
+    assert not any(k in m._state for k in _schema.names("persistence"))
 
 
 def test_a_stream_without_runs_keeps_the_model(case):
@@ -227,7 +231,7 @@ def test_hostile_persistence_members_are_refused(case, tmp_path):
     m = copy.deepcopy(model)
     m.predict_stream(Xs, arrivals=arrivals)
     st = m._state
-    src = _saved_and_read_back(m, tmp_path, _model_file.PERSIST_ARRAYS)
+    src = _saved_and_read_back(m, tmp_path, _schema.names("persistence"))
     changed = _changer(st)
     A, L = st["persist_row"].shape[0], st["persist_labels"].shape[1]
     flags0 = np.array(st["persist_flags"])
@@ -236,8 +240,8 @@ def test_hostile_persistence_members_are_refused(case, tmp_path):
     labs[1] = 1
     cases = [
         ({"persist_ring": None}, "'persist_ring' is missing"),
-        ({k: None for k in _model_file.LABELLED_ARRAYS}, "'last_positive' is missing"),
-        ({k: None for k in _model_file.RULE_ARRAYS}, "'label_offsets' is missing"),
+        ({k: None for k in _schema.names("labelled")}, "'last_positive' is missing"),
+        ({k: None for k in _schema.names("rule")}, "'label_offsets' is missing"),
         ({"persist_row": st["persist_row"].astype(np.float32)}, "persist_row has dtype"),
         ({"persist_row": np.zeros(A + 1)}, "persist_row has dtype"),
         ({"persist_labels": np.zeros((3, L + 1), np.int8)}, "persist_labels has dtype"),
@@ -271,7 +275,7 @@ def test_a_file_from_before_persistence_loads_and_starts_the_record(case, tmp_pa
     src = tmp_path / "m.npz"
     m.save(src)
     old = tmp_path / "old.npz"
-    _rewrite(src, old, **dict.fromkeys(_model_file.PERSIST_ARRAYS))
+    _rewrite(src, old, format_1=True, **dict.fromkeys(_schema.names("persistence")))
     loaded = SOMStreamClassifier.load(old)
     assert loaded.persistence_pairs_ is None
     loaded.predict_stream(Xs[:10])

@@ -26,12 +26,19 @@ from test_reference import (
 )
 
 import mlsom
-from mlsom import SOMStreamClassifier, _testing
+from mlsom import SOMStreamClassifier, _schema, _testing
 
 try:  # tests/ as a package or as a plain directory on sys.path
     from . import reference as ref
 except ImportError:
     import reference as ref
+
+
+def _format_1(meta):
+    """A model file's header as format 1 wrote it (the groups told by the members present), the
+    format of the files written before this format's groups were named."""
+    meta = {k: v for k, v in meta.items() if k != "groups"}
+    return {**meta, "format": 1}
 
 
 def drifting_stream(seed, L, A, n_train=2400, n_test=150, speed=1.5):
@@ -413,7 +420,7 @@ def test_tampered_drift_gate_is_refused(tmp_path):
     from mlsom import _model_file
 
     meta, arrays, _, _, X_te = saved_robust_model(tmp_path)
-    assert set(_model_file.DRIFT_ARRAYS) <= set(arrays)
+    assert set(_schema.names("drift")) <= set(arrays)
 
     def changed(key, fn):
         a = {k: v.copy() for k, v in arrays.items()}
@@ -449,8 +456,8 @@ def test_tampered_drift_gate_is_refused(tmp_path):
     with pytest.raises(ValueError, match="drift gate arrays given for the paper's variant"):
         SOMStreamClassifier.load(tmp_path / "bad.npz")
     # a robust file from before the gate existed loads, and its maps never move as a whole
-    old = {k: v for k, v in arrays.items() if k not in _model_file.DRIFT_ARRAYS}
-    _model_file.write(tmp_path / "old.npz", meta, old)
+    old = {k: v for k, v in arrays.items() if k not in _schema.names("drift")}
+    _model_file.write(tmp_path / "old.npz", _format_1(meta), old)
     before = SOMStreamClassifier.load(tmp_path / "old.npz")
     assert before.moving_maps_ is None and before.variant_ == "robust"
     st = ref.state_of_model(before)  # (without the gate)
@@ -545,13 +552,14 @@ def test_tampered_label_acceptance_is_refused(tmp_path):
     # the paper's variant has none
     meta_p = json.loads(json.dumps(meta))
     del meta_p["fitted"]["variant"], meta_p["fitted"]["acceptance"]
-    paper = {k: v for k, v in arrays.items() if k not in _model_file.DRIFT_ARRAYS}
+    paper = {k: v for k, v in arrays.items() if k not in _schema.names("drift")}
+    meta_p["groups"] = [g for g in meta_p["groups"] if g != "drift"]
     _model_file.write(tmp_path / "bad.npz", meta_p, paper)
     with pytest.raises(ValueError, match="label_acceptance given for the paper's variant"):
         SOMStreamClassifier.load(tmp_path / "bad.npz")
     # a robust file from before labels had offsets of their own loads, and goes on without
     old = {k: v for k, v in arrays.items() if k != "label_acceptance"}
-    _model_file.write(tmp_path / "old.npz", meta, old)
+    _model_file.write(tmp_path / "old.npz", _format_1(meta), old)
     before = SOMStreamClassifier.load(tmp_path / "old.npz")
     assert before.label_acceptance_offsets_ is None and before.variant_ == "robust"
     st = ref.state_of_model(before)

@@ -2,7 +2,9 @@
 
 A model file is a zip archive of NumPy ``.npy`` members, written *stored* (uncompressed) by
 ``numpy.savez``: ``meta``, a JSON header in a 0-d unicode array, and the arrays of the live state
-(``STATE_ARRAYS``). The reader treats every file as hostile:
+(the members of the state's table, ``_schema.MEMBERS``, by whole groups; the header's
+``"groups"`` names them). ``write_model`` writes a model's file, ``read_model`` reads one back
+into a model. The reader treats every file as hostile:
 
 * only a regular file is opened (a FIFO, device or directory is refused without blocking);
 * every member must be stored, so that nothing inflates beyond the file's own size;
@@ -11,6 +13,7 @@ A model file is a zip archive of NumPy ``.npy`` members, written *stored* (uncom
 * the JSON header is bounded in length (by the number of features) and, in one pass over it
   that tells its strings (and their escapes) from its structure, in nesting depth; a string it
   does not close is refused there too. It may hold no duplicate keys and no NaN or infinity;
+* the groups the header names (format 2) must be those of the members present;
 * the arrays' values are then checked completely (``check_state``): the compiled kernels trust
   them.
 
@@ -28,70 +31,15 @@ import zipfile
 
 import numpy as np
 
-from . import _names
+from . import _names, _schema
 from ._core import GUARD_CAP, PAIR_TRIES
 from ._memory import check_memory
 from ._validation import value_limit
 
-FORMAT = 1
-STATE_ARRAYS = ("Wt", "ncls", "offsets", "counts", "log_averout", "positions", "T", "NS")
-# written from the first partial_fit on (labels that arrive), both or neither: each label's last
-# labelled positive instance (in Wt's dtype) and whether it has one
-LABELLED_ARRAYS = ("last_positive", "has_positive")
-# written with them (all or none; a file with the two above alone predates them): what labels
-# taught the decision rule, each label's acceptance offset, the ring of its last MARGIN_WINDOW
-# labelled margins and their kinds (2 * kind + label, kind 0: ranked first, 1: tested, 2:
-# neither), how many entries it ever had, and the labelled cardinality [mean, 1 once set]
-RULE_ARRAYS = (
-    "label_offsets",
-    "margin_memory",
-    "margin_kinds",
-    "margin_counts",
-    "labelled_cardinality",
-)
-MARGIN_WINDOW = 500
-# written from the first partial_fit with corrections="tested" on (all or none, with the two
-# groups above): the paired test of the corrections, per neuron where the other choice would have
-# put it (in Wt's dtype), its tries (-1: none pending) and whether the strong choice
-# was made; the ring of the model's last PAIR_WINDOW pairs (1: the strong choice won) and their
-# count ever
-PAIR_ARRAYS = ("alt_place", "alt_uses", "alt_strong", "pair_ring", "pair_total")
-PAIR_WINDOW = 200
-# written from the first labelled call on (all or none, with LABELLED_ARRAYS; a file with those
-# and without these predates them): label persistence (_persistence.py), the last instance
-# classified since then (in Wt's dtype), the model's prediction for it, the proposal it had and
-# the last prompt labels (rows 0, 1, 2: 0/1, 0/1, 1/0/-1), the flags [its labels may still come
-# promptly, it had a proposal, the last prompt labels are its], the ring of the last PAIR_WINDOW
-# pairs (1: the proposal won) and their count ever
-PERSIST_ARRAYS = (
-    "persist_row",
-    "persist_labels",
-    "persist_flags",
-    "persist_ring",
-    "persist_total",
-)
-# written with the rule arrays from the first labelled call on (all or none; a file with the rule
-# arrays and without these predates them): each label's guards and supports (docs/method.md,
-# "Guards"), rows offsets[c] onwards of two (M, A) arrays in Wt's dtype (the rows not in use are
-# 0), how many each label has (at most its map's neurons), whether its decisions use its guards,
-# and beside margin_kinds whether each tested entry's instance was nearer one of its guards
-GUARD_ARRAYS = (
-    "guards",
-    "guard_counts",
-    "supports",
-    "support_counts",
-    "guards_on",
-    "margin_vetoes",
-)
-# written for the robust variant's models (a robust file without them predates them: its maps
-# never move as a whole): the drift gate, each label's recent mean of the instances it learnt
-# from online and its training mean (float64, (L, A)), the squared distance between the two
-# that opens its gate, and whether it has opened
-DRIFT_ARRAYS = ("drift_mean", "drift_center", "drift_limit", "drift_open")
-# written for the robust variant's models (a robust file without it predates it: its labels have
-# no offsets of their own): each label's acceptance offset, its recent predicted rate and the
-# training rate it tracks (float64, (3, L); 0 for a label without a map)
-LABEL_ACCEPTANCE_ARRAYS = ("label_acceptance",)
+#: the format save writes: format 2 lists the state's groups in the header ("groups"); the
+#: reader also reads format 1, whose groups are told by the members present
+FORMAT = 2
+FORMATS = (1, 2)
 
 # Counts (N, S, T, n_b) stay below 2^53, so that they convert to float64 exactly (P, z, the
 # online update); the online phase refuses a chunk that would take them past it.
@@ -101,22 +49,11 @@ MAX_COUNT = 2**53
 META_BASE_CHARS = 1 << 16
 META_CHARS_PER_FEATURE = 1 << 10
 META_MAX_DEPTH = 8
-# Members of an archive the reader accepts (the state has 9; others are ignored, up to this many).
+# Members of an archive the reader accepts (those of the state's table, others ignored, up to
+# this many).
 MAX_MEMBERS = 64
 _MAX_ENTRY_BYTES = 46 + 3 * 1024  # a directory entry with a name, extra field and comment of 1 KiB
 _NPY_HEADER_MAX = 4096
-
-# (kind and size of the dtype, number of dimensions) of each member; Wt may also be float32
-_EXPECTED = {
-    "Wt": ("f8", 2),
-    "ncls": ("i4", 1),
-    "offsets": ("i8", 1),
-    "counts": ("i8", 1),
-    "log_averout": ("f8", 1),
-    "positions": ("i8", 2),
-    "T": ("i8", 2),
-    "NS": ("i8", 1),
-}
 
 
 class _Bad(ValueError):
@@ -161,6 +98,89 @@ def write(path, meta, arrays):
             pass
         raise
     return path
+
+
+def write_model(path, params, st, version):
+    """Write the state ``st`` of a model with the parameters ``params`` (JSON values) to
+    ``path`` (as ``write``): the header, and every member of the table the state holds."""
+    groups = _schema.groups_present(st)
+    meta = {
+        "format": FORMAT,
+        "mlsom_version": version,
+        "params": params,
+        # the parameters the state was fitted with, where the live ones may differ
+        "fitted": {
+            "grid_size": st["grid_size"],
+            "averout_distance": "sqeuclidean" if st["squared"] else "euclidean",
+            "labels_dtype": st["labels_dtype"].name,
+        },
+        "n_iter": st["n_iter"],
+        "k_nn": int(st["k_nn"]),
+        "feature_names": st.get("feature_names"),
+        "groups": groups,
+    }
+    if "variant" in st:
+        meta["fitted"]["variant"] = st["variant"]
+    if "ctl" in st:  # [theta, gain, z0, cbar, alpha, band]: exact through JSON
+        meta["fitted"]["acceptance"] = [float(v) for v in st["ctl"]]
+    if st.get("grid_scores") is not None:
+        meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
+    arrays = {k: np.array(st[k]) for g in groups for k in _schema.names(g)}
+    return write(path, meta, arrays)
+
+
+def read_model(path, cls, fitted_record):
+    """Read the model file at ``path`` into a model of class ``cls``, checked completely.
+
+    ``fitted_record(fitted, model)`` checks the header's record of the fitted parameters
+    (``meta["fitted"]``) for the model made from the saved parameters, and returns the state's
+    fields it gives (grid_size, squared, labels_dtype, grid_scores, and variant and ctl for a
+    variant other than the paper's). Raises FileNotFoundError for a missing path, ValueError
+    naming the file for anything wrong."""
+    meta, arrays = read(path)
+    name = os.fsdecode(path)
+    if not isinstance(meta, dict):
+        raise ValueError(f"{name!r} is not an mlsom model file: its header is not an object")
+    fmt = meta.get("format")
+    if type(fmt) is not int or fmt not in FORMATS:  # (a JSON integer: not 2.0, not true)
+        raise ValueError(
+            f"{name!r}: unsupported model file format {fmt!r} (this mlsom reads formats "
+            f"{', '.join(map(str, FORMATS))})"
+        )
+    present = _schema.groups_present(arrays)
+    if fmt >= 2 and meta.get("groups") != present:
+        raise ValueError(
+            f"{name!r}: inconsistent model file: the header names the groups "
+            f"{meta.get('groups')!r}, the members are those of {present}"
+        )
+    if fmt < 2 and "groups" in meta:
+        raise ValueError(f"{name!r}: inconsistent model file: groups named in a format 1 header")
+    params = meta.get("params")
+    known = set(cls._get_param_names())
+    if not isinstance(params, dict) or not set(params) <= known:
+        unknown = sorted(set(params) - known) if isinstance(params, dict) else params
+        raise ValueError(f"{name!r}: inconsistent model file: parameters {unknown!r}")
+    model = cls(**params)
+    try:
+        model._validate_params()
+        # files written before the "fitted" record was kept were fitted with their params
+        fitted = meta.get(
+            "fitted", {"grid_size": model.grid_size, "averout_distance": model.averout_distance}
+        )
+        fields = fitted_record(fitted, model)
+        state = check_state(arrays, meta, fields["grid_size"])
+        robust_only = {"drift": "drift gate arrays", "acceptance": "label_acceptance"}
+        for group, what in robust_only.items():
+            if "variant" not in fields and group in present:
+                raise ValueError(f"{what} given for the paper's variant")
+    except (TypeError, ValueError) as exc:
+        msg = str(exc)
+        if not msg.startswith("inconsistent model file"):
+            msg = f"inconsistent model file: {msg}"
+        raise ValueError(f"{name!r}: {msg}") from None
+    state.update(fields)
+    model._state = state
+    return model
 
 
 # ---------------------------------------------------------------------------------------- reading
@@ -280,17 +300,7 @@ def _read_archive(zf, file_size):
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _Bad(f"is not an mlsom model file: {len(infos)} members (at most {MAX_MEMBERS})")
-    wanted = {
-        "meta",
-        *STATE_ARRAYS,
-        *LABELLED_ARRAYS,
-        *RULE_ARRAYS,
-        *PAIR_ARRAYS,
-        *PERSIST_ARRAYS,
-        *DRIFT_ARRAYS,
-        *LABEL_ACCEPTANCE_ARRAYS,
-        *GUARD_ARRAYS,
-    }
+    wanted = {"meta", *_schema.BY_NAME}
     members = {}
     for info in infos:
         key = info.filename[:-4] if info.filename.endswith(".npy") else None
@@ -299,31 +309,12 @@ def _read_archive(zf, file_size):
         if key in members:
             raise _Bad(f"inconsistent model file: member {key!r} appears twice")
         members[key] = info
-    missing = wanted - set(members)
-    groups = (
-        LABELLED_ARRAYS,
-        RULE_ARRAYS,
-        PAIR_ARRAYS,
-        PERSIST_ARRAYS,
-        DRIFT_ARRAYS,
-        LABEL_ACCEPTANCE_ARRAYS,
-        GUARD_ARRAYS,
-    )
-    for group in groups:
-        if 0 < len(missing & set(group)) < len(group):
-            raise _Bad(f"inconsistent model file: {sorted(missing & set(group))[0]!r} is missing")
-    if missing.isdisjoint(RULE_ARRAYS) and not missing.isdisjoint(LABELLED_ARRAYS):
-        raise _Bad("inconsistent model file: 'last_positive' is missing")
-    if missing.isdisjoint(PAIR_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
-        raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    if missing.isdisjoint(PERSIST_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
-        raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    if missing.isdisjoint(GUARD_ARRAYS) and not missing.isdisjoint(RULE_ARRAYS):
-        raise _Bad("inconsistent model file: 'label_offsets' is missing")
-    for group in groups:
-        missing -= set(group)
-    if missing:
-        raise _Bad(f"is not an mlsom model file: missing {sorted(missing)}")
+    required = {"meta", *(k for g in _schema.REQUIRED for k in _schema.names(g))}
+    if required - set(members):
+        raise _Bad(f"is not an mlsom model file: missing {sorted(required - set(members))}")
+    groups = _schema.check_groups(set(members) - {"meta"})
+    if isinstance(groups, str):
+        raise _Bad(f"inconsistent model file: {groups}")
     total = 0
     for key, info in members.items():
         if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
@@ -379,99 +370,36 @@ def _npy_header(zf, key, info):
 
 
 def _check_shapes(headers):
-    """Dtypes and shapes of the state's members, against each other; returns A, M, L."""
+    """Dtypes and shapes of the state's members (the table's), against each other and the
+    method's windows; returns the sizes (_schema.dims)."""
 
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
 
-    def expect(*members):
-        """Members (name, dtype kind and size, shape) as given."""
-        for key, kind, shape in members:
-            dtype, got = headers[key][0], headers[key][1]
-            if dtype.str[1:] != kind or got != shape:
-                bad(f"{key} has dtype {dtype} and shape {got}, expected {kind}, {shape}")
-
-    def expect_wt(key, shape):
-        """A member in Wt's dtype, of this shape."""
-        dtype, got = headers[key][0], headers[key][1]
-        if dtype != headers["Wt"][0] or got != shape:
-            bad(f"{key} has dtype {dtype} and shape {got}, expected Wt's dtype, {shape}")
-
-    for key, (kind, ndim) in _EXPECTED.items():
-        dtype, shape = headers[key][0], headers[key][1]
-        ok = {kind, "f4"} if key == "Wt" else {kind}
-        if dtype.str[1:] not in ok or len(shape) != ndim:
-            bad(
-                f"{key} has dtype {dtype} and {len(shape)} dimensions, expected "
-                f"{np.dtype(kind)} with {ndim}"
-            )
     meta_dtype, meta_shape = headers["meta"][0], headers["meta"][1]
     if meta_dtype.kind != "U" or meta_shape != ():
         bad(f"the header is a {meta_dtype} array of shape {meta_shape}, not a string")
+    # the neurons and the label counts give the sizes: A, M from Wt, L from T
+    for key, kinds in (("Wt", ("f8", "f4")), ("T", ("i8",))):
+        dtype, shape = headers[key][0], headers[key][1]
+        if dtype.str[1:] not in kinds or len(shape) != 2:
+            bad(
+                f"{key} has dtype {dtype} and {len(shape)} dimensions, expected "
+                f"{' or '.join(str(np.dtype(k)) for k in kinds)} with 2"
+            )
     A, M = headers["Wt"][1]
     L = headers["T"][1][0]
     if A < 1 or M < 1 or L < 1 or headers["T"][1] != (L, L):
         bad(f"shapes Wt {(A, M)}, T {headers['T'][1]}")
-    expected = {
-        "ncls": (M,),
-        "offsets": (L + 1,),
-        "counts": (M,),
-        "log_averout": (M,),
-        "positions": (M, 2),
-        "NS": (2,),
-    }
-    for key, shape in expected.items():
-        if headers[key][1] != shape:
-            bad(f"{key} has shape {headers[key][1]}, expected {shape} for {M} neurons, {L} labels")
-    if "last_positive" in headers:
-        expect_wt("last_positive", (L, A))
-        dtype, shape = headers["has_positive"][0], headers["has_positive"][1]
-        if dtype.str[1:] != "u1" or shape != (L,):
-            bad(f"has_positive has dtype {dtype} and shape {shape}, expected uint8, {(L,)}")
-    if "label_offsets" in headers:
-        W = MARGIN_WINDOW
-        expect(
-            ("label_offsets", "f8", (L,)),
-            ("margin_memory", "f8", (L, W)),
-            ("margin_kinds", "u1", (L, W)),
-            ("margin_counts", "i8", (L,)),
-            ("labelled_cardinality", "f8", (2,)),
-        )
-    if "alt_place" in headers:
-        expect_wt("alt_place", (M, A))
-        expect(
-            ("alt_uses", "i1", (M,)),
-            ("alt_strong", "u1", (M,)),
-            ("pair_ring", "u1", (PAIR_WINDOW,)),
-            ("pair_total", "i8", (1,)),
-        )
-    if "persist_row" in headers:
-        expect_wt("persist_row", (A,))
-        expect(
-            ("persist_labels", "i1", (3, L)),
-            ("persist_flags", "u1", (3,)),
-            ("persist_ring", "u1", (PAIR_WINDOW,)),
-            ("persist_total", "i8", (1,)),
-        )
-    if "guards" in headers:
-        expect_wt("guards", (M, A))
-        expect_wt("supports", (M, A))
-        expect(
-            ("guard_counts", "i8", (L,)),
-            ("support_counts", "i8", (L,)),
-            ("guards_on", "u1", (L,)),
-            ("margin_vetoes", "u1", (L, MARGIN_WINDOW)),
-        )
-    if "drift_open" in headers:
-        expect(
-            ("drift_mean", "f8", (L, A)),
-            ("drift_center", "f8", (L, A)),
-            ("drift_limit", "f8", (L,)),
-            ("drift_open", "u1", (L,)),
-        )
-    if "label_acceptance" in headers:
-        expect(("label_acceptance", "f8", (3, L)))
-    return {"A": A, "M": M, "L": L}
+    sizes = _schema.dims(A, M, L)
+    model_dtype = headers["Wt"][0].newbyteorder("=")
+    for key in _schema.members(headers):
+        dtype, got = headers[key][0], headers[key][1]
+        want_dtype, want = _schema.expected(key, sizes, model_dtype)
+        if dtype.str[1:] != want_dtype.str[1:] or got != want:  # (either byte order)
+            of = " (Wt's)" if _schema.BY_NAME[key].dtype == _schema.MODEL else ""
+            bad(f"{key} has dtype {dtype} and shape {got}, expected {want_dtype}{of}, {want}")
+    return sizes
 
 
 def _moved_limit(limit, dtype):
@@ -498,7 +426,7 @@ def _check_ring(ring, total, name):
 
 
 def _check_persistence(a, limit):
-    """Label persistence (PERSIST_ARRAYS): values the online phase can use."""
+    """Label persistence (group "persistence"): values the online phase can use."""
 
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
@@ -516,7 +444,7 @@ def _check_persistence(a, limit):
 
 
 def _check_pairs(a, limit):
-    """The paired test of the corrections (PAIR_ARRAYS): values the online phase can use."""
+    """The paired test of the corrections (group "pairs"): values the online phase can use."""
 
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
@@ -534,7 +462,7 @@ def _check_pairs(a, limit):
 
 
 def _check_rule(a, sizes, L):
-    """What labels taught the decision rule (RULE_ARRAYS): values the online phase can use."""
+    """What labels taught the decision rule (group "rule"): values the online phase can use."""
 
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
@@ -557,7 +485,7 @@ def _check_rule(a, sizes, L):
 
 
 def _check_guards(a, sizes, limit):
-    """Each label's guards and supports (GUARD_ARRAYS): values the online phase can use."""
+    """Each label's guards and supports (group "guards"): values the online phase can use."""
 
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
@@ -653,7 +581,7 @@ def _npy_data(zf, info, header):
 
 
 def _check_drift(a, sizes, limit):
-    """The robust variant's drift gate (DRIFT_ARRAYS): values the online phase can use."""
+    """The robust variant's drift gate (group "drift"): values the online phase can use."""
     mean, center = a["drift_mean"], a["drift_center"]
     lim, opened = a["drift_limit"], a["drift_open"]
     # (means of instances, each within the instances' bound)
@@ -669,8 +597,8 @@ def _check_drift(a, sizes, limit):
 
 
 def _check_label_acceptance(a, sizes):
-    """The robust variant's per-label acceptance (LABEL_ACCEPTANCE_ARRAYS): finite offsets, rates
-    in [0, 1], and all three 0 for a label without a map."""
+    """The robust variant's per-label acceptance (group "acceptance"): finite offsets, rates in
+    [0, 1], and all three 0 for a label without a map."""
     phi, rate, target = a["label_acceptance"]
     if not np.all(np.isfinite(phi)):
         raise _Bad("inconsistent model file: label_acceptance: non-finite offsets")

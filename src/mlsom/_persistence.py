@@ -19,11 +19,11 @@ The maps never see the proposal: self-training learns from the model's own predi
 without it. So the model's state (neurons, counts, decision rule) is the same whatever this
 does, and only the predictions returned differ.
 
-What is kept (``PERSIST_ARRAYS``, in the model file from the first labelled call on): the
-last instance classified since then (``persist_row``), the model's prediction for it, the
-proposal it had and the last prompt labels (``persist_labels``: rows 0, 1, 2), whether its
-labels may still come promptly, whether it had a proposal and whether the prompt labels belong
-to it (``persist_flags``), and the ring of pairs with their count ever (``persist_ring``,
+What is kept (the state's group "persistence" in ``_schema.MEMBERS``, from the first labelled
+call on): the last instance classified since then (``persist_row``), the model's prediction for
+it, the proposal it had and the last prompt labels (``persist_labels``: rows 0, 1, 2), whether
+its labels may still come promptly, whether it had a proposal and whether the prompt labels
+belong to it (``persist_flags``), and the ring of pairs with their count ever (``persist_ring``,
 ``persist_total``). A label is prompt when its row equals the last instance classified exactly
 and it is the first such since that instance was classified (other labelled rows may come
 between).
@@ -32,27 +32,8 @@ between).
 import numpy as np
 
 from . import _core
-from ._model_file import PAIR_WINDOW, PERSIST_ARRAYS
 
-__all__ = ["PERSIST_ARRAYS", "start", "update", "pairs", "ring_pairs"]
-
-
-def start(st):
-    """The state's arrays, empty (nothing classified since the record began). Returns whether
-    they were made now."""
-    if "persist_ring" in st:
-        return False
-    L, A = st["n_labels"], st["n_features"]
-    labels = np.zeros((3, L), dtype=np.int8)
-    labels[2] = -1
-    st.update(  # at once (persistence_pairs_ reads the ring and the count)
-        persist_row=np.zeros(A, st["Wt"].dtype),
-        persist_labels=labels,
-        persist_flags=np.zeros(3, dtype=np.uint8),
-        persist_total=np.zeros(1, dtype=np.int64),
-        persist_ring=np.zeros(PAIR_WINDOW, dtype=np.uint8),
-    )
-    return True
+__all__ = ["update", "pairs", "ring_pairs"]
 
 
 def ring_pairs(ring, total):

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core, _model_file, _names, _persistence, _sklearn
+from . import _core, _model_file, _names, _persistence, _schema, _sklearn
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
@@ -73,11 +73,13 @@ DRIFT_SMOOTHING = 0.002
 DRIFT_GATE = 0.7
 DRIFT_SIGMA = 0.2
 
-# Labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
-# offset is chosen on the margins of its last MARGIN_WINDOW labelled entries.
-MARGIN_WINDOW = _model_file.MARGIN_WINDOW
-#: the paired test of the corrections (corrections="tested"): its window of pairs
-PAIR_WINDOW = _model_file.PAIR_WINDOW
+#: labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
+#: offset is chosen on the margins of its last MARGIN_WINDOW labelled entries (the length of
+#: the state's rings of margins, _schema "W")
+MARGIN_WINDOW = 500
+#: the paired tests (of the corrections, corrections="tested", and of label persistence): the
+#: model's last PAIR_WINDOW pairs decide (the length of their rings, _schema "P")
+PAIR_WINDOW = 200
 #: the values of ``corrections``
 CORRECTIONS = ("strong", "tested")
 #: the values of ``label_persistence``
@@ -468,9 +470,7 @@ class SOMStreamClassifier(ParamsMixin):
             st = state.get("_state")
             if st is not None:
                 st = dict(st)  # one step: a reader may add a cached copy meanwhile
-                state["_state"] = copy.deepcopy(
-                    {k: v for k, v in st.items() if k not in self._COPIES}
-                )
+                state["_state"] = copy.deepcopy({k: v for k, v in st.items() if k in _PICKLED})
             return state
         finally:
             if lock is not None:
@@ -742,17 +742,15 @@ class SOMStreamClassifier(ParamsMixin):
             state["ctl"] = np.array(
                 [0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND]
             )
-            # each label's own offset, its recent predicted rate and its training rate
+            # each label's own offset (0), its recent predicted rate and its training rate
+            _schema.ensure(state, "acceptance")
             rate = np.diag(T).astype(np.float64) / n
-            state["label_acceptance"] = np.ascontiguousarray(
-                np.stack([np.zeros(L), rate, rate.copy()])
-            )
-            state.update(
-                drift_mean=center.copy(),
-                drift_center=center,
-                drift_limit=limit,
-                drift_open=np.zeros(L, dtype=np.uint8),
-            )
+            state["label_acceptance"][1:] = rate
+            # the drift gate: the recent means start at the training means
+            _schema.ensure(state, "drift")
+            state["drift_mean"][...] = center
+            state["drift_center"][...] = center
+            state["drift_limit"][...] = limit
         return state
 
     # ------------------------------------------------------------------ online phase
@@ -848,10 +846,10 @@ class SOMStreamClassifier(ParamsMixin):
             if extra:
                 tested = self._corrections() == "tested"
                 self._labelled_memory(st, tested)
-                new = _persistence.start(st)
+                new = _schema.ensure(st, "persistence")  # (a model from before it starts empty)
                 extra = dict(extra, Pos=st["last_positive"], has_pos=st["has_positive"])
                 if tested:
-                    extra.update({k: st[k] for k in _model_file.PAIR_ARRAYS})
+                    extra.update({k: st[k] for k in _schema.names("pairs")})
             _core.stream(
                 X,
                 st["Wt"],
@@ -934,31 +932,9 @@ class SOMStreamClassifier(ParamsMixin):
         """What labels teach, kept from the first labelled update on: each label's last labelled
         positive, and the decision rule's acceptance offsets, the margins they are chosen from
         and the labelled cardinality (docs/method.md, "Labels that arrive")."""
-        L = st["n_labels"]
-        if "last_positive" not in st:
-            st["last_positive"] = np.zeros((L, st["n_features"]), st["Wt"].dtype)
-            st["has_positive"] = np.zeros(L, dtype=np.uint8)
-        if "label_offsets" not in st:
-            st["label_offsets"] = np.zeros(L, dtype=np.float64)
-            st["margin_memory"] = np.zeros((L, MARGIN_WINDOW), dtype=np.float64)
-            st["margin_kinds"] = np.zeros((L, MARGIN_WINDOW), dtype=np.uint8)
-            st["margin_counts"] = np.zeros(L, dtype=np.int64)
-            st["labelled_cardinality"] = np.zeros(2, dtype=np.float64)
-        if "guards" not in st:  # each label's guards (a model from before them starts empty)
-            M = st["Wt"].shape[1]
-            st["guards"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
-            st["guard_counts"] = np.zeros(L, dtype=np.int64)
-            st["supports"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
-            st["support_counts"] = np.zeros(L, dtype=np.int64)
-            st["guards_on"] = np.zeros(L, dtype=np.uint8)
-            st["margin_vetoes"] = np.zeros((L, MARGIN_WINDOW), dtype=np.uint8)
-        if tested and "alt_place" not in st:  # the paired test of the corrections
-            M = st["Wt"].shape[1]
-            st["alt_place"] = np.zeros((M, st["n_features"]), st["Wt"].dtype)
-            st["alt_uses"] = np.full(M, -1, dtype=np.int8)
-            st["alt_strong"] = np.zeros(M, dtype=np.uint8)
-            st["pair_ring"] = np.zeros(PAIR_WINDOW, dtype=np.uint8)
-            st["pair_total"] = np.zeros(1, dtype=np.int64)
+        # (a model from before a group starts it empty)
+        for group in ("labelled", "rule", "guards", *(("pairs",) if tested else ())):
+            _schema.ensure(st, group)
 
     @staticmethod
     def _rule_from_labels(st, frozen=False):
@@ -1424,40 +1400,7 @@ class SOMStreamClassifier(ParamsMixin):
         self._lock.acquire_read()
         try:
             st = self._fitted_state()  # the state a fit in another thread may have replaced
-            meta = {
-                "format": _model_file.FORMAT,
-                "mlsom_version": _version(),
-                "params": _json_params(self.get_params()),
-                # the parameters the state was fitted with, where the live ones may differ
-                "fitted": {
-                    "grid_size": st["grid_size"],
-                    "averout_distance": "sqeuclidean" if st["squared"] else "euclidean",
-                    "labels_dtype": st["labels_dtype"].name,
-                },
-                "n_iter": st["n_iter"],
-                "k_nn": int(st["k_nn"]),
-                "feature_names": st.get("feature_names"),
-            }
-            if "variant" in st:
-                meta["fitted"]["variant"] = st["variant"]
-            if "ctl" in st:  # [theta, gain, z0, cbar, alpha, band]: exact through JSON
-                meta["fitted"]["acceptance"] = [float(v) for v in st["ctl"]]
-            if st.get("grid_scores") is not None:
-                meta["fitted"]["grid_scores"] = [[d, v] for d, v in st["grid_scores"].items()]
-            arrays = {k: np.array(st[k]) for k in _model_file.STATE_ARRAYS}
-            # kept from the first partial_fit on
-            for k in (
-                *_model_file.LABELLED_ARRAYS,
-                *_model_file.RULE_ARRAYS,
-                *_model_file.PAIR_ARRAYS,
-                *_model_file.PERSIST_ARRAYS,
-                *_model_file.DRIFT_ARRAYS,
-                *_model_file.LABEL_ACCEPTANCE_ARRAYS,
-                *_model_file.GUARD_ARRAYS,
-            ):
-                if k in st:
-                    arrays[k] = np.array(st[k])
-            _model_file.write(path, meta, arrays)
+            _model_file.write_model(path, _json_params(self.get_params()), st, _version())
         finally:
             self._lock.release_read()
 
@@ -1480,73 +1423,12 @@ class SOMStreamClassifier(ParamsMixin):
             model file, has another format version, or holds inconsistent arrays; the message
             names the path and says what is wrong.
         """
-        meta, arrays = _model_file.read(path)
-        name = os.fsdecode(path)
-        if not isinstance(meta, dict):
-            raise ValueError(f"{name!r} is not an mlsom model file: its header is not an object")
-        if meta.get("format") != _model_file.FORMAT or isinstance(meta.get("format"), bool):
-            raise ValueError(
-                f"{name!r}: unsupported model file format {meta.get('format')!r} "
-                f"(this mlsom reads format {_model_file.FORMAT})"
-            )
-        params = meta.get("params")
-        known = set(cls._get_param_names())
-        if not isinstance(params, dict) or not set(params) <= known:
-            unknown = sorted(set(params) - known) if isinstance(params, dict) else params
-            raise ValueError(f"{name!r}: inconsistent model file: parameters {unknown!r}")
-        model = cls(**params)
-        try:
-            model._validate_params()
-            # files written before the "fitted" record was kept were fitted with their params
-            fitted = meta.get(
-                "fitted", {"grid_size": model.grid_size, "averout_distance": model.averout_distance}
-            )
-            if not (
-                isinstance(fitted, dict)
-                and {"grid_size", "averout_distance"} <= set(fitted)
-                and set(fitted)
-                <= {
-                    "grid_size",
-                    "averout_distance",
-                    "labels_dtype",
-                    "grid_scores",
-                    "variant",
-                    "acceptance",
-                }
-            ):
-                raise ValueError(f"fitted {fitted!r}")
-            d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
-            scores = _check_grid_scores(fitted.get("grid_scores"), d)
-            check_option(
-                "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
-            )
-            variant = check_option("fitted variant", fitted.get("variant", "paper"), set(VARIANTS))
-            ctl = _check_acceptance(fitted.get("acceptance"), variant)
-            labels_dtype = check_option(
-                "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
-            )
-            state = _model_file.check_state(arrays, meta, d)
-            if variant == "paper" and "drift_open" in state:
-                raise ValueError("drift gate arrays given for the paper's variant")
-            if variant == "paper" and "label_acceptance" in state:
-                raise ValueError("label_acceptance given for the paper's variant")
-        except (TypeError, ValueError) as exc:
-            msg = str(exc)
-            if not msg.startswith("inconsistent model file"):
-                msg = f"inconsistent model file: {msg}"
-            raise ValueError(f"{name!r}: {msg}") from None
-        state.update(
-            grid_size=d,
-            squared=fitted["averout_distance"] == "sqeuclidean",
-            labels_dtype=_LABEL_DTYPES[labels_dtype],
-            grid_scores=scores,
-        )
-        if variant != "paper":
-            state["variant"] = variant
-            state["ctl"] = ctl
-        model._state = state
-        return model
+        return _model_file.read_model(path, cls, _fitted_record)
 
+
+# what a pickle keeps of the state: the table's members and the fields (the copies of the
+# neurons, _COPIES, are made again when needed)
+_PICKLED = frozenset((*_schema.BY_NAME, *_schema.FIELDS))
 
 # the core's arguments for each label's guards (the state's arrays of the same names)
 _GUARD_KEYS = ("guards", "guard_counts", "supports", "support_counts", "guards_on")
@@ -1594,6 +1476,44 @@ def _drift_arguments(st):
         "drift_beta": DRIFT_SMOOTHING,
         "drift_sigma": DRIFT_SIGMA * st["grid_size"],
     }
+
+
+def _fitted_record(fitted, model):
+    """A model file's record of the parameters the state was fitted with (``fitted`` of its
+    header; ``model`` made from its parameters), checked: the state's fields it gives."""
+    if not (
+        isinstance(fitted, dict)
+        and {"grid_size", "averout_distance"} <= set(fitted)
+        and set(fitted)
+        <= {
+            "grid_size",
+            "averout_distance",
+            "labels_dtype",
+            "grid_scores",
+            "variant",
+            "acceptance",
+        }
+    ):
+        raise ValueError(f"fitted {fitted!r}")
+    d = check_int("fitted grid_size", fitted["grid_size"], low=1, high=_MAX_GRID_SIZE)
+    scores = _check_grid_scores(fitted.get("grid_scores"), d)
+    check_option(
+        "fitted averout_distance", fitted["averout_distance"], {"euclidean", "sqeuclidean"}
+    )
+    variant = check_option("fitted variant", fitted.get("variant", "paper"), set(VARIANTS))
+    ctl = _check_acceptance(fitted.get("acceptance"), variant)
+    labels_dtype = check_option(
+        "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
+    )
+    fields = {
+        "grid_size": d,
+        "squared": fitted["averout_distance"] == "sqeuclidean",
+        "labels_dtype": _LABEL_DTYPES[labels_dtype],
+        "grid_scores": scores,
+    }
+    if variant != "paper":
+        fields.update(variant=variant, ctl=ctl)
+    return fields
 
 
 def _check_grid_scores(scores, d):
