@@ -51,19 +51,19 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ._measures import check_zero_division
 from ._memory import check_allocation
 from ._names import difference, show, string_columns
-from ._validation import _describe, check_distinct_text
-from .evaluation import (
-    _MAX_ROWS,
-    StreamEvaluation,
-    _check_count,
-    _check_window_memory,
-    _check_zero_division,
-    _fixed_edges,
-    _WindowAccumulator,
-    window_edges,
+from ._results import StreamEvaluation
+from ._validation import (
+    MAX_ROWS,
+    check_count,
+    check_distinct_text,
+    check_label_protocol,
+    check_seed,
+    describe,
 )
+from ._windows import WindowAccumulator, check_window_memory, fixed_edges, window_edges
 
 __all__ = ["KINDS", "evaluate", "evaluate_many"]
 
@@ -249,7 +249,7 @@ class _Runner:
         self.n_labels = n_labels
         self.fit_seconds = 0.0
         self.stream_seconds = 0.0
-        self.acc = _WindowAccumulator(
+        self.acc = WindowAccumulator(
             n_labels, edges=edges, window_size=window_size, keep_predictions=keep_predictions
         )
 
@@ -514,7 +514,7 @@ def evaluate(
         raise TypeError(f"name must be a str or None, got {name!r}")
     name = name or type(method).__name__
     if seed is not None:
-        seed = _check_seed("seed", seed)
+        seed = check_seed("seed", seed)
     return evaluate_many(
         {name: method},
         stream,
@@ -587,11 +587,11 @@ def evaluate_many(
     results : dict of str to StreamEvaluation
         In the order of ``methods``.
     """
-    chunk_size = _check_count("chunk_size", chunk_size, low=1)
-    zero_division = _check_zero_division(zero_division)
+    chunk_size = check_count("chunk_size", chunk_size, low=1)
+    zero_division = check_zero_division(zero_division)
     feed = _label_feed(label_fraction, label_delay, label_seed)
     if n_test is not None:
-        n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
+        n_test = check_count("n_test", n_test, low=1, high=MAX_ROWS)
     methods = _named_methods(methods)
     kinds = _check_mapping("kinds", kinds, "kind")
     seeds = _check_mapping("seeds", seeds, "seed")
@@ -601,29 +601,29 @@ def evaluate_many(
             raise ValueError(f"{what} names unknown methods: {sorted(unknown)}")
     for key, value in seeds.items():
         if value is not None:
-            seeds[key] = _check_seed(f"seeds[{key!r}]", value)
+            seeds[key] = check_seed(f"seeds[{key!r}]", value)
 
     source = _Source(stream, X_train, Y_train, n_test, chunk_size)
     n_test = source.n_test
     if feed is not None:
         feed.bound(n_test, source.X_train.shape[1], source.X_train.dtype.itemsize, source.n_labels)
     if window_size is not None:
-        window_size = _check_count("window_size", window_size, low=1)
+        window_size = check_count("window_size", window_size, low=1)
         edges = None
         if n_test is not None:
             # the counts kept per window are checked before the edges are made
-            _check_window_memory(
+            check_window_memory(
                 "window_size", window_size, -(-n_test // window_size), source.n_labels, len(methods)
             )
-            edges = _fixed_edges(n_test, window_size)
+            edges = fixed_edges(n_test, window_size)
     elif n_test is None:
         raise ValueError(
             "an iterable stream needs n_test (to place n_windows windows) or window_size"
         )
     else:
-        n_windows = _check_count("n_windows", n_windows, low=1)
+        n_windows = check_count("n_windows", n_windows, low=1)
         if n_windows <= n_test:  # else window_edges says that the windows outnumber the rows
-            _check_window_memory("n_windows", n_windows, n_windows, source.n_labels, len(methods))
+            check_window_memory("n_windows", n_windows, n_windows, source.n_labels, len(methods))
         edges = window_edges(n_test, n_windows)
 
     runners = [
@@ -711,23 +711,9 @@ def _label_feed(fraction, delay, seed):
     """The _LabelFeed of the delayed-label protocol, its arguments checked; None without it
     (the delay and the seed are checked then too: a loop over fractions may keep them)."""
     if fraction is None:
-        _check_label_protocol(0.0, delay, seed)
+        check_label_protocol(0.0, delay, seed)
         return None
-    return _LabelFeed(*_check_label_protocol(fraction, delay, seed))
-
-
-def _check_label_protocol(fraction, delay, seed):
-    """(fraction, delay, seed) of the delayed-label protocol, checked, as float, int, int."""
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
-        raise TypeError(f"label_fraction must be a number in [0, 1] or None, got {fraction!r}")
-    fraction = float(fraction)
-    if not 0.0 <= fraction <= 1.0:
-        raise ValueError(f"label_fraction must be in [0, 1], got {fraction!r}")
-    delay = _check_count("label_delay", delay, low=0, high=_MAX_ROWS)
-    seed = _check_seed("label_seed", seed)
-    if seed < 0:
-        raise ValueError(f"label_seed must be non-negative, got {seed}")
-    return fraction, delay, seed
+    return _LabelFeed(*check_label_protocol(fraction, delay, seed))
 
 
 def _check_mapping(name, value, what):
@@ -737,16 +723,9 @@ def _check_mapping(name, value, what):
     if not isinstance(value, Mapping):
         raise TypeError(
             f"{name} must be a mapping of method name -> {what}, or None, got "
-            f"{_describe(value)} ({type(value).__name__})"
+            f"{describe(value)} ({type(value).__name__})"
         )
     return dict(value)
-
-
-def _check_seed(name, value):
-    """A recorded seed: an integer (numpy integers accepted), returned as int."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    return int(value)
 
 
 def _named_methods(methods):

@@ -77,7 +77,7 @@ _MAX_INT64 = 2**63 - 1
 # --------------------------------------------------------------------------------------- helpers
 
 
-def _seed_sequence(seed: SeedLike, name: str = "seed") -> np.random.SeedSequence:
+def seed_sequence(seed: SeedLike, name: str = "seed") -> np.random.SeedSequence:
     """A SeedSequence from an int >= 0, a SeedSequence, a Generator (consumes 4 draws) or None."""
     if isinstance(seed, np.random.SeedSequence):
         # a fresh copy: spawning children must not change the caller's object, so that the same
@@ -110,13 +110,13 @@ def _class_dtype(n_classes):
 def _rng(seed: SeedLike, name: str = "random_state") -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(_seed_sequence(seed, name))
+    return np.random.default_rng(seed_sequence(seed, name))
 
 
 def _attempt_sequence(root: np.random.SeedSequence, attempt: int) -> np.random.SeedSequence:
     """Sub-seed number ``attempt`` of a root sequence (attempt 0 is the root itself)."""
     if attempt == 0:
-        return _seed_sequence(root)
+        return seed_sequence(root)
     words = [root.entropy] if isinstance(root.entropy, int) else list(root.entropy)
     return np.random.SeedSequence([*words, *root.spawn_key, 0x5EED, attempt])
 
@@ -539,7 +539,7 @@ def moa_spherical(
         _spherical_nbytes(n, K, d),
         "the stream, its per-instance draws and the kernel positions",
     )
-    root = _seed_sequence(seed)
+    root = seed_sequence(seed)
     draws = _SphericalDraws(root, K, d, n, noise_level, placement)
     n_steps = n // _STEP_EVERY
 
@@ -892,7 +892,7 @@ class RandomTreeGenerator(BinaryStreamGenerator):
             + nbytes_of(self.n_classes, itemsize=2 * 8),
             "the 10,000 pilot instances and their class counts",
         )
-        root = _seed_sequence(random_state, "random_state")
+        root = seed_sequence(random_state, "random_state")
         for attempt in range(1, 101):
             tree_ss, pilot_ss = _attempt_sequence(root, attempt - 1).spawn(2)
             self._build(np.random.default_rng(tree_ss))
@@ -1630,7 +1630,7 @@ def read_multilabel(
 
     boundaries = np.array([_round_half_up(s * n / S) for s in range(S + 1)], dtype=np.int64)
     n_cal = max(1, _prefix_size(calib_fraction, n))
-    root = _seed_sequence(seed)
+    root = seed_sequence(seed)
 
     last_error: Exception | None = None
     for attempt in range(max_attempts):
