@@ -42,6 +42,7 @@ method's calls on the test stream (evaluation overhead excluded), ``instances_pe
 ratio to the test rows.
 """
 
+import inspect
 import math
 import numbers
 import time
@@ -346,8 +347,6 @@ class _Runner:
 
 def _takes_arrivals(method):
     """Whether the method's predict_stream learns labels arriving during the chunk (mlsom)."""
-    import inspect
-
     try:
         return "arrivals" in inspect.signature(method.predict_stream).parameters
     except (TypeError, ValueError):

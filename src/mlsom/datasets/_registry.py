@@ -25,7 +25,9 @@ import numpy as np
 from .._memory import check_memory
 from .._names import difference, show
 from .._validation import check_float, check_int
+from ._arff import load_arff, not_regular
 from ._generators import SeedLike, moa_spherical, read_multilabel, seed_sequence
+from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels, prefix_split
 
 __all__ = ["StreamDataset", "TableEntry", "TABLE1", "list_streams", "load"]
 
@@ -256,8 +258,6 @@ def table_entry(name: str) -> TableEntry:
 
 
 def _prefix_split(X, Y):
-    from ._preprocess import prefix_split
-
     return prefix_split(X, Y, TRAIN_FRACTION)
 
 
@@ -509,7 +509,6 @@ def _is_data_file(p: Path, folder: Path, entry: TableEntry) -> bool:
     """Whether a data file lies at ``p``: False when nothing does, an error naming it when it is
     no regular file (a FIFO, a device, a directory: never opened, a FIFO would block) or
     cannot be looked at (a symbolic link loop, a permission denied)."""
-    from ._arff import not_regular
 
     try:
         mode = os.stat(p).st_mode
@@ -535,8 +534,6 @@ def _resolve_names(wanted: Sequence[str], names: Sequence[str], what: str) -> li
 
 
 def _read_all(paths, xml):
-    from ._arff import load_arff
-
     parts = [load_arff(p, xml=xml) for p in paths]
     first = parts[0]
     for p in parts[1:]:
@@ -571,8 +568,6 @@ def _no_row(files: str, n_rows: int, kept_names: Sequence[str], what: str) -> Va
 
 
 def _load_real(entry, data_home, keep_labels, min_label_freq):
-    from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels
-
     keep_labels = _check_keep_labels(keep_labels)
     if min_label_freq is not None:
         min_label_freq = check_float("min_label_freq", min_label_freq, low=0.0, high=1.0)
