@@ -710,28 +710,8 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     ax.set_axis_off()
     line = {"color": "black", "linewidth": 1.0, "solid_capstyle": "butt"}
 
-    # Axis of ranks with a tick per integer rank and a short one per half rank.
-    ax.plot([xpos(1), xpos(k)], [axis_y, axis_y], **line)
-    step = 1 if k <= 15 else (2 if k <= 30 else 5)
-    for r in np.arange(1.0, k + 0.25, 0.5):
-        tall = float(r).is_integer()
-        ax.plot([xpos(r)] * 2, [axis_y, axis_y - (0.08 if tall else 0.04)], **line)
-        if tall and (int(r) == 1 or int(r) == k or int(r) % step == 0):
-            ax.text(xpos(r), axis_y - 0.11, str(int(r)), ha="center", va="bottom", fontsize=9)
-
-    # Critical difference bar, starting at rank 1.
-    end = min(1.0 + result.cd, float(k))
-    ax.plot([xpos(1), xpos(end)], [cd_y, cd_y], gid="cd-bar", **line)
-    for r in (1.0, end):
-        ax.plot([xpos(r)] * 2, [cd_y - 0.04, cd_y + 0.04], **line)
-    ax.text(
-        (xpos(1) + xpos(end)) / 2,
-        cd_y - 0.07,
-        f"CD = {result.cd:.2f} (\u03b1 = {result.alpha:g})",
-        ha="center",
-        va="bottom",
-        fontsize=9,
-    )
+    _draw_rank_axis(ax, xpos, k, axis_y, line)
+    _draw_cd_bar(ax, xpos, k, cd_y, result, line)
 
     # Methods: the half nearer the left end on the left, the rest on the right.
     by_x = sorted(range(k), key=lambda j: (xpos(ranks[j]), j))
@@ -767,6 +747,33 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     if title is not None:
         ax.set_title(title)
     return fig
+
+
+def _draw_rank_axis(ax, xpos, k, axis_y, line):
+    """The axis of ranks 1 to k, a tick per integer rank and a short one per half rank."""
+    ax.plot([xpos(1), xpos(k)], [axis_y, axis_y], **line)
+    step = 1 if k <= 15 else (2 if k <= 30 else 5)
+    for r in np.arange(1.0, k + 0.25, 0.5):
+        tall = float(r).is_integer()
+        ax.plot([xpos(r)] * 2, [axis_y, axis_y - (0.08 if tall else 0.04)], **line)
+        if tall and (int(r) == 1 or int(r) == k or int(r) % step == 0):
+            ax.text(xpos(r), axis_y - 0.11, str(int(r)), ha="center", va="bottom", fontsize=9)
+
+
+def _draw_cd_bar(ax, xpos, k, cd_y, result, line):
+    """The critical difference bar, starting at rank 1, with its value."""
+    end = min(1.0 + result.cd, float(k))
+    ax.plot([xpos(1), xpos(end)], [cd_y, cd_y], gid="cd-bar", **line)
+    for r in (1.0, end):
+        ax.plot([xpos(r)] * 2, [cd_y - 0.04, cd_y + 0.04], **line)
+    ax.text(
+        (xpos(1) + xpos(end)) / 2,
+        cd_y - 0.07,
+        f"CD = {result.cd:.2f} (\u03b1 = {result.alpha:g})",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
 
 
 # ------------------------------------------------------------------------------ saving
