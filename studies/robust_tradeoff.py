@@ -30,7 +30,7 @@ import numpy as np
 from _shared import scores
 
 from mlsom._som import SOMStreamClassifier
-from mlsom.experiment import STREAM_SEED, _is_real, _load_stream, _stream_source
+from mlsom.experiment import STREAM_SEED, _load_stream, _stream_source, is_real_stream
 from mlsom.protocol import evaluate
 
 DEFAULT_STREAMS = [
@@ -81,7 +81,7 @@ class AllLabels:
 
 
 def _dataset(stream, n, data_home):
-    real = _is_real(stream)
+    real = is_real_stream(stream)
     return _load_stream(stream, None if real else n, data_home, _stream_source(stream, None))
 
 

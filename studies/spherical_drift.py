@@ -43,7 +43,7 @@ import numpy as np
 from mlsom.datasets import load
 from mlsom.datasets._arff import load_arff
 from mlsom.datasets._generators import moa_spherical
-from mlsom.datasets._registry import SPHERICAL_CALIBRATION, TRAIN_FRACTION, _entry
+from mlsom.datasets._registry import SPHERICAL_CALIBRATION, TRAIN_FRACTION, table_entry
 
 N = 10_000
 FIT_KEYS = ("drift", "spread", "overlap")
@@ -96,7 +96,7 @@ def with_whole_stream(X, Y):
 def fit(data_home, name, seeds):
     """Grid search of (speed factor, pair offsets) on one paper prefix; the table and the best."""
     target = paper_measures(data_home, name)
-    e = _entry(name)
+    e = table_entry(name)
     grid = []
     print(f"fit on {name}: paper {', '.join(f'{k} {target[k]:.3f}' for k in FIT_KEYS)}")
     print("| speed factor | pair offset | drift | spread | overlap | radius | error |")

@@ -92,7 +92,7 @@ def _check_interrupted(returncode, stdout, stderr, out):
     assert result["run"]["grid_size"] == 1 and result["run"]["key"] == kept.stem
     assert not list((out / "runs").glob("*.tmp"))
     # resuming: the same experiment finds that run finished
-    exp = experiment._prepare_experiment(
+    exp = experiment.prepare_experiment(
         "quick",
         out,
         streams=["MOA-Spher-5C-2A"],

@@ -47,16 +47,16 @@ from .experiment import (
     STREAM_SOURCES,
     ExperimentInterrupted,
     Run,
-    _canonical_stream,
-    _check_data_home,
-    _check_grid_size,
-    _check_method_name,
-    _check_out_dir,
-    _check_seed,
-    _default_grid_size,
-    _find_data_files,
-    _prepare_experiment,
+    canonical_stream,
+    check_data_home,
+    check_grid_size,
+    check_method_name,
+    check_out_dir,
     check_run,
+    check_seed,
+    default_grid_size,
+    find_data_files,
+    prepare_experiment,
     run_one,
 )
 
@@ -328,12 +328,12 @@ def _not_empty(text):
     return text
 
 
-_STREAM = _typed(str, "a stream name", _canonical_stream)
-_METHOD = _typed(str, "a method name", _check_method_name)
+_STREAM = _typed(str, "a stream name", canonical_stream)
+_METHOD = _typed(str, "a method name", check_method_name)
 _GRID_SIZE = _typed(
-    lambda text: text if text == "auto" else int(text), "an integer or auto", _check_grid_size
+    lambda text: text if text == "auto" else int(text), "an integer or auto", check_grid_size
 )
-_SEED = _typed(int, "an integer", _check_seed)
+_SEED = _typed(int, "an integer", check_seed)
 _N_INSTANCES = _typed(int, "an integer", _at_least(1000))
 _WINDOWS = _typed(int, "an integer", _at_least(1))
 _N_JOBS = _typed(int, "an integer", _at_least(1))
@@ -430,9 +430,9 @@ def _cmd_demo(args):
             stream_source=args.stream_source,
         )
     )
-    _find_data_files([run.stream], None)
+    find_data_files([run.stream], None)
     if not args.no_plot:
-        _check_out_dir(args.out)
+        check_out_dir(args.out)
     return lambda: run_demo(
         run.stream,
         args.n_instances,
@@ -446,7 +446,7 @@ def _cmd_demo(args):
 
 
 def _cmd_run(args):
-    data_home = _check_data_home(args.data_home)
+    data_home = check_data_home(args.data_home)
     run = check_run(
         Run(
             args.stream,
@@ -463,7 +463,7 @@ def _cmd_run(args):
             stream_source=args.stream_source,
         )
     )
-    _find_data_files([run.stream], data_home)
+    find_data_files([run.stream], data_home)
     out = None if args.out is None else _check_out_file(args.out)
     return lambda: _do_run(run, data_home, out)
 
@@ -490,7 +490,7 @@ def _do_run(run, data_home, out):
 
 
 def _cmd_experiment(args):
-    experiment = _prepare_experiment(
+    experiment = prepare_experiment(
         args.profile,
         args.out,
         streams=args.streams,
@@ -575,11 +575,11 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 def _stream_names(data_home=True):
     """The streams of Table 1, generated and read from data files, for the epilogs."""
     from .datasets import list_streams
-    from .experiment import _is_real
+    from .experiment import is_real_stream
 
     names = list_streams()
-    generated = [n for n in names if not _is_real(n)]
-    real = [n for n in names if _is_real(n)]
+    generated = [n for n in names if not is_real_stream(n)]
+    real = [n for n in names if is_real_stream(n)]
     return (
         "streams (the paper's Table 1; names are case-insensitive):\n"
         + _wrap("generated: " + ", ".join(generated))
@@ -758,7 +758,7 @@ def _parser():
         type=_GRID_SIZE,
         default=None,
         help=f"mlsom's d (d x d neurons per label), or auto to choose it from the labelled set; "
-        f"mlsom only (default: the estimator's, {_default_grid_size()})",
+        f"mlsom only (default: the estimator's, {default_grid_size()})",
     )
     run.add_argument(
         "--seed", type=_SEED, default=0, help="seed of the method (default: %(default)s)"

@@ -14,26 +14,35 @@ from .exceptions import DataTypeError
 MAX_ABS_VALUE = 1e100
 # The same for float32 (overflow near 1.8e19): the limit leaves room for 10^7 features.
 MAX_ABS_VALUE_32 = 1e15
+# Rows of a test stream: window edges are int64.
+MAX_ROWS = 2**63 - 1
+#: Smallest significance level: below it SciPy's studentized range quantile is not accurate
+#: (at 1e-17, 1 - alpha rounds to 1 and the quantile comes out infinite).
+MIN_ALPHA = 1e-10
 
 
-def _describe(value):
+def describe(value):
     if isinstance(value, int) and value.bit_length() > 10_000:  # (too long for repr)
         return f"{'-' if value < 0 else ''}an integer of {value.bit_length()} bits"
     r = repr(value)
     return r if len(r) <= 80 else r[:77] + "..."
 
 
+# The model-state modules (_som.py) still import the old name.
+_describe = describe
+
+
 def check_int(name, value, *, low=None, high=None):
     """Return ``value`` as int: TypeError unless an integer, ValueError outside [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(
-            f"{name} must be an integer, got {_describe(value)} ({type(value).__name__})"
+            f"{name} must be an integer, got {describe(value)} ({type(value).__name__})"
         )
     value = int(value)
     if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {_describe(value)}")
+        raise ValueError(f"{name} must be >= {low}, got {describe(value)}")
     if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {_describe(value)}")
+        raise ValueError(f"{name} must be <= {high}, got {describe(value)}")
     return value
 
 
@@ -41,12 +50,12 @@ def check_float(name, value, *, low=None, high=None, low_open=False):
     """Return ``value`` as float; TypeError unless real, ValueError if outside the interval."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
-            f"{name} must be a real number, got {_describe(value)} ({type(value).__name__})"
+            f"{name} must be a real number, got {describe(value)} ({type(value).__name__})"
         )
     try:
         value = float(value)
     except OverflowError:  # an integer or Fraction beyond float's range
-        raise ValueError(f"{name} must be finite, got {_describe(value)}") from None
+        raise ValueError(f"{name} must be finite, got {describe(value)}") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if low is not None and (value < low or (low_open and value == low)):
@@ -67,9 +76,56 @@ def check_distinct_text(what, keys, noun="keys"):
         raise ValueError(f"{what}: {noun} {sorted(dup)} are given twice once written as text")
 
 
+def check_count(name, value, *, low, high=None):
+    """Return ``value`` as int: TypeError unless an integer, ValueError outside [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return int(value)
+
+
+def check_seed(name, value):
+    """A recorded seed: an integer (numpy integers accepted), returned as int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def check_label_protocol(fraction, delay, seed):
+    """(fraction, delay, seed) of the delayed-label protocol, checked, as float, int, int."""
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
+        raise TypeError(f"label_fraction must be a number in [0, 1] or None, got {fraction!r}")
+    fraction = float(fraction)
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"label_fraction must be in [0, 1], got {fraction!r}")
+    delay = check_count("label_delay", delay, low=0, high=MAX_ROWS)
+    seed = check_seed("label_seed", seed)
+    if seed < 0:
+        raise ValueError(f"label_seed must be non-negative, got {seed}")
+    return fraction, delay, seed
+
+
+def check_alpha(alpha):
+    """A significance level in [MIN_ALPHA, 1), as float."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise TypeError(f"alpha must be a real number, got {describe(alpha)}")
+    alpha = float(alpha)
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    if alpha < MIN_ALPHA:
+        raise ValueError(
+            f"alpha must be >= {MIN_ALPHA:g} (smaller levels are beyond the precision of the "
+            f"studentized range quantile), got {alpha}"
+        )
+    return alpha
+
+
 def check_option(name, value, options):
     if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {sorted(options)}, got {_describe(value)}")
+        raise ValueError(f"{name} must be one of {sorted(options)}, got {describe(value)}")
     return value
 
 

@@ -32,7 +32,7 @@ except ModuleNotFoundError as exc:
 
 from mlsom import _names
 from mlsom._som import SOMStreamClassifier
-from mlsom._validation import _describe, effective_n_threads
+from mlsom._validation import describe, effective_n_threads
 
 __all__ = ["predict"]
 
@@ -115,7 +115,7 @@ def predict(model, X, *, client=None, n_jobs=1):
     effective_n_threads(n_jobs)  # validated here; resolved on the worker, against its cores
     if client is not None and not callable(getattr(client, "scatter", None)):
         raise TypeError(
-            f"client must be a distributed.Client or None, got {_describe(client)} "
+            f"client must be a distributed.Client or None, got {describe(client)} "
             f"({type(client).__name__})"
         )
     frame = _dask_frame_module(X)
@@ -164,7 +164,7 @@ def _check_model(model):
     """(n_features, feature names or None, an empty prediction) of a fitted model."""
     if not isinstance(model, SOMStreamClassifier):
         raise TypeError(
-            f"model must be a fitted mlsom.SOMStreamClassifier, got {_describe(model)} "
+            f"model must be a fitted mlsom.SOMStreamClassifier, got {describe(model)} "
             f"({type(model).__name__})"
         )
     n_features = model.n_features_in_  # NotFittedError (a ValueError) when not fitted

@@ -147,7 +147,7 @@ def available_methods():
     return ["mlsom", "MINAS-BR", *LOWER_BOUNDS, *_upper_bounds()]
 
 
-def _default_grid_size():
+def default_grid_size():
     from ._som import SOMStreamClassifier
 
     return SOMStreamClassifier().grid_size
@@ -177,7 +177,7 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
         from ._som import SOMStreamClassifier
 
         factory = SOMStreamClassifier
-        fixed = {"grid_size": _default_grid_size() if grid_size is None else grid_size}
+        fixed = {"grid_size": default_grid_size() if grid_size is None else grid_size}
     else:
         if grid_size is not None:
             raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
@@ -310,16 +310,16 @@ def _about(argument):
 
 def _stream_entry(name):
     """The Table 1 entry of a stream name (case-insensitive); ValueError naming the valid ones."""
-    from .datasets._registry import _entry
+    from .datasets._registry import table_entry
 
-    return _entry(name)
+    return table_entry(name)
 
 
-def _is_real(name):
+def is_real_stream(name):
     """Whether a (canonical) stream name is read from data files rather than generated."""
-    from .datasets._registry import _REAL
+    from .datasets._registry import REAL_FILES
 
-    return name in _REAL
+    return name in REAL_FILES
 
 
 #: ``stream_source`` values of a generated MOA-Spher stream; the first is the default
@@ -332,7 +332,7 @@ def _is_moving_kernels(name):
         entry = _stream_entry(name)
     except (ValueError, TypeError):
         return False
-    return entry.kind == "spherical" and not _is_real(entry.name)
+    return entry.kind == "spherical" and not is_real_stream(entry.name)
 
 
 def _stream_source(name, source):
@@ -344,7 +344,7 @@ def _stream_source(name, source):
 
 
 def _check_stream_source(entry, source):
-    if _is_real(entry.name) or entry.kind != "spherical":
+    if is_real_stream(entry.name) or entry.kind != "spherical":
         if source is not None:
             raise ValueError(
                 f"stream_source={source!r} applies to the generated MOA-Spher streams only "
@@ -361,12 +361,12 @@ def _check_stream_source(entry, source):
     return source
 
 
-def _canonical_stream(name):
+def canonical_stream(name):
     """The stream's name as Table 1 spells it; ValueError for an unknown one."""
     return _stream_entry(name).name
 
 
-def _check_method_name(name):
+def check_method_name(name):
     """``name`` if the runner knows the method; ValueError naming the valid ones otherwise."""
     if name in ("mlsom", "MINAS-BR"):
         return name
@@ -376,30 +376,30 @@ def _check_method_name(name):
     return name
 
 
-def _check_grid_size(d):
+def check_grid_size(d):
     """``d`` as int (or "auto") if the estimator accepts it as its grid side; its error
     otherwise."""
     make_method("mlsom", grid_size=d)._validate_params()
     return d if isinstance(d, str) else int(d)
 
 
-def _check_seed(seed):
+def check_seed(seed):
     """``seed`` as int if it is a seed every method accepts (0 to 2**32 - 1)."""
     return check_int("seed", seed, low=0, high=MAX_SEED)
 
 
 def _n_test(entry, n_instances):
     """Rows of the test stream: exact for a generated stream, an upper bound for a real one."""
-    if _is_real(entry.name):
+    if is_real_stream(entry.name):
         return entry.instances
-    from .datasets._preprocess import _n_initial
+    from .datasets._preprocess import n_initial
     from .datasets._registry import TRAIN_FRACTION
 
-    return n_instances - _n_initial(n_instances, TRAIN_FRACTION)
+    return n_instances - n_initial(n_instances, TRAIN_FRACTION)
 
 
 def _check_n_instances(entry, n_instances):
-    if _is_real(entry.name):
+    if is_real_stream(entry.name):
         if n_instances is not None:
             raise ValueError(
                 f"n_instances applies to generated streams only; {entry.name} is read from its "
@@ -443,7 +443,7 @@ def check_run(run):
     ValueError or TypeError
         Naming the field and the value.
     """
-    from .evaluation import _check_zero_division
+    from ._measures import check_zero_division
 
     with _about("stream"):
         entry = _stream_entry(run.stream)
@@ -452,13 +452,13 @@ def check_run(run):
     with _about("stream_source"):
         stream_source = _check_stream_source(entry, run.stream_source)
     with _about("method"):
-        method = _check_method_name(run.method)
+        method = check_method_name(run.method)
     with _about("seed"):
-        seed = _check_seed(run.seed)
+        seed = check_seed(run.seed)
     grid_size = run.grid_size
     with _about("grid_size"):
         if method == "mlsom":
-            grid_size = _default_grid_size() if grid_size is None else _check_grid_size(grid_size)
+            grid_size = default_grid_size() if grid_size is None else check_grid_size(grid_size)
             _check_grid_memory(entry, n_instances, grid_size)
         elif grid_size is not None:
             raise ValueError(f"grid_size applies to mlsom only, not to {method!r}")
@@ -478,7 +478,7 @@ def check_run(run):
                 + (f" (n_instances={n_instances})" if n_instances is not None else "")
             )
     with _about("zero_division"):
-        zero_division = _check_zero_division(run.zero_division)
+        zero_division = check_zero_division(run.zero_division)
     with _about("chunk_size"):
         chunk_size = check_int("chunk_size", run.chunk_size, low=1)
     label_fraction, label_delay, label_seed = run.label_fraction, run.label_delay, run.label_seed
@@ -491,15 +491,15 @@ def check_run(run):
                         f"whose labels arrive); without it no label arrives"
                     )
     else:
-        from .protocol import _check_label_protocol
+        from ._validation import check_label_protocol
 
         # each value checked under its own name, so that an error names its own option
         with _about("label_fraction"):
-            label_fraction = _check_label_protocol(label_fraction, 0, 0)[0]
+            label_fraction = check_label_protocol(label_fraction, 0, 0)[0]
         with _about("label_delay"):
-            label_delay = _check_label_protocol(label_fraction, label_delay, 0)[1]
+            label_delay = check_label_protocol(label_fraction, label_delay, 0)[1]
         with _about("label_seed"):
-            label_seed = _check_label_protocol(label_fraction, label_delay, label_seed)[2]
+            label_seed = check_label_protocol(label_fraction, label_delay, label_seed)[2]
     return dataclasses.replace(
         run,
         label_fraction=label_fraction,
@@ -589,20 +589,20 @@ def plan(
     design = dict(PROFILES[profile])
     from .datasets import list_streams
 
-    streams = _names("streams", streams, design["streams"] or list_streams(), _canonical_stream)
+    streams = _names("streams", streams, design["streams"] or list_streams(), canonical_stream)
     methods = _names(
-        "methods", methods, design["methods"] or available_methods(), _check_method_name
+        "methods", methods, design["methods"] or available_methods(), check_method_name
     )
     explicit_d = grid_sizes is not None
-    grid_sizes = _names("grid_sizes", grid_sizes, design["grid_sizes"], _check_grid_size)
-    seeds = _names("seeds", seeds, design["seeds"], _check_seed)
+    grid_sizes = _names("grid_sizes", grid_sizes, design["grid_sizes"], check_grid_size)
+    seeds = _names("seeds", seeds, design["seeds"], check_seed)
     with _about("grid_sizes"):
         if explicit_d and "mlsom" not in methods:
             raise ValueError(
                 f"grid_sizes={grid_sizes} apply to mlsom, which is not among the methods"
             )
     with _about("n_instances"):
-        if n_instances is not None and all(_is_real(s) for s in streams):
+        if n_instances is not None and all(is_real_stream(s) for s in streams):
             raise ValueError(
                 f"n_instances={n_instances} applies to generated streams only, and every stream "
                 "here is read from data files"
@@ -645,7 +645,7 @@ def plan(
         settings = [(f, dl) for f in fractions for dl in delays] if learners else []
     runs = []
     for stream in streams:
-        n = None if _is_real(stream) else n_instances
+        n = None if is_real_stream(stream) else n_instances
         for method in methods:
             learns = _learns_labels(method)
             for seed in seeds if method in STOCHASTIC else seeds[:1]:
@@ -670,15 +670,15 @@ def plan(
 
 
 def _check_fraction(value):
-    from .protocol import _check_label_protocol
+    from ._validation import check_label_protocol
 
-    return _check_label_protocol(value, 0, 0)[0]
+    return check_label_protocol(value, 0, 0)[0]
 
 
 def _check_delay(value):
-    from .protocol import _check_label_protocol
+    from ._validation import check_label_protocol
 
-    return _check_label_protocol(0.0, value, 0)[1]
+    return check_label_protocol(0.0, value, 0)[1]
 
 
 def _learns_labels(method):
@@ -690,18 +690,20 @@ def _learns_labels(method):
     return getattr(make_method(method), "kind", None) == "incremental"
 
 
-def _find_data_files(streams, data_home):
+def find_data_files(streams, data_home):
     """The data files of each real stream of ``streams``: {name: (ARFF paths, XML path)}.
 
     Fails before any run when files are missing, naming all of them.
     """
-    from .datasets._registry import _REAL, _data_home, _entry, _find
+    from .datasets._registry import REAL_FILES, find_files, resolve_data_home, table_entry
 
     problems, found = [], {}
     for name in sorted(streams):
-        if name in _REAL:
+        if name in REAL_FILES:
             try:
-                found[name] = _find(_data_home(data_home), _REAL[name], _entry(name))
+                found[name] = find_files(
+                    resolve_data_home(data_home), REAL_FILES[name], table_entry(name)
+                )
             except FileNotFoundError as exc:
                 problems.append(str(exc))
     if problems:
@@ -818,7 +820,7 @@ def _cut(text, most=80):
 def _data_fingerprints(streams, data_home):
     """For each real stream of ``streams``: a hash of its data files' names and content."""
     fingerprints = {}
-    for name, (paths, xml) in _find_data_files(streams, data_home).items():
+    for name, (paths, xml) in find_data_files(streams, data_home).items():
         h = hashlib.sha256()
         for p in [*paths, *([xml] if xml is not None else [])]:
             st = os.stat(p)
@@ -828,15 +830,15 @@ def _data_fingerprints(streams, data_home):
     return fingerprints
 
 
-def _check_data_home(data_home):
+def check_data_home(data_home):
     """``data_home`` (None or an existing folder); ValueError otherwise."""
     if data_home is None:
         return None
     if isinstance(data_home, (str, os.PathLike)):
-        from .datasets._registry import _check_not_blank
+        from .datasets._registry import check_not_blank
 
         try:
-            _check_not_blank(data_home)  # Path("") is the current folder
+            check_not_blank(data_home)  # Path("") is the current folder
         except ValueError as error:
             error.argument = "data_home"
             raise
@@ -852,16 +854,16 @@ def _check_data_home(data_home):
     else:
         if stat.S_ISDIR(mode):
             return path
-        from .datasets._arff import _file_kind
+        from .datasets._arff import file_kind
 
-        what = "is a regular file" if stat.S_ISREG(mode) else f"is {_file_kind(mode)}"
+        what = "is a regular file" if stat.S_ISREG(mode) else f"is {file_kind(mode)}"
         what += ", not a folder"
     error = ValueError(f"data_home {str(data_home)!r} {what}")
     error.argument = "data_home"
     raise error
 
 
-def _check_out_dir(out_dir):
+def check_out_dir(out_dir):
     """Create the results folder if needed and check that files can be written in it.
 
     A probe file is written and removed, so an unwritable folder, a path through a file or an
@@ -925,7 +927,7 @@ def _check_scheduler(scheduler, n_jobs, connect_timeout):
 def _load_stream(name, n_instances, data_home, source=None):
     from .datasets import load
 
-    if _is_real(name):
+    if is_real_stream(name):
         return load(name, data_home=data_home)
     return load(name, n_instances=n_instances, random_state=STREAM_SEED, source=source)
 
@@ -1050,7 +1052,7 @@ class _Experiment:
         return summary
 
 
-def _prepare_experiment(
+def prepare_experiment(
     profile="quick",
     out_dir="mlsom-experiment",
     *,
@@ -1074,7 +1076,7 @@ def _prepare_experiment(
     stream_source=None,
 ):
     """Check every argument of :func:`run_experiment` and return the experiment, ready to run."""
-    data_home = _check_data_home(data_home)
+    data_home = check_data_home(data_home)
     scheduler, n_jobs, connect_timeout = _check_scheduler(scheduler, n_jobs, connect_timeout)
     runs = plan(
         profile,
@@ -1096,7 +1098,7 @@ def _prepare_experiment(
         dataclasses.replace(r, data=fingerprints[r.stream]) if r.stream in fingerprints else r
         for r in runs
     ]
-    out = _check_out_dir(out_dir)
+    out = check_out_dir(out_dir)
     (out / "runs").mkdir(exist_ok=True)
     return _Experiment(
         profile=profile,
@@ -1192,7 +1194,7 @@ def run_experiment(
     ExperimentInterrupted
         On Ctrl-C while the runs execute; the finished runs are kept.
     """
-    return _prepare_experiment(
+    return prepare_experiment(
         profile,
         out_dir,
         streams=streams,

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._memory import check_allocation, nbytes_of
-from ._validation import _describe, check_distinct_text, check_float
-from .stats import MAX_METHODS, FriedmanNemenyiResult, _check_alpha
+from ._validation import check_alpha, check_distinct_text, check_float, describe
+from .stats import MAX_METHODS, FriedmanNemenyiResult
 
 __all__ = [
     "method_styles",
@@ -95,7 +95,7 @@ def _figure_and_axes(ax, figsize):
         fig = Figure(figsize=figsize, layout="constrained")
         return fig, fig.add_subplot()
     if not hasattr(ax, "get_figure") or not hasattr(ax, "plot"):
-        raise TypeError(f"ax must be a matplotlib Axes, got {_describe(ax)}")
+        raise TypeError(f"ax must be a matplotlib Axes, got {describe(ax)}")
     try:
         fig = ax.get_figure(root=True)
     except TypeError:  # matplotlib < 3.10
@@ -120,7 +120,7 @@ def _check_text(name, value):
     dollar signs matplotlib reads it as mathtext, which must then parse (it failed only when the
     figure was drawn, with the parser's traceback)."""
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"{name} must be a str or None, got {_describe(value)}")
+        raise TypeError(f"{name} must be a str or None, got {describe(value)}")
     if value is not None:
         n = value.count("$") - value.count(r"\$")
         if n and n % 2 == 0:
@@ -130,7 +130,7 @@ def _check_text(name, value):
                 MathTextParser("path").parse(value)
             except ValueError:
                 raise ValueError(
-                    f"{name} {_describe(value)} is not mathtext matplotlib can draw; escape its "
+                    f"{name} {describe(value)} is not mathtext matplotlib can draw; escape its "
                     "dollar signs as \\$ to print them"
                 ) from None
     return value
@@ -156,10 +156,10 @@ def _check_limits(name, value):
         pair = tuple(value)
     except TypeError:
         raise TypeError(
-            f"{name} must be a pair (low, high) of numbers, got {_describe(value)}"
+            f"{name} must be a pair (low, high) of numbers, got {describe(value)}"
         ) from None
     if len(pair) != 2:
-        raise ValueError(f"{name} must be a pair (low, high), got {_describe(value)}")
+        raise ValueError(f"{name} must be a pair (low, high), got {describe(value)}")
     pair = tuple(check_float(f"{name}[{i}]", v) for i, v in enumerate(pair))
     if not math.isfinite(pair[1] - pair[0]):
         raise ValueError(f"{name} {pair} spans more than the largest float")
@@ -171,7 +171,7 @@ def _as_curve(name, values):
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(
-            f"{name} must be a sequence of real numbers, got {_describe(values)}"
+            f"{name} must be a sequence of real numbers, got {describe(values)}"
         ) from None
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
@@ -191,7 +191,7 @@ def _highlighted(names, highlight):
         return None
     if not isinstance(highlight, str):
         raise TypeError(
-            f"highlight must be a method name, 'auto' or None, got {_describe(highlight)}"
+            f"highlight must be a method name, 'auto' or None, got {describe(highlight)}"
         )
     if highlight != "auto":
         if highlight not in names:
@@ -240,7 +240,7 @@ def method_styles(methods, *, highlight="auto"):
         different subsets of methods with the same style for each method.
     """
     if isinstance(methods, str) or not hasattr(methods, "__iter__"):
-        raise TypeError(f"methods must be a sequence of method names, got {_describe(methods)}")
+        raise TypeError(f"methods must be a sequence of method names, got {describe(methods)}")
     names = list(dict.fromkeys(str(m) for m in methods))
     if len(names) > MAX_PLOT_METHODS:
         raise ValueError(f"methods must hold at most {MAX_PLOT_METHODS} names, got {len(names)}")
@@ -364,7 +364,7 @@ def plot_curves(
     styles = {str(m): s for m, s in styles.items()}
     for m, st in styles.items():
         if not isinstance(st, Mapping):
-            raise TypeError(f"styles[{m!r}] must be a dict of line properties, got {_describe(st)}")
+            raise TypeError(f"styles[{m!r}] must be a dict of line properties, got {describe(st)}")
     for m in data:
         _check_text("method name", m)
     _check_span("curves", list(data.values()))
@@ -372,7 +372,7 @@ def plot_curves(
         _check_span("x", [x])
 
     if not isinstance(legend, (bool, np.bool_)):
-        raise TypeError(f"legend must be True or False, got {_describe(legend)}")
+        raise TypeError(f"legend must be True or False, got {describe(legend)}")
     defaults = method_styles(data, highlight=highlight)
     ncols, rows, legend_width = _legend_shape(list(data))
     figsize = (6.0, 3.6)
@@ -487,7 +487,7 @@ def _method_order(result, order):
     if order is None:
         return [int(j) for j in result.order]
     if isinstance(order, str) or not hasattr(order, "__iter__"):
-        raise TypeError(f"order must be a sequence of method names, got {_describe(order)}")
+        raise TypeError(f"order must be a sequence of method names, got {describe(order)}")
     names = [str(m) for m in order]
     if sorted(names) != sorted(result.methods):
         raise ValueError(
@@ -543,11 +543,11 @@ def plot_nemenyi_heatmap(
         its last axes the colour bar.
     """
     _check_result(result)
-    alpha = result.alpha if alpha is None else _check_alpha(alpha)
+    alpha = result.alpha if alpha is None else check_alpha(alpha)
     if annotate is not None and not isinstance(annotate, (bool, np.bool_)):
-        raise TypeError(f"annotate must be True, False or None, got {_describe(annotate)}")
+        raise TypeError(f"annotate must be True, False or None, got {describe(annotate)}")
     if not isinstance(fmt, str):
-        raise TypeError(f"fmt must be a format string, got {_describe(fmt)}")
+        raise TypeError(f"fmt must be a format string, got {describe(fmt)}")
     try:
         format(0.5, fmt)
     except (TypeError, ValueError) as exc:
@@ -666,7 +666,7 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     _check_result(result)
     for label, flag in (("reverse", reverse), ("show_ranks", show_ranks)):
         if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{label} must be True or False, got {_describe(flag)}")
+            raise TypeError(f"{label} must be True or False, got {describe(flag)}")
     _check_text("title", title)
     k = result.n_methods
     check_allocation(
@@ -710,28 +710,8 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     ax.set_axis_off()
     line = {"color": "black", "linewidth": 1.0, "solid_capstyle": "butt"}
 
-    # Axis of ranks with a tick per integer rank and a short one per half rank.
-    ax.plot([xpos(1), xpos(k)], [axis_y, axis_y], **line)
-    step = 1 if k <= 15 else (2 if k <= 30 else 5)
-    for r in np.arange(1.0, k + 0.25, 0.5):
-        tall = float(r).is_integer()
-        ax.plot([xpos(r)] * 2, [axis_y, axis_y - (0.08 if tall else 0.04)], **line)
-        if tall and (int(r) == 1 or int(r) == k or int(r) % step == 0):
-            ax.text(xpos(r), axis_y - 0.11, str(int(r)), ha="center", va="bottom", fontsize=9)
-
-    # Critical difference bar, starting at rank 1.
-    end = min(1.0 + result.cd, float(k))
-    ax.plot([xpos(1), xpos(end)], [cd_y, cd_y], gid="cd-bar", **line)
-    for r in (1.0, end):
-        ax.plot([xpos(r)] * 2, [cd_y - 0.04, cd_y + 0.04], **line)
-    ax.text(
-        (xpos(1) + xpos(end)) / 2,
-        cd_y - 0.07,
-        f"CD = {result.cd:.2f} (\u03b1 = {result.alpha:g})",
-        ha="center",
-        va="bottom",
-        fontsize=9,
-    )
+    _draw_rank_axis(ax, xpos, k, axis_y, line)
+    _draw_cd_bar(ax, xpos, k, cd_y, result, line)
 
     # Methods: the half nearer the left end on the left, the rest on the right.
     by_x = sorted(range(k), key=lambda j: (xpos(ranks[j]), j))
@@ -769,6 +749,33 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     return fig
 
 
+def _draw_rank_axis(ax, xpos, k, axis_y, line):
+    """The axis of ranks 1 to k, a tick per integer rank and a short one per half rank."""
+    ax.plot([xpos(1), xpos(k)], [axis_y, axis_y], **line)
+    step = 1 if k <= 15 else (2 if k <= 30 else 5)
+    for r in np.arange(1.0, k + 0.25, 0.5):
+        tall = float(r).is_integer()
+        ax.plot([xpos(r)] * 2, [axis_y, axis_y - (0.08 if tall else 0.04)], **line)
+        if tall and (int(r) == 1 or int(r) == k or int(r) % step == 0):
+            ax.text(xpos(r), axis_y - 0.11, str(int(r)), ha="center", va="bottom", fontsize=9)
+
+
+def _draw_cd_bar(ax, xpos, k, cd_y, result, line):
+    """The critical difference bar, starting at rank 1, with its value."""
+    end = min(1.0 + result.cd, float(k))
+    ax.plot([xpos(1), xpos(end)], [cd_y, cd_y], gid="cd-bar", **line)
+    for r in (1.0, end):
+        ax.plot([xpos(r)] * 2, [cd_y - 0.04, cd_y + 0.04], **line)
+    ax.text(
+        (xpos(1) + xpos(end)) / 2,
+        cd_y - 0.07,
+        f"CD = {result.cd:.2f} (\u03b1 = {result.alpha:g})",
+        ha="center",
+        va="bottom",
+        fontsize=9,
+    )
+
+
 # ------------------------------------------------------------------------------ saving
 
 
@@ -799,10 +806,10 @@ def save_png(fig, path, *, dpi=150, transparent=False):
     if not hasattr(fig, "savefig"):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {_describe(path)}")
+        raise TypeError(f"path must be a str or os.PathLike, got {describe(path)}")
     dpi = check_float("dpi", dpi, low=0.0, low_open=True)
     if not isinstance(transparent, (bool, np.bool_)):
-        raise TypeError(f"transparent must be True or False, got {_describe(transparent)}")
+        raise TypeError(f"transparent must be True or False, got {describe(transparent)}")
     path = pathlib.Path(path)
     if path.suffix == "":
         path = path.with_name(path.name + ".png")

@@ -42,6 +42,7 @@ method's calls on the test stream (evaluation overhead excluded), ``instances_pe
 ratio to the test rows.
 """
 
+import inspect
 import math
 import numbers
 import time
@@ -51,19 +52,19 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ._measures import check_zero_division
 from ._memory import check_allocation
 from ._names import difference, show, string_columns
-from ._validation import _describe, check_distinct_text
-from .evaluation import (
-    _MAX_ROWS,
-    StreamEvaluation,
-    _check_count,
-    _check_window_memory,
-    _check_zero_division,
-    _fixed_edges,
-    _WindowAccumulator,
-    window_edges,
+from ._results import StreamEvaluation
+from ._validation import (
+    MAX_ROWS,
+    check_count,
+    check_distinct_text,
+    check_label_protocol,
+    check_seed,
+    describe,
 )
+from ._windows import WindowAccumulator, check_window_memory, fixed_edges, window_edges
 
 __all__ = ["KINDS", "evaluate", "evaluate_many"]
 
@@ -249,7 +250,7 @@ class _Runner:
         self.n_labels = n_labels
         self.fit_seconds = 0.0
         self.stream_seconds = 0.0
-        self.acc = _WindowAccumulator(
+        self.acc = WindowAccumulator(
             n_labels, edges=edges, window_size=window_size, keep_predictions=keep_predictions
         )
 
@@ -346,8 +347,6 @@ class _Runner:
 
 def _takes_arrivals(method):
     """Whether the method's predict_stream learns labels arriving during the chunk (mlsom)."""
-    import inspect
-
     try:
         return "arrivals" in inspect.signature(method.predict_stream).parameters
     except (TypeError, ValueError):
@@ -514,7 +513,7 @@ def evaluate(
         raise TypeError(f"name must be a str or None, got {name!r}")
     name = name or type(method).__name__
     if seed is not None:
-        seed = _check_seed("seed", seed)
+        seed = check_seed("seed", seed)
     return evaluate_many(
         {name: method},
         stream,
@@ -587,45 +586,21 @@ def evaluate_many(
     results : dict of str to StreamEvaluation
         In the order of ``methods``.
     """
-    chunk_size = _check_count("chunk_size", chunk_size, low=1)
-    zero_division = _check_zero_division(zero_division)
+    chunk_size = check_count("chunk_size", chunk_size, low=1)
+    zero_division = check_zero_division(zero_division)
     feed = _label_feed(label_fraction, label_delay, label_seed)
     if n_test is not None:
-        n_test = _check_count("n_test", n_test, low=1, high=_MAX_ROWS)
+        n_test = check_count("n_test", n_test, low=1, high=MAX_ROWS)
     methods = _named_methods(methods)
-    kinds = _check_mapping("kinds", kinds, "kind")
-    seeds = _check_mapping("seeds", seeds, "seed")
-    for what, mapping in (("kinds", kinds), ("seeds", seeds)):
-        unknown = set(mapping) - set(methods)
-        if unknown:
-            raise ValueError(f"{what} names unknown methods: {sorted(unknown)}")
-    for key, value in seeds.items():
-        if value is not None:
-            seeds[key] = _check_seed(f"seeds[{key!r}]", value)
+    kinds, seeds = _check_method_mappings(methods, kinds, seeds)
 
     source = _Source(stream, X_train, Y_train, n_test, chunk_size)
     n_test = source.n_test
     if feed is not None:
         feed.bound(n_test, source.X_train.shape[1], source.X_train.dtype.itemsize, source.n_labels)
-    if window_size is not None:
-        window_size = _check_count("window_size", window_size, low=1)
-        edges = None
-        if n_test is not None:
-            # the counts kept per window are checked before the edges are made
-            _check_window_memory(
-                "window_size", window_size, -(-n_test // window_size), source.n_labels, len(methods)
-            )
-            edges = _fixed_edges(n_test, window_size)
-    elif n_test is None:
-        raise ValueError(
-            "an iterable stream needs n_test (to place n_windows windows) or window_size"
-        )
-    else:
-        n_windows = _check_count("n_windows", n_windows, low=1)
-        if n_windows <= n_test:  # else window_edges says that the windows outnumber the rows
-            _check_window_memory("n_windows", n_windows, n_windows, source.n_labels, len(methods))
-        edges = window_edges(n_test, n_windows)
-
+    edges, n_windows, window_size = _window_layout(
+        n_test, n_windows, window_size, source.n_labels, len(methods)
+    )
     runners = [
         _Runner(
             name,
@@ -638,6 +613,65 @@ def evaluate_many(
         )
         for name, method in methods.items()
     ]
+    learners = _run_methods(runners, source, feed)
+    windows = (
+        {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
+    )
+    recorded = {
+        "stream": stream_name if stream_name is not None else source.name,
+        "zero_division": zero_division,
+        "label_names": source.label_names,
+        "n_train": len(source.X_train),
+        "chunk_size": chunk_size,
+    }
+    return {
+        runner.name: _runner_result(
+            runner, seeds.get(runner.name), recorded, windows, source.stream_info, feed, learners
+        )
+        for runner in runners
+    }
+
+
+def _check_method_mappings(methods, kinds, seeds):
+    """``kinds`` and ``seeds`` of :func:`evaluate_many` as dicts naming only known methods."""
+    kinds = _check_mapping("kinds", kinds, "kind")
+    seeds = _check_mapping("seeds", seeds, "seed")
+    for what, mapping in (("kinds", kinds), ("seeds", seeds)):
+        unknown = set(mapping) - set(methods)
+        if unknown:
+            raise ValueError(f"{what} names unknown methods: {sorted(unknown)}")
+    for key, value in seeds.items():
+        if value is not None:
+            seeds[key] = check_seed(f"seeds[{key!r}]", value)
+    return kinds, seeds
+
+
+def _window_layout(n_test, n_windows, window_size, n_labels, n_methods):
+    """(edges, n_windows, window_size), checked: edges None for windows of ``window_size`` rows
+    over a stream of unknown length. The counts kept per window are checked before the edges are
+    made."""
+    if window_size is not None:
+        window_size = check_count("window_size", window_size, low=1)
+        edges = None
+        if n_test is not None:
+            check_window_memory(
+                "window_size", window_size, -(-n_test // window_size), n_labels, n_methods
+            )
+            edges = fixed_edges(n_test, window_size)
+        return edges, n_windows, window_size
+    if n_test is None:
+        raise ValueError(
+            "an iterable stream needs n_test (to place n_windows windows) or window_size"
+        )
+    n_windows = check_count("n_windows", n_windows, low=1)
+    if n_windows <= n_test:  # else window_edges says that the windows outnumber the rows
+        check_window_memory("n_windows", n_windows, n_windows, n_labels, n_methods)
+    return window_edges(n_test, n_windows), n_windows, window_size
+
+
+def _run_methods(runners, source, feed):
+    """Fit every method, then give each chunk of the stream to each in turn; return the names of
+    the methods that learn the labels that arrive."""
     learners = {r.name for r in runners if feed is not None and r.learns_labels()}
     for runner in runners:
         with _raised_by(runner):
@@ -650,47 +684,39 @@ def evaluate_many(
                     runner.step_with_labels(X_chunk, Y_chunk, plan)
                 else:
                     runner.step(X_chunk, Y_chunk)
+    return learners
 
-    windows = (
-        {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
+
+def _runner_result(runner, seed, recorded, windows, stream_info, feed, learners):
+    """The StreamEvaluation of one method; ``recorded`` holds the fields all methods share."""
+    edges, counts, ex, packed = runner.acc.finish()
+    params = _method_params(runner.method)
+    if seed is None:
+        rs = params.get("random_state")
+        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
+            seed = int(rs)
+    labels = {}
+    if feed is not None:
+        labels = {"labels": {**feed.info(), "learns_labels": runner.name in learners}}
+    return StreamEvaluation(
+        edges,
+        counts,
+        ex,
+        method=runner.name,
+        kind=runner.kind,
+        params=params,
+        seed=seed,
+        fit_seconds=runner.fit_seconds,
+        stream_seconds=runner.stream_seconds,
+        info={
+            "class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
+            "windows": windows,
+            "stream_info": stream_info,
+            **labels,
+        },
+        predictions=packed,
+        **recorded,
     )
-    results = {}
-    for runner in runners:
-        edges_r, counts, ex, packed = runner.acc.finish()
-        params = _method_params(runner.method)
-        seed = seeds.get(runner.name)
-        if seed is None:
-            rs = params.get("random_state")
-            if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
-                seed = int(rs)
-        results[runner.name] = StreamEvaluation(
-            edges_r,
-            counts,
-            ex,
-            method=runner.name,
-            kind=runner.kind,
-            params=params,
-            stream=stream_name if stream_name is not None else source.name,
-            seed=seed,
-            zero_division=zero_division,
-            label_names=source.label_names,
-            n_train=len(source.X_train),
-            fit_seconds=runner.fit_seconds,
-            stream_seconds=runner.stream_seconds,
-            chunk_size=chunk_size,
-            info={
-                "class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
-                "windows": windows,
-                "stream_info": source.stream_info,
-                **(
-                    {"labels": {**feed.info(), "learns_labels": runner.name in learners}}
-                    if feed is not None
-                    else {}
-                ),
-            },
-            predictions=packed,
-        )
-    return results
 
 
 @contextmanager
@@ -711,23 +737,9 @@ def _label_feed(fraction, delay, seed):
     """The _LabelFeed of the delayed-label protocol, its arguments checked; None without it
     (the delay and the seed are checked then too: a loop over fractions may keep them)."""
     if fraction is None:
-        _check_label_protocol(0.0, delay, seed)
+        check_label_protocol(0.0, delay, seed)
         return None
-    return _LabelFeed(*_check_label_protocol(fraction, delay, seed))
-
-
-def _check_label_protocol(fraction, delay, seed):
-    """(fraction, delay, seed) of the delayed-label protocol, checked, as float, int, int."""
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real):
-        raise TypeError(f"label_fraction must be a number in [0, 1] or None, got {fraction!r}")
-    fraction = float(fraction)
-    if not 0.0 <= fraction <= 1.0:
-        raise ValueError(f"label_fraction must be in [0, 1], got {fraction!r}")
-    delay = _check_count("label_delay", delay, low=0, high=_MAX_ROWS)
-    seed = _check_seed("label_seed", seed)
-    if seed < 0:
-        raise ValueError(f"label_seed must be non-negative, got {seed}")
-    return fraction, delay, seed
+    return _LabelFeed(*check_label_protocol(fraction, delay, seed))
 
 
 def _check_mapping(name, value, what):
@@ -737,16 +749,9 @@ def _check_mapping(name, value, what):
     if not isinstance(value, Mapping):
         raise TypeError(
             f"{name} must be a mapping of method name -> {what}, or None, got "
-            f"{_describe(value)} ({type(value).__name__})"
+            f"{describe(value)} ({type(value).__name__})"
         )
     return dict(value)
-
-
-def _check_seed(name, value):
-    """A recorded seed: an integer (numpy integers accepted), returned as int."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    return int(value)
 
 
 def _named_methods(methods):

@@ -26,7 +26,7 @@ except ModuleNotFoundError as exc:
 
 from . import _names
 from ._som import SOMStreamClassifier
-from ._validation import MAX_ABS_VALUE, _describe, check_int
+from ._validation import MAX_ABS_VALUE, check_int, describe
 
 __all__ = ["SOMStreamML"]
 
@@ -61,13 +61,13 @@ def _check_x(x, *, finite=True):
     1e100 in size."""
     if not isinstance(x, Mapping):
         raise TypeError(
-            f"x must be a dict of feature name -> number, got {_describe(x)} ({type(x).__name__})"
+            f"x must be a dict of feature name -> number, got {describe(x)} ({type(x).__name__})"
         )
     out = {}
     for key, value in x.items():
         if not isinstance(value, (numbers.Real, np.bool_)):
             raise TypeError(
-                f"x[{key!r}] must be a real number, got {_describe(value)} ({type(value).__name__})"
+                f"x[{key!r}] must be a real number, got {describe(value)} ({type(value).__name__})"
             )
         try:
             v = float(value)
@@ -76,7 +76,7 @@ def _check_x(x, *, finite=True):
         if finite and not (math.isfinite(v) and abs(v) <= MAX_ABS_VALUE):
             raise ValueError(
                 f"x[{key!r}] must be finite and at most {MAX_ABS_VALUE:g} in absolute value (the "
-                f"neuron distances would overflow), got {_describe(value)}"
+                f"neuron distances would overflow), got {describe(value)}"
             )
         out[key] = v
     return out
@@ -86,12 +86,12 @@ def _check_y(y):
     """The names of the positive labels of ``y``, a mapping of label name -> bool (or 0/1)."""
     if not isinstance(y, Mapping):
         raise TypeError(
-            f"y must be a dict of label name -> bool, got {_describe(y)} ({type(y).__name__})"
+            f"y must be a dict of label name -> bool, got {describe(y)} ({type(y).__name__})"
         )
     for key, value in y.items():
         if not isinstance(value, (numbers.Integral, np.bool_)):
             raise TypeError(
-                f"y[{key!r}] must be True or False, got {_describe(value)} ({type(value).__name__})"
+                f"y[{key!r}] must be True or False, got {describe(value)} ({type(value).__name__})"
             )
         if value not in (0, 1):
             raise ValueError(f"y[{key!r}] must be True or False (or 0 or 1), got {value!r}")

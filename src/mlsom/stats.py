@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import _describe
+from ._validation import MIN_ALPHA as MIN_ALPHA  # documented here (the levels the tests accept)
+from ._validation import check_alpha, describe
 
 __all__ = [
     "FriedmanNemenyiResult",
@@ -52,9 +53,6 @@ __all__ = [
 MAX_METHODS = 1000
 #: Most data sets: keeps N, k N and the degrees of freedom (k - 1)(N - 1) exact in float64.
 MAX_DATASETS = 2**31 - 1
-#: Smallest significance level: below it SciPy's studentized range quantile is not accurate
-#: (at 1e-17, 1 - alpha rounds to 1 and the quantile comes out infinite).
-MIN_ALPHA = 1e-10
 #: Relative tolerance of the checks that mean ranks sum as ranks do (rounding of the averages).
 _RANK_SUM_RTOL = 1e-9
 
@@ -62,28 +60,14 @@ _RANK_SUM_RTOL = 1e-9
 # ------------------------------------------------------------------------------ input checks
 
 
-def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
-        raise TypeError(f"alpha must be a real number, got {_describe(alpha)}")
-    alpha = float(alpha)
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
-    if alpha < MIN_ALPHA:
-        raise ValueError(
-            f"alpha must be >= {MIN_ALPHA:g} (smaller levels are beyond the precision of the "
-            f"studentized range quantile), got {alpha}"
-        )
-    return alpha
-
-
 def _check_count(name, value, minimum, maximum=None):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+        raise TypeError(f"{name} must be an integer, got {describe(value)}")
     value = int(value)
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {_describe(value)}")
+        raise ValueError(f"{name} must be <= {maximum}, got {describe(value)}")
     return value
 
 
@@ -106,16 +90,16 @@ def _check_n_compared(what, k):
 
 def _check_bool(name, value):
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
     return bool(value)
 
 
 def _check_names(name, names, expected):
     if isinstance(names, str) or not hasattr(names, "__len__"):
-        raise TypeError(f"{name} must be a sequence of names, got {_describe(names)}")
+        raise TypeError(f"{name} must be a sequence of names, got {describe(names)}")
     names = tuple(str(n) for n in names)
     if len(names) != expected:
-        raise ValueError(f"{name} must hold {expected} names, got {len(names)}: {_describe(names)}")
+        raise ValueError(f"{name} must hold {expected} names, got {len(names)}: {describe(names)}")
     return names
 
 
@@ -159,7 +143,7 @@ def _numeric_2d(name, values):
             table = arr.astype(float)
         except (TypeError, ValueError):
             raise TypeError(
-                f"{name} must hold real numbers in a rectangular table, got {_describe(values)}"
+                f"{name} must hold real numbers in a rectangular table, got {describe(values)}"
             ) from None
         except OverflowError:
             for v in arr.flat:
@@ -167,7 +151,7 @@ def _numeric_2d(name, values):
                     float(v)
                 except OverflowError:
                     raise ValueError(
-                        f"{name} holds a number beyond the range of float64: {_describe(v)}"
+                        f"{name} holds a number beyond the range of float64: {describe(v)}"
                     ) from None
             raise
         if any(_is_int(v) and abs(int(v)) > _EXACT_INT for v in arr.flat):
@@ -433,7 +417,7 @@ def iman_davenport(chi2, n_methods, n_datasets):
     k = _check_methods(n_methods)
     n = _check_datasets(n_datasets)
     if isinstance(chi2, bool) or not isinstance(chi2, (int, float, np.integer, np.floating)):
-        raise TypeError(f"chi2 must be a real number, got {_describe(chi2)}")
+        raise TypeError(f"chi2 must be a real number, got {describe(chi2)}")
     chi2 = float(chi2)
     if not np.isfinite(chi2) or chi2 < 0:
         raise ValueError(f"chi2 must be a finite number >= 0, got {chi2}")
@@ -470,7 +454,7 @@ def nemenyi_q(n_methods, alpha=0.05):
     from scipy.stats import studentized_range
 
     k = _check_methods(n_methods)
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     return float(studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
 
 
@@ -542,17 +526,17 @@ def nemenyi_pvalues(mean_ranks, n_datasets):
 def _check_mean_ranks(mean_ranks):
     r = np.asarray(mean_ranks)
     if r.dtype.kind not in "iuf":
-        raise TypeError(f"mean_ranks must hold real numbers, got {_describe(mean_ranks)}")
+        raise TypeError(f"mean_ranks must hold real numbers, got {describe(mean_ranks)}")
     r = r.astype(float)
     if r.ndim != 1 or r.size < 2:
         raise ValueError(f"mean_ranks must be 1-D with at least 2 methods, got shape {r.shape}")
     if not np.all(np.isfinite(r)):
-        raise ValueError(f"mean_ranks must be finite, got {_describe(r.tolist())}")
+        raise ValueError(f"mean_ranks must be finite, got {describe(r.tolist())}")
     k = r.size
     if np.any(r < 1 - 1e-9) or np.any(r > k + 1e-9):
         raise ValueError(
             f"mean_ranks must lie between 1 and the number of methods ({k}), got "
-            f"{_describe(r.tolist())}"
+            f"{describe(r.tolist())}"
         )
     # The ranks of every data set are 1 .. k (ties share their average): any m methods take at
     # least 1 + ... + m on each data set, all k exactly k (k + 1) / 2, and so do the averages.
@@ -562,7 +546,7 @@ def _check_mean_ranks(mean_ranks):
     if abs(got - total) > tol:
         raise ValueError(
             f"mean_ranks must sum to n_methods * (n_methods + 1) / 2 = {total:g}, as the ranks "
-            f"1 .. {k} of every data set do; got {_describe(r.tolist())} (sum {got!r})"
+            f"1 .. {k} of every data set do; got {describe(r.tolist())} (sum {got!r})"
         )
     prefix = np.cumsum(np.sort(r))
     m = np.arange(1, k + 1, dtype=float)
@@ -572,7 +556,7 @@ def _check_mean_ranks(mean_ranks):
         raise ValueError(
             f"mean_ranks cannot be average ranks of {k} methods: its {j} smallest sum to "
             f"{float(prefix[j - 1])!r}, below 1 + ... + {j} = {j * (j + 1) // 2}; got "
-            f"{_describe(r.tolist())}"
+            f"{describe(r.tolist())}"
         )
     return r
 
@@ -710,7 +694,7 @@ class FriedmanNemenyiResult:
         ndarray of bool, shape (n_methods, n_methods)
             Symmetric; the diagonal is False.
         """
-        alpha = self.alpha if alpha is None else _check_alpha(alpha)
+        alpha = self.alpha if alpha is None else check_alpha(alpha)
         sig = self.pvalues < alpha
         np.fill_diagonal(sig, False)
         return sig
@@ -822,7 +806,7 @@ def friedman_nemenyi(
     [('A', 'B', 'C')]
     """
     table, exact, names_m, names_d = _score_table(scores, methods, datasets)
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     higher_is_better = _check_bool("higher_is_better", higher_is_better)
     tie_correction = _check_bool("tie_correction", tie_correction)
     n, k = table.shape

@@ -291,18 +291,18 @@ def _positive_score(model, X):
 # --------------------------------------------------------------------------- common interface
 
 
-def _check_labels(Y, n_samples):
+def check_training_labels(Y, n_samples):
     """Validate a 0/1 training label matrix (an all-zero matrix is allowed here)."""
     return check_labels("Y", Y, n_samples, require_positive=False)
 
 
-def _check_seed(random_state):
+def check_random_state(random_state):
     if random_state is None:
         return None
     return check_int("random_state", random_state, low=0)
 
 
-class _BatchBaseline(ParamsMixin):
+class BatchBaseline(ParamsMixin):
     """Shared ``fit``/``predict``/``get_params`` of the lower bounds."""
 
     #: interface of the evaluation protocol (docs/methods.md): trained once, never updated
@@ -324,8 +324,8 @@ class _BatchBaseline(ParamsMixin):
         """
         self._validate_params()
         X = check_features("X", X)
-        Y = _check_labels(Y, X.shape[0])
-        self._seed = _check_seed(self.random_state)
+        Y = check_training_labels(Y, X.shape[0])
+        self._seed = check_random_state(self.random_state)
         self._rng = np.random.default_rng(self._seed)
         try:
             self._fit(X, Y)
@@ -461,7 +461,7 @@ def _fit_ps(base, seed, X, Y, p, strategy, b):
 # --------------------------------------------------------------------------- the lower bounds
 
 
-class BinaryRelevance(_BatchBaseline):
+class BinaryRelevance(BatchBaseline):
     """Binary relevance (Mulan ``BinaryRelevance``): one independent binary learner per label.
 
     Parameters
@@ -484,7 +484,7 @@ class BinaryRelevance(_BatchBaseline):
         return _br_predict(self.models_, X)
 
 
-class ClassifierChain(_BatchBaseline):
+class ClassifierChain(BatchBaseline):
     """Classifier chain (Read et al. 2011; Mulan ``ClassifierChain``), labels in index order.
 
     Link ``k`` is trained on the features plus the true values of the labels before it in the
@@ -511,7 +511,7 @@ class ClassifierChain(_BatchBaseline):
         return _chain_predict(self.models_, X, self.order_)
 
 
-class LabelPowerset(_BatchBaseline):
+class LabelPowerset(BatchBaseline):
     """Label powerset (Mulan ``LabelPowerset``): one multi-class learner over the label sets.
 
     Only label sets seen in training can be predicted.
@@ -535,7 +535,7 @@ class LabelPowerset(_BatchBaseline):
         return _lp_predict(self.model_, X)
 
 
-class RAkEL(_BatchBaseline):
+class RAkEL(BatchBaseline):
     """Random k-labelsets, overlapping version (Tsoumakas, Katakis & Vlahavas 2011).
 
     ``n_models`` distinct random label subsets of size ``labelset_size`` are drawn; a label
@@ -610,7 +610,7 @@ class RAkEL(_BatchBaseline):
         return (confidence >= self.threshold) & (length > 0)
 
 
-class PrunedSets(_BatchBaseline):
+class PrunedSets(BatchBaseline):
     """Pruned sets (Read, Pfahringer & Holmes 2008; Mulan ``PrunedSets``).
 
     A label powerset trained after pruning label sets that occur ``p`` times or fewer and
@@ -652,7 +652,7 @@ class PrunedSets(_BatchBaseline):
         return _lp_predict(self.model_, X)
 
 
-class EnsembleOfPrunedSets(_BatchBaseline):
+class EnsembleOfPrunedSets(BatchBaseline):
     """Ensemble of pruned sets (Read, Pfahringer & Holmes 2008; Mulan ``EnsembleOfPrunedSets``).
 
     ``n_models`` pruned-sets learners, each on a random ``sample_fraction`` of the training set
@@ -719,7 +719,7 @@ class EnsembleOfPrunedSets(_BatchBaseline):
         return votes / len(self.models_) >= self.threshold
 
 
-class EnsembleOfClassifierChains(_BatchBaseline):
+class EnsembleOfClassifierChains(BatchBaseline):
     """Ensemble of classifier chains (Read et al. 2011; Mulan ``EnsembleOfClassifierChains``).
 
     ``n_models`` chains, each with a random label order and trained on a bootstrap sample
@@ -812,7 +812,7 @@ def _balanced_kmeans(vectors, k, max_iter, rng):
     return [np.flatnonzero(assign == c) for c in range(k) if (assign == c).any()]
 
 
-class HOMER(_BatchBaseline):
+class HOMER(BatchBaseline):
     """Hierarchy of multi-label learners (Tsoumakas, Katakis & Vlahavas 2008; Mulan ``HOMER``).
 
     The labels are split recursively into ``n_clusters`` groups by balanced k-means on their

@@ -29,7 +29,7 @@ from .._base import ParamsMixin
 from .._memory import check_allocation, nbytes_of
 from .._validation import check_features, check_float, check_int, check_option
 from ..exceptions import NotFittedError
-from ._batch import _check_labels, _check_seed
+from ._batch import check_random_state, check_training_labels
 
 __all__ = [
     "UPPER_BOUNDS",
@@ -295,12 +295,12 @@ class _IncrementalBaseline(ParamsMixin):
         """
         self._validate_params()
         X = check_features("X", X)
-        Y = _check_labels(Y, X.shape[0])
+        Y = check_training_labels(Y, X.shape[0])
         self._check_memory(X.shape[1], Y.shape[1])  # before anything changes
         self.n_features_in_ = X.shape[1]
         self.n_labels_ = Y.shape[1]
         self._keys = range(X.shape[1])
-        self._start(_check_seed(self.random_state))
+        self._start(check_random_state(self.random_state))
         self._stream(X, Y, predict=False)
         return self
 
@@ -330,7 +330,7 @@ class _IncrementalBaseline(ParamsMixin):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
         X = check_features("X", X, n_features=self.n_features_in_, allow_empty=True)
         if Y is not None and X.shape[0] > 0:
-            Y = _check_labels(np.asarray(Y), X.shape[0])
+            Y = check_training_labels(np.asarray(Y), X.shape[0])
             if Y.shape[1] != self.n_labels_:
                 raise ValueError(
                     f"Y has {Y.shape[1]} labels, but the model was fitted with {self.n_labels_}"

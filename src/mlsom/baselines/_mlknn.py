@@ -21,7 +21,7 @@ from sklearn.neighbors import NearestNeighbors
 from .._memory import check_allocation, nbytes_of
 from .._validation import MAX_ABS_VALUE, check_features, check_float, check_int
 from ..exceptions import NotFittedError
-from ._batch import _BatchBaseline
+from ._batch import BatchBaseline
 
 __all__ = ["MLkNN"]
 
@@ -45,7 +45,7 @@ def _positive_neighbours(Y, neigh):
     return counts
 
 
-class MLkNN(_BatchBaseline):
+class MLkNN(BatchBaseline):
     """Multi-label k-nearest neighbours (Zhang & Zhou 2007; Mulan ``MLkNN`` defaults).
 
     Parameters

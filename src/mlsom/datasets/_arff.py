@@ -271,7 +271,7 @@ class MultilabelDataset:
 # opening files
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     for test, kind in (
         (stat.S_ISDIR, "a directory"),
         (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -284,11 +284,11 @@ def _file_kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _not_regular(
+def not_regular(
     path, mode: int, why: str = "the ARFF readers read regular files only"
 ) -> ArffError:
     """The error for ``path``, of ``mode``, which is no regular file."""
-    return ArffError(f"is {_file_kind(mode)}, not a regular file: {why}", path, None)
+    return ArffError(f"is {file_kind(mode)}, not a regular file: {why}", path, None)
 
 
 def _read_error(exc: OSError, path, lineno: int | None = None) -> OSError:
@@ -310,13 +310,13 @@ def _open_regular(path) -> io.BufferedReader:
     link loop, a permission denied) names the file."""
     mode = os.stat(path).st_mode
     if not stat.S_ISREG(mode):
-        raise _not_regular(path, mode)
+        raise not_regular(path, mode)
     nonblocking = getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise _not_regular(path, mode)
+            raise not_regular(path, mode)
         if nonblocking:
             os.set_blocking(fd, True)
         return open(fd, "rb")
@@ -970,7 +970,7 @@ def _companion_xml(path) -> str | None:
         except (FileNotFoundError, NotADirectoryError):
             continue  # (a symbolic link loop, a permission denied: raised, naming the file)
         if not stat.S_ISREG(mode):
-            raise _not_regular(
+            raise not_regular(
                 p, mode, "the Mulan XML files of labels are read from regular files only"
             )
         return p

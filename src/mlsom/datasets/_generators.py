@@ -77,7 +77,7 @@ _MAX_INT64 = 2**63 - 1
 # --------------------------------------------------------------------------------------- helpers
 
 
-def _seed_sequence(seed: SeedLike, name: str = "seed") -> np.random.SeedSequence:
+def seed_sequence(seed: SeedLike, name: str = "seed") -> np.random.SeedSequence:
     """A SeedSequence from an int >= 0, a SeedSequence, a Generator (consumes 4 draws) or None."""
     if isinstance(seed, np.random.SeedSequence):
         # a fresh copy: spawning children must not change the caller's object, so that the same
@@ -110,13 +110,13 @@ def _class_dtype(n_classes):
 def _rng(seed: SeedLike, name: str = "random_state") -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(_seed_sequence(seed, name))
+    return np.random.default_rng(seed_sequence(seed, name))
 
 
 def _attempt_sequence(root: np.random.SeedSequence, attempt: int) -> np.random.SeedSequence:
     """Sub-seed number ``attempt`` of a root sequence (attempt 0 is the root itself)."""
     if attempt == 0:
-        return _seed_sequence(root)
+        return seed_sequence(root)
     words = [root.entropy] if isinstance(root.entropy, int) else list(root.entropy)
     return np.random.SeedSequence([*words, *root.spawn_key, 0x5EED, attempt])
 
@@ -480,19 +480,7 @@ def moa_spherical(
     rotate = bool(rotate)
     check_option("placement", placement, {"uniform", "pairs"})
     if placement == "pairs":
-        if rotate:
-            raise ValueError("placement='pairs' does not apply to rotate=True (two fixed orbits)")
-        if (
-            isinstance(pair_offset, str)
-            or not hasattr(pair_offset, "__len__")
-            or len(pair_offset) != 2
-        ):
-            raise TypeError(f"pair_offset must be a pair of floats (lo, hi), got {pair_offset!r}")
-        a_lo = check_float("pair_offset[0]", pair_offset[0], low=0.0)
-        a_hi = check_float("pair_offset[1]", pair_offset[1], low=0.0)
-        if a_lo > a_hi:
-            raise ValueError(f"pair_offset must have lo <= hi, got {pair_offset!r}")
-        pair_offset = (a_lo, a_hi)
+        pair_offset = _check_pair_offset(pair_offset, rotate)
     if rotate:
         if K != 2 or d != 2:
             raise ValueError(f"rotate=True needs n_classes=2 and n_features=2, got {K} and {d}")
@@ -502,77 +490,26 @@ def moa_spherical(
         r_lo, r_hi = 0.01, 0.5 - orbit_radius
     else:
         r_lo, r_hi = 0.02, 0.45
-    if radius is not None:
-        radius = check_float("radius", radius, low=0.0, high=0.5, low_open=True)
-        if rotate and radius + orbit_radius > 0.5:
-            raise ValueError(
-                f"radius + orbit_radius must be <= 0.5 (spheres inside the unit square), got "
-                f"{radius} + {orbit_radius}"
-            )
-        if radius >= 0.5:
-            raise ValueError(f"radius must be < 0.5, got {radius}")
-    elif target_cardinality is None:
-        raise ValueError("give either radius or target_cardinality (to calibrate the radius)")
-    else:
-        target_cardinality = check_float("target_cardinality", target_cardinality, low=1.0, high=K)
-
-    omega = None
-    if rotate:
-        denom = orbit_radius * V
-        omega = _DISTANCE_PER_PERIOD / denom if denom > 0 else math.inf
-        if not math.isfinite(omega):
-            raise ValueError(
-                f"shift_every={V!r} with orbit_radius={orbit_radius!r} makes the rotation speed "
-                "infinite; use a larger shift_every"
-            )
-        # meeting times: one per half turn
-        n_meet = omega * n / np.pi + 2
-        check_allocation(
-            "shift_every",
-            V,
-            nbytes_of(n_meet, itemsize=3 * 8),
-            f"the meeting times of the rotating kernels (two per turn) over {n} instances",
-        )
+    radius, target_cardinality = _check_spherical_radius(
+        radius, target_cardinality, K, orbit_radius if rotate else None
+    )
+    omega = _rotation_speed(orbit_radius, V, n) if rotate else None
     check_allocation(
         ("n_instances", "n_classes", "n_features"),
         (n, K, d),
         _spherical_nbytes(n, K, d),
         "the stream, its per-instance draws and the kernel positions",
     )
-    root = _seed_sequence(seed)
+    root = seed_sequence(seed)
     draws = _SphericalDraws(root, K, d, n, noise_level, placement)
     n_steps = n // _STEP_EVERY
 
-    def prefix_cardinality(r, n_cal):
-        centers = _spherical_centers(
-            draws, r, n_cal // _STEP_EVERY, V, rotate, orbit_radius, pair_offset
-        )
-        _, Yc = _spherical_sample(draws, r, centers, n_cal)
-        if drop_unlabeled:
-            Yc = Yc[Yc.any(axis=1)]
-        return _cardinality(Yc)
-
     calibration = None
     if radius is None:
-        n_cal = max(1, _prefix_size(calib_fraction, n))
-        radius, calibration = _bisect(
-            lambda r: prefix_cardinality(r, n_cal),
-            target_cardinality,
-            r_lo,
-            r_hi,
-            tol=_SPHERICAL_TOL,
-            what="radius",
+        motion = (V, rotate, orbit_radius, pair_offset)
+        radius, calibration = _calibrate_radius(
+            draws, motion, n, calib_fraction, target_cardinality, (r_lo, r_hi), drop_unlabeled
         )
-        if not calibration["converged"]:
-            raise ValueError(
-                f"target_cardinality={target_cardinality} is not reached within "
-                f"{_SPHERICAL_TOL} on the calibration prefix of {n_cal} instance(s) "
-                f"(calib_fraction={calib_fraction!r} of n_instances={n}): the closest radius, "
-                f"{radius:.6g}, gives cardinality {calibration['achieved']:.4f}; a prefix of "
-                f"{n_cal} instance(s) has cardinalities in steps of 1/{n_cal}, so give a larger "
-                "calib_fraction or n_instances, or a radius"
-            )
-        calibration["n_calibration"] = n_cal
 
     centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius, pair_offset)
     X, Yb = _spherical_sample(draws, radius, centers, n)
@@ -599,12 +536,107 @@ def moa_spherical(
     if rotate:
         info["orbit_radius"] = float(orbit_radius)
         info["omega"] = omega
-        # distance 2 rho |cos(w t)| is 0 at w t = pi/2 + m pi
-        m = np.arange(0, int(omega * n / np.pi) + 2)
-        with np.errstate(over="ignore"):
-            meet = (np.pi / 2 + m * np.pi) / omega
-        info["meeting_times"] = meet[meet <= n]
+        info["meeting_times"] = _meeting_times(omega, n)
     return np.ascontiguousarray(X), Yb.astype(np.uint8), info
+
+
+def _check_pair_offset(pair_offset, rotate):
+    """``pair_offset`` of ``placement="pairs"`` as a pair of floats (lo, hi), lo <= hi."""
+    if rotate:
+        raise ValueError("placement='pairs' does not apply to rotate=True (two fixed orbits)")
+    if isinstance(pair_offset, str) or not hasattr(pair_offset, "__len__") or len(pair_offset) != 2:
+        raise TypeError(f"pair_offset must be a pair of floats (lo, hi), got {pair_offset!r}")
+    a_lo = check_float("pair_offset[0]", pair_offset[0], low=0.0)
+    a_hi = check_float("pair_offset[1]", pair_offset[1], low=0.0)
+    if a_lo > a_hi:
+        raise ValueError(f"pair_offset must have lo <= hi, got {pair_offset!r}")
+    return (a_lo, a_hi)
+
+
+def _check_spherical_radius(radius, target_cardinality, K, orbit_radius):
+    """(radius, target_cardinality), checked: one of them is given (``orbit_radius``: None
+    unless the kernels rotate)."""
+    if radius is not None:
+        radius = check_float("radius", radius, low=0.0, high=0.5, low_open=True)
+        if orbit_radius is not None and radius + orbit_radius > 0.5:
+            raise ValueError(
+                f"radius + orbit_radius must be <= 0.5 (spheres inside the unit square), got "
+                f"{radius} + {orbit_radius}"
+            )
+        if radius >= 0.5:
+            raise ValueError(f"radius must be < 0.5, got {radius}")
+    elif target_cardinality is None:
+        raise ValueError("give either radius or target_cardinality (to calibrate the radius)")
+    else:
+        target_cardinality = check_float("target_cardinality", target_cardinality, low=1.0, high=K)
+    return radius, target_cardinality
+
+
+def _rotation_speed(orbit_radius, V, n):
+    """The angular speed of the rotating kernels; refuses an infinite one, or more meeting times
+    (two per turn) over ``n`` instances than memory holds."""
+    denom = orbit_radius * V
+    omega = _DISTANCE_PER_PERIOD / denom if denom > 0 else math.inf
+    if not math.isfinite(omega):
+        raise ValueError(
+            f"shift_every={V!r} with orbit_radius={orbit_radius!r} makes the rotation speed "
+            "infinite; use a larger shift_every"
+        )
+    # meeting times: one per half turn
+    n_meet = omega * n / np.pi + 2
+    check_allocation(
+        "shift_every",
+        V,
+        nbytes_of(n_meet, itemsize=3 * 8),
+        f"the meeting times of the rotating kernels (two per turn) over {n} instances",
+    )
+    return omega
+
+
+def _meeting_times(omega, n):
+    """The times in [0, n] at which the two rotating kernels meet."""
+    # distance 2 rho |cos(w t)| is 0 at w t = pi/2 + m pi
+    m = np.arange(0, int(omega * n / np.pi) + 2)
+    with np.errstate(over="ignore"):
+        meet = (np.pi / 2 + m * np.pi) / omega
+    return meet[meet <= n]
+
+
+def _calibrate_radius(draws, motion, n, calib_fraction, target_cardinality, bounds, drop_unlabeled):
+    """The radius whose calibration prefix has the target cardinality, and the bisection's record.
+
+    ``motion`` is (shift_every, rotate, orbit_radius, pair_offset); ``bounds`` the radii searched.
+    """
+    V, rotate, orbit_radius, pair_offset = motion
+
+    def prefix_cardinality(r, n_cal):
+        centers = _spherical_centers(
+            draws, r, n_cal // _STEP_EVERY, V, rotate, orbit_radius, pair_offset
+        )
+        _, Yc = _spherical_sample(draws, r, centers, n_cal)
+        if drop_unlabeled:
+            Yc = Yc[Yc.any(axis=1)]
+        return _cardinality(Yc)
+
+    n_cal = max(1, _prefix_size(calib_fraction, n))
+    radius, calibration = _bisect(
+        lambda r: prefix_cardinality(r, n_cal),
+        target_cardinality,
+        *bounds,
+        tol=_SPHERICAL_TOL,
+        what="radius",
+    )
+    if not calibration["converged"]:
+        raise ValueError(
+            f"target_cardinality={target_cardinality} is not reached within "
+            f"{_SPHERICAL_TOL} on the calibration prefix of {n_cal} instance(s) "
+            f"(calib_fraction={calib_fraction!r} of n_instances={n}): the closest radius, "
+            f"{radius:.6g}, gives cardinality {calibration['achieved']:.4f}; a prefix of "
+            f"{n_cal} instance(s) has cardinalities in steps of 1/{n_cal}, so give a larger "
+            "calib_fraction or n_instances, or a radius"
+        )
+    calibration["n_calibration"] = n_cal
+    return radius, calibration
 
 
 def _spherical_nbytes(n, K, d):
@@ -892,7 +924,7 @@ class RandomTreeGenerator(BinaryStreamGenerator):
             + nbytes_of(self.n_classes, itemsize=2 * 8),
             "the 10,000 pilot instances and their class counts",
         )
-        root = _seed_sequence(random_state, "random_state")
+        root = seed_sequence(random_state, "random_state")
         for attempt in range(1, 101):
             tree_ss, pilot_ss = _attempt_sequence(root, attempt - 1).spawn(2)
             self._build(np.random.default_rng(tree_ss))
@@ -1601,19 +1633,7 @@ def read_multilabel(
     A = check_int("n_features", n_features, low=1)
     n = check_int("n_instances", n_instances, low=1)
     z = check_float("z", z, low=0.0, high=L, low_open=True)
-    if isinstance(drift_fractions, str) or not hasattr(drift_fractions, "__len__"):
-        raise TypeError(
-            "drift_fractions must be a sequence of floats (one per sub-stream), got "
-            f"{type(drift_fractions).__name__}"
-        )
-    if len(drift_fractions) > n:
-        raise ValueError(
-            f"drift_fractions has {len(drift_fractions)} entries (sub-streams) but "
-            f"n_instances={n}: every sub-stream needs at least one instance"
-        )
-    fractions = [check_float("drift_fractions[i]", f, low=0.0, high=1.0) for f in drift_fractions]
-    if not fractions:
-        raise ValueError("drift_fractions must have at least one entry (one sub-stream)")
+    fractions = _check_drift_fractions(drift_fractions, n)
     S = len(fractions)
     dependency = check_float("dependency", dependency, low=0.0, high=1.0)
     sigma = check_float("sigma", sigma, low=0.0)
@@ -1630,11 +1650,10 @@ def read_multilabel(
 
     boundaries = np.array([_round_half_up(s * n / S) for s in range(S + 1)], dtype=np.int64)
     n_cal = max(1, _prefix_size(calib_fraction, n))
-    root = _seed_sequence(seed)
+    root = seed_sequence(seed)
 
-    last_error: Exception | None = None
-    for attempt in range(max_attempts):
-        stream = _ReadDraws(
+    def draws(attempt):
+        return _ReadDraws(
             _attempt_sequence(root, attempt),
             L,
             A,
@@ -1648,51 +1667,19 @@ def read_multilabel(
             transition_width,
             n_map_samples,
         )
-        calibration = None
-        z_param = z
-        if target_cardinality is None:
-            break
-        try:
-            z_param, calibration = _bisect(
-                lambda zp, st=stream: _cardinality(st.label_sets(zp, n_cal)),
-                target_cardinality,
-                1e-3,
-                float(L),
-                tol=0.01,
-                what="z_param",
-            )
-        except ValueError as exc:  # target below the floor (or above the ceiling) of this seed
-            last_error = exc
-            continue
-        if calibration["converged"]:
-            calibration["n_calibration"] = n_cal
-            break
-        last_error = ValueError(f"calibration stalled at cardinality {calibration['achieved']:.4f}")
-    else:
-        raise ValueError(
-            f"target_cardinality={target_cardinality} not reached in {max_attempts} sub-seeds of "
-            f"seed {seed!r}; last: {last_error}"
-        )
 
-    model, concept, rows_of = stream.model, stream.concept, stream.rows_of
+    stream, z_param, calibration, attempt = _calibrated_draws(
+        draws, z, target_cardinality, n_cal, L, max_attempts, seed
+    )
+    model, concept = stream.model, stream.concept
     (p0, Q0), concepts = model.concepts(z_param)
     Yb = stream.label_sets(z_param)
-
-    # feature maps: S_a from the undrifted concept, or per concept with remap_features
-    S0 = _feature_map(_sample_sets(p0, Q0, stream.map_draws), A, stream.slot_perm)
-    maps = [S0] * S
-    if remap_features:
-        maps = []
-        for s, (p, Q) in enumerate(concepts):
-            rng = stream.drift_rngs[s]  # continues after the drift draws
-            draws = _SetDraws(rng, n_map_samples, L)
-            maps.append(_feature_map(_sample_sets(p, Q, draws), A, rng.permutation(A)))
-
+    maps = _read_feature_maps(stream, p0, Q0, concepts, A, remap_features, n_map_samples, L)
     base_gen = _make_base(base, A, stream.base_model_ss)
     X_neg, X_pos = _base_by_class(base_gen, n, stream.base_instance_ss)
     X = np.empty((n, A))
     for s in range(S):
-        r = rows_of[s]
+        r = stream.rows_of[s]
         X[r] = _apply_feature_map(Yb[r], maps[s], X_neg[r], X_pos[r])
 
     Y = Yb.astype(np.uint8)
@@ -1719,3 +1706,65 @@ def read_multilabel(
         "base": base_gen,
     }
     return X, Y, info
+
+
+def _check_drift_fractions(drift_fractions, n):
+    """The sub-streams' drift fractions as floats in [0, 1]: at least one, at most ``n``."""
+    if isinstance(drift_fractions, str) or not hasattr(drift_fractions, "__len__"):
+        raise TypeError(
+            "drift_fractions must be a sequence of floats (one per sub-stream), got "
+            f"{type(drift_fractions).__name__}"
+        )
+    if len(drift_fractions) > n:
+        raise ValueError(
+            f"drift_fractions has {len(drift_fractions)} entries (sub-streams) but "
+            f"n_instances={n}: every sub-stream needs at least one instance"
+        )
+    fractions = [check_float("drift_fractions[i]", f, low=0.0, high=1.0) for f in drift_fractions]
+    if not fractions:
+        raise ValueError("drift_fractions must have at least one entry (one sub-stream)")
+    return fractions
+
+
+def _calibrated_draws(draws, z, target_cardinality, n_cal, L, max_attempts, seed):
+    """(stream, z_param, calibration, attempt): the draws of the first attempt (sub-seed) whose
+    calibration prefix reaches ``target_cardinality``, or of the first one when there is none."""
+    last_error: Exception | None = None
+    for attempt in range(max_attempts):
+        stream = draws(attempt)
+        if target_cardinality is None:
+            return stream, z, None, attempt
+        try:
+            z_param, calibration = _bisect(
+                lambda zp, st=stream: _cardinality(st.label_sets(zp, n_cal)),
+                target_cardinality,
+                1e-3,
+                float(L),
+                tol=0.01,
+                what="z_param",
+            )
+        except ValueError as exc:  # target below the floor (or above the ceiling) of this seed
+            last_error = exc
+            continue
+        if calibration["converged"]:
+            calibration["n_calibration"] = n_cal
+            return stream, z_param, calibration, attempt
+        last_error = ValueError(f"calibration stalled at cardinality {calibration['achieved']:.4f}")
+    raise ValueError(
+        f"target_cardinality={target_cardinality} not reached in {max_attempts} sub-seeds of "
+        f"seed {seed!r}; last: {last_error}"
+    )
+
+
+def _read_feature_maps(stream, p0, Q0, concepts, A, remap_features, n_map_samples, L):
+    """One feature map per sub-stream: S_a from the undrifted concept, or per concept with
+    ``remap_features``."""
+    if not remap_features:
+        S0 = _feature_map(_sample_sets(p0, Q0, stream.map_draws), A, stream.slot_perm)
+        return [S0] * len(concepts)
+    maps = []
+    for s, (p, Q) in enumerate(concepts):
+        rng = stream.drift_rngs[s]  # continues after the drift draws
+        draws = _SetDraws(rng, n_map_samples, L)
+        maps.append(_feature_map(_sample_sets(p, Q, draws), A, rng.permutation(A)))
+    return maps

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._memory import check_allocation, nbytes_of
-from .._validation import _describe, as_numeric
+from .._validation import as_numeric, describe
 
 __all__ = [
     "InitialSplit",
@@ -78,7 +78,7 @@ def _check_xy(X, Y) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def _n_initial(n: int, fraction) -> int:
+def n_initial(n: int, fraction) -> int:
     """floor(fraction * n + 1/2), with ``fraction`` taken as the decimal number it prints as.
 
     Exact rational arithmetic: 0.1 * 2415 = 241.5 rounds up to 242 even though the binary double
@@ -99,7 +99,7 @@ def _refuse_text(name: str, value: Any, what: str) -> None:
     if isinstance(value, (str, bytes, bytearray)):
         raise TypeError(
             f"{name} must be a sequence of {what}, not a {type(value).__name__} (read character "
-            f"by character), got {_describe(value)}"
+            f"by character), got {describe(value)}"
         )
 
 
@@ -237,7 +237,7 @@ def balanced_initial_set(Y: ArrayLike, fraction: float = 0.10) -> tuple[np.ndarr
     N, L = Y.shape
     if L == 0:
         raise ValueError("Y has no label column")
-    B = _n_initial(N, fraction)
+    B = n_initial(N, fraction)
     # the distinct label sets (as many as the rows at most): their sort, their counts in int64,
     # their members
     check_allocation(
@@ -323,7 +323,7 @@ def balanced_initial_split(X: ArrayLike, Y: ArrayLike, fraction: float = 0.10) -
     """
     X, Y = _check_xy(X, Y)
     N = X.shape[0]
-    if N and _n_initial(N, fraction) == 0:  # an empty training set: nothing to fit
+    if N and n_initial(N, fraction) == 0:  # an empty training set: nothing to fit
         raise ValueError(
             f"fraction must be >= 1/(2 * N) = 1/{2 * N} ({1 / (2 * N):.3g}) to select a training "
             f"row of the N = {N} rows, got {fraction!r}"
@@ -341,7 +341,7 @@ def prefix_split(X: ArrayLike, Y: ArrayLike, fraction: float = 0.10) -> InitialS
         ``info`` holds ``n_train``, ``label_counts`` and ``cardinality`` of the training part.
     """
     X, Y = _check_xy(X, Y)
-    n = _n_initial(X.shape[0], fraction)
+    n = n_initial(X.shape[0], fraction)
     train = np.arange(n, dtype=np.intp)
     counts = Y[:n].sum(axis=0, dtype=np.int64)
     info = {

@@ -25,7 +25,9 @@ import numpy as np
 from .._memory import check_memory
 from .._names import difference, show
 from .._validation import check_float, check_int
-from ._generators import SeedLike, _seed_sequence, moa_spherical, read_multilabel
+from ._arff import load_arff, not_regular
+from ._generators import SeedLike, moa_spherical, read_multilabel, seed_sequence
+from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels, prefix_split
 
 __all__ = ["StreamDataset", "TableEntry", "TABLE1", "list_streams", "load"]
 
@@ -131,7 +133,7 @@ class _RealSpec:
 
 
 _NUS = "nus-wide-full-cVLADplus"
-_REAL: dict[str, _RealSpec] = {
+REAL_FILES: dict[str, _RealSpec] = {
     "Yeast": _RealSpec(
         # Mulan's full yeast.arff is its test part followed by its train part
         files=(("yeast.arff",), ("yeast-test.arff", "yeast-train.arff")),
@@ -244,7 +246,7 @@ def list_streams() -> list[str]:
     return [e.name for e in TABLE1]
 
 
-def _entry(name: str) -> TableEntry:
+def table_entry(name: str) -> TableEntry:
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {name!r}")
     try:
@@ -256,8 +258,6 @@ def _entry(name: str) -> TableEntry:
 
 
 def _prefix_split(X, Y):
-    from ._preprocess import prefix_split
-
     return prefix_split(X, Y, TRAIN_FRACTION)
 
 
@@ -336,9 +336,9 @@ def load(
     >>> ds.table.cardinality, bool(abs(ds.train_cardinality - 1.54) <= 0.01)
     (1.54, True)
     """
-    entry = _entry(name)
+    entry = table_entry(name)
     if not isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
-        _seed_sequence(random_state, "random_state")  # the type and sign (nothing is drawn)
+        seed_sequence(random_state, "random_state")  # the type and sign (nothing is drawn)
     if source is not None and entry.kind != "spherical":
         raise ValueError(
             f"source= applies only to the MOA-Spher streams, not to {entry.name} (got "
@@ -426,7 +426,7 @@ def _load_synthetic(
 # ----------------------------------------------------------------------------------- real data
 
 
-def _check_not_blank(data_home) -> None:
+def check_not_blank(data_home) -> None:
     """Refuse an empty or blank ``data_home``: ``Path("")`` is the current folder."""
     text = os.fspath(data_home)
     if isinstance(text, str) and not text.strip():
@@ -436,7 +436,7 @@ def _check_not_blank(data_home) -> None:
         )
 
 
-def _data_home(data_home) -> Path | None:
+def resolve_data_home(data_home) -> Path | None:
     if data_home is None:
         env = os.environ.get(DATA_ENV)
         name, value = DATA_ENV, env
@@ -445,7 +445,7 @@ def _data_home(data_home) -> Path | None:
     else:
         if not isinstance(data_home, (str, os.PathLike)):
             raise TypeError(f"data_home must be a str, an os.PathLike or None, got {data_home!r}")
-        _check_not_blank(data_home)
+        check_not_blank(data_home)
         name, value = "data_home", data_home
     try:
         return Path(value).expanduser()
@@ -467,7 +467,7 @@ def _check_keep_labels(keep_labels):
     return keep
 
 
-def _find(folder: Path | None, spec: _RealSpec, entry: TableEntry):
+def find_files(folder: Path | None, spec: _RealSpec, entry: TableEntry):
     """The first complete alternative of ARFF files (and the XML), or FileNotFoundError."""
     alternatives = " or ".join(" + ".join(files) for files in spec.files)
     needed = alternatives + (f", with {spec.xml}" if spec.xml else "")
@@ -509,7 +509,6 @@ def _is_data_file(p: Path, folder: Path, entry: TableEntry) -> bool:
     """Whether a data file lies at ``p``: False when nothing does, an error naming it when it is
     no regular file (a FIFO, a device, a directory: never opened, a FIFO would block) or
     cannot be looked at (a symbolic link loop, a permission denied)."""
-    from ._arff import _not_regular
 
     try:
         mode = os.stat(p).st_mode
@@ -520,7 +519,7 @@ def _is_data_file(p: Path, folder: Path, entry: TableEntry) -> bool:
             raise ValueError(f"data folder {str(folder)!r} cannot be searched: {exc}") from None
         raise OSError(exc.errno, f"{exc.strerror} (a data file of {entry.name})", str(p)) from None
     if not stat.S_ISREG(mode):
-        raise _not_regular(p, mode, f"{entry.name} is read from regular files only")
+        raise not_regular(p, mode, f"{entry.name} is read from regular files only")
     return True
 
 
@@ -535,8 +534,6 @@ def _resolve_names(wanted: Sequence[str], names: Sequence[str], what: str) -> li
 
 
 def _read_all(paths, xml):
-    from ._arff import load_arff
-
     parts = [load_arff(p, xml=xml) for p in paths]
     first = parts[0]
     for p in parts[1:]:
@@ -571,13 +568,11 @@ def _no_row(files: str, n_rows: int, kept_names: Sequence[str], what: str) -> Va
 
 
 def _load_real(entry, data_home, keep_labels, min_label_freq):
-    from ._preprocess import balanced_initial_split, drop_unlabelled, filter_labels
-
     keep_labels = _check_keep_labels(keep_labels)
     if min_label_freq is not None:
         min_label_freq = check_float("min_label_freq", min_label_freq, low=0.0, high=1.0)
-    spec = _REAL[entry.name]
-    paths, xml = _find(_data_home(data_home), spec, entry)
+    spec = REAL_FILES[entry.name]
+    paths, xml = find_files(resolve_data_home(data_home), spec, entry)
     parts, names = _read_all(paths, xml)
     files = " + ".join(str(p) for p in paths)
     # below: the concatenation, the rows kept and the split, each a copy of the data at most
