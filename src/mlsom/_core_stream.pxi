@@ -600,7 +600,7 @@ cdef void _record_labels(LabelMem *lm, const int8_t *yl, const int64_t *offsets,
 cdef enum:
     PAIR_USES = 5       # a correction's other choice is tried on this many labelled instances
     PAIR_MIN = 10       # below this many pairs, corrections are gentle
-# (the model's last pairs the test counts: the ring's length, _model_file.PAIR_WINDOW)
+# (the model's last pairs the test counts: the ring's length, _method.PAIR_WINDOW)
 PAIR_TRIES = PAIR_USES  # for _model_file's check of alt_uses
 cdef double PAIR_Z = 2.0    # the sign test's threshold, in standard deviations
 cdef int64_t PAIR_TOTAL_MAX = 9007199254740992  # 2^53: the count of pairs ever stays below

@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._method import MARGIN_WINDOW, PAIR_WINDOW
+
 #: the dtype of a member held in the model's float type (that of ``Wt``: float64 or float32)
 MODEL = "model"
 
@@ -149,8 +151,6 @@ def names(group):
 
 def windows():
     """{"W": MARGIN_WINDOW, "P": PAIR_WINDOW}: the method's windows, which fix two sizes."""
-    from ._som import MARGIN_WINDOW, PAIR_WINDOW  # the method's constants, with the estimator
-
     return {"W": MARGIN_WINDOW, "P": PAIR_WINDOW}
 
 

@@ -15,6 +15,19 @@ from . import _core, _model_file, _names, _persistence, _schema, _sklearn
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
+from ._method import (
+    ACCEPTANCE_BAND,
+    ACCEPTANCE_GAIN,
+    ACCEPTANCE_SMOOTHING,
+    CORRECTIONS,
+    DRIFT_GATE,
+    DRIFT_SIGMA,
+    DRIFT_SMOOTHING,
+    LABEL_ACCEPTANCE_BAND,
+    PERSISTENCE,
+    STALE_FACTOR,
+    VARIANTS,
+)
 from ._validation import (
     _describe,
     as_array,
@@ -42,48 +55,8 @@ _PARALLEL_MIN_WORK = 4_000_000
 
 _ZERO_RULES = frozenset({"reject", "skip"})
 
-#: the methods ``variant`` selects: the paper's, and the robust one (docs/method.md)
-VARIANTS = ("paper", "robust")
-
-#: robust variant: a kept unit is stale when its label's last ``STALE_FACTOR`` times n_j / n_b
-#: training rows (n_j the label's rows, n_b the unit's) never reached it, where in a set in
-#: random order every gap of a unit is about geometric with mean n_j / n_b and exceeds that
-#: with probability about exp(-STALE_FACTOR)
-STALE_FACTOR = 20
-
-#: robust variant: after each instance of the online phase, the recent predicted cardinality
-#: cbar moves by ACCEPTANCE_SMOOTHING times (labels predicted - cbar), and while cbar is more
-#: than ACCEPTANCE_BAND times z0 away from z0 (the training set's cardinality), the Bayes test's
-#: offset theta moves by ACCEPTANCE_GAIN times (labels predicted - z0)
-ACCEPTANCE_GAIN = 0.01
-ACCEPTANCE_SMOOTHING = 0.005
-ACCEPTANCE_BAND = 0.1
-#: robust variant, each label's own acceptance offset: its recent predicted rate moves by
-#: ACCEPTANCE_SMOOTHING times (1 if predicted else 0, minus the rate), and while the rate is more
-#: than LABEL_ACCEPTANCE_BAND times its training rate away from that rate, the label's offset
-#: moves by ACCEPTANCE_GAIN times (1 if predicted else 0, minus the training rate)
-LABEL_ACCEPTANCE_BAND = 0.3
-
-#: robust variant, the drift gate: each label's recent mean of the instances it learns from in
-#: the online phase moves by DRIFT_SMOOTHING times (x - mean); once it is farther from the
-#: label's training mean than DRIFT_GATE times the training rows' root mean squared distance
-#: from it, the label's map moves as a whole from then on: the grid neighbours of its winner by
-#: eta exp(-g^2 / (2 sigma^2)), sigma = DRIFT_SIGMA times the grid side
-DRIFT_SMOOTHING = 0.002
-DRIFT_GATE = 0.7
-DRIFT_SIGMA = 0.2
-
-#: labels that arrive teach the decision rule too (docs/method.md): each label's acceptance
-#: offset is chosen on the margins of its last MARGIN_WINDOW labelled entries (the length of
-#: the state's rings of margins, _schema "W")
-MARGIN_WINDOW = 500
-#: the paired tests (of the corrections, corrections="tested", and of label persistence): the
-#: model's last PAIR_WINDOW pairs decide (the length of their rings, _schema "P")
-PAIR_WINDOW = 200
-#: the values of ``corrections``
-CORRECTIONS = ("strong", "tested")
-#: the values of ``label_persistence``
-PERSISTENCE = ("tested", "off")
+# The method's constants (VARIANTS, the robust variant's gains and bands, the windows of what
+# labels teach, the values of corrections and label_persistence) live in _method.py.
 
 
 # The largest grid side accepted (memory is checked against the machine as well: see fit).

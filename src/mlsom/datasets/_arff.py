@@ -32,7 +32,6 @@ Hostile files
 -------------
 Memory is bounded by a block of text (about ``_READ_BYTES`` plus the longest line, at most
 ``max_line_length`` characters), a block of parsed rows (at most ``_BLOCK_CELLS`` values) and what
-<<<<<<< HEAD
 the caller asked for: all rows for load_arff, one chunk for iter_arff. Before a block is parsed,
 the bytes of the rows so far and of the block (and of the one-hot columns' names, before they are
 made) are checked against what the process can still get (``mlsom._memory.memory_budget``: the
@@ -40,17 +39,10 @@ physical memory, RLIMIT_AS and the control group's limit); a MemoryError names t
 Numbers follow the ARFF syntax, not Python's: ``float()`` also accepts ``nan``, ``inf``,
 ``1_000``, surrounding blanks and non-ASCII digits, which are errors here, as are values beyond
 the range of a double. A NUL character is an error wherever it is. Only regular files are opened:
-a FIFO or a device could block the reader forever.
-=======
-the caller asked for: all rows for load_arff (a MemoryError when they outgrow the memory
-available), one chunk for iter_arff. Numbers follow the ARFF syntax, not Python's: ``float()``
-also accepts ``nan``, ``inf``, ``1_000``, surrounding blanks and non-ASCII digits, which are
-errors here, as are values beyond the range of a double. A NUL character is an error wherever it
-is. Only regular files are opened: a FIFO or a device could block the reader forever. Time is
-linear in the text: a line longer than a block is read in blocks as long as its part already read,
-the regular expressions cannot backtrack, and the XML file of the labels is parsed in reads that
-grow with an unfinished token, a token (a tag, a comment, a declaration) over 1 MiB being refused.
->>>>>>> h-parse
+a FIFO or a device could block the reader forever. Time is linear in the text: a line longer than
+a block is read in blocks as long as its part already read, the regular expressions cannot
+backtrack, and the XML file of the labels is parsed in reads that grow with an unfinished token,
+a token (a tag, a comment, a declaration) over 1 MiB being refused.
 """
 
 from __future__ import annotations
