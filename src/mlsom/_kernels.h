@@ -22,85 +22,24 @@
  * and the widest path the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
  * baseline path is used; on ARM64 it is NEON-vectorised by the compiler.
  *
- * The files: this one holds the common types, the kernels' signatures, the processor check
- * and the dispatch, in one place (mlsom_cpu_level, mlsom_set_simd_level); it includes one file
- * per kernel family, each with its plain-C bodies (compiled once per path by MLSOM_DEFINE_PATH)
- * and its hand-written AVX2 and AVX-512F kernels: _kernels_screen.h (screening values, the
- * smallest two), _kernels_sums.h (the batch update's sums), _kernels_search.h (the ranking's
- * passes over one instance's values), _kernels_lanes.h (frozen scoring 16 rows at a time),
- * _kernels_moves.h (the robust variant's moves of a whole map), _kernels_guards.h (the nearest
- * of a label's guards).
+ * The files: _kernels_common.h holds what the families share (the entry type, the restrict and
+ * x86 vector macros) and every kernel's signature, once (MLSOM_*_ARGS, used by the kernels'
+ * definitions and their pointers' types). Each family
+ * has one self-contained file (include guard, includes _kernels_common.h) with its plain-C
+ * bodies and its hand-written AVX2 and AVX-512F kernels, twins side by side: _kernels_screen.h
+ * (screening values: one instance, four rows, 64 rows; the smallest two), _kernels_sums.h (the
+ * batch update's sums), _kernels_search.h (the ranking's passes over one instance's values),
+ * _kernels_lanes.h (frozen scoring's ranking 16 rows at a time), _kernels_moves.h (the robust
+ * variant's moves of a whole map), _kernels_guards.h (the nearest of a label's guards). This file
+ * includes them all, compiles the plain-C bodies once per path (MLSOM_DEFINE_PATH), and holds
+ * the processor check (mlsom_cpu_level) and the dispatch (mlsom_set_simd_level).
  */
 #ifndef MLSOM_KERNELS_H
 #define MLSOM_KERNELS_H
 
-#include <Python.h>
-#include <math.h>
-#include <stdint.h>
+#include "_kernels_common.h"
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-/* a neuron and its (screening or exact) squared distance */
-typedef struct {
-    double d;
-    Py_ssize_t j;
-} mlsom_entry;
-
-#if defined(_MSC_VER)
-#define MLSOM_RESTRICT __restrict
-#else
-#define MLSOM_RESTRICT __restrict__
-#endif
-
-/* ------------------------------------------------------------------- the kernels' signatures */
-#define MLSOM_SCREEN_ARGS(T)                                                             \
-    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
-     T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
-#define MLSOM_SCREEN4_ARGS(T)                                                            \
-    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,  \
-     const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
-#define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
-    (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
-     double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t ld, Py_ssize_t v0,  \
-     Py_ssize_t v1)
-#define MLSOM_COMBINE_ARGS                                                               \
-    (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
-     Py_ssize_t ld, const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights, \
-     double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
-#define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
-                              Py_ssize_t *n_cand)
-#define MLSOM_COUNT_LT_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t)
-#define MLSOM_COUNT_LT2_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t1, T t2,    \
-                                 Py_ssize_t *c2)
-#define MLSOM_GATHER_RANGE_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T a, T b,      \
-                                    mlsom_entry *MLSOM_RESTRICT ent)
-#define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double *lo)
-#define MLSOM_COUNT_MAPS_ARGS(T) (const T *MLSOM_RESTRICT d, const int64_t *off, Py_ssize_t L, \
-                                 const uint8_t *skip, T t1, T t2, Py_ssize_t *c1,        \
-                                 Py_ssize_t *c2)
-
-typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
-typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
-typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
-typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
-typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
-typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
-typedef Py_ssize_t (*mlsom_count_lt_f_fn) MLSOM_COUNT_LT_ARGS(float);
-typedef Py_ssize_t (*mlsom_count_lt2_f_fn) MLSOM_COUNT_LT2_ARGS(float);
-typedef Py_ssize_t (*mlsom_gather_range_f_fn) MLSOM_GATHER_RANGE_ARGS(float);
-typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
-typedef void (*mlsom_count_maps_f_fn) MLSOM_COUNT_MAPS_ARGS(float);
-
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-#define MLSOM_X86_DISPATCH 1
-#include <immintrin.h>
-
-/* the lanes of a block of 16 that hold values, when `left` values remain (all 16 from 16 on) */
-static inline __mmask16 mlsom_mask16(Py_ssize_t left)
-{
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
 #endif
 
 /* ------------------------------------------------------------------ the families, one file each */
@@ -248,39 +187,15 @@ static mlsom_move_map_d_fn mlsom_move_map_d = mlsom_move_map_d_base;
 static mlsom_move_map_f_fn mlsom_move_map_f = mlsom_move_map_f_base;
 static mlsom_nearest_below_d_fn mlsom_nearest_below_d = mlsom_nearest_below_d_base;
 static mlsom_nearest_below_f_fn mlsom_nearest_below_f = mlsom_nearest_below_f_base;
-typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
-                                      Py_ssize_t M, const float *base, const float *ww,
-                                      float *gt, int32_t *idx, float *m1, float *m2);
 /* the 64-row transposed screening (blocked rows): on the AVX-512 and AVX2 (with FMA) paths,
  * NULL otherwise */
 static mlsom_screen64min_f_fn mlsom_screen64min_f = NULL;
 
 /* frozen scoring 16 rows at a time: only on the AVX-512 path, NULL otherwise (all or none) */
-typedef void (*mlsom_screen64maps_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
-                                        Py_ssize_t M, const float *base, const float *ww,
-                                        const int64_t *off, Py_ssize_t L, float *gt, float *m1,
-                                        int32_t *i1, float *m2, float *hi);
-typedef uint16_t (*mlsom_lanes_search_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
-                                            const uint16_t *pool, int32_t k, uint16_t act,
-                                            int max_pass, float *fa, int32_t *ca, float *fb,
-                                            int32_t *cb, float *ht, int32_t *hc, uint16_t *hv,
-                                            int *nh, int h_max);
-typedef Py_ssize_t (*mlsom_lanes_window_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
-                                        const uint16_t *pool, int32_t k, uint16_t act,
-                                        const float *fa, const int32_t *ca, const float *fb,
-                                        const int32_t *cb, float *vk, float *vk1,
-                                        int32_t *votes, uint16_t *fm, int32_t *fj);
-typedef uint16_t (*mlsom_lanes_winner_fn)(const int32_t *votes, Py_ssize_t L,
-                                          const uint16_t *pool, const float *m1,
-                                          const float *gapf, uint16_t act, int32_t *winner);
 static mlsom_screen64maps_f_fn mlsom_screen64maps_f = NULL;
 static mlsom_lanes_search_f_fn mlsom_lanes_search_f = NULL;
 static mlsom_lanes_window_f_fn mlsom_lanes_window_f = NULL;
 static mlsom_lanes_winner_fn mlsom_lanes_winner = NULL;
-typedef void (*mlsom_centre16_d_fn)(const double *x, Py_ssize_t A, Py_ssize_t nr,
-                                    const double *c, float *buf, float *xb, double *xx);
-typedef void (*mlsom_centre16_f_fn)(const float *x, Py_ssize_t A, Py_ssize_t nr,
-                                    const double *c, float *buf, float *xb, double *xx);
 static mlsom_centre16_d_fn mlsom_centre16_d = NULL;
 static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
 
