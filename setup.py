@@ -132,9 +132,14 @@ extensions = [
         sources=["src/mlsom/_core.pyx"],
         include_dirs=[np.get_include(), "src/mlsom"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
-        # _core.pyx includes one .pxi per phase of the method (docs/architecture.md), and
-        # _kernels.h the kernels of each family
-        depends=sorted(glob.glob("src/mlsom/_kernels*.h") + glob.glob("src/mlsom/_core_*.pxi")),
+        # _core.pyx includes one .pxi per phase of the method (docs/architecture.md) and cimports
+        # the kernels' declarations (_kernels.pxd); _kernels.h includes the common header and
+        # the kernels of each family
+        depends=sorted(
+            glob.glob("src/mlsom/_kernels*.h")
+            + glob.glob("src/mlsom/_core_*.pxi")
+            + ["src/mlsom/_kernels.pxd"]
+        ),
     )
 ]
 

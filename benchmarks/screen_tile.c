@@ -48,11 +48,11 @@ int main(int argc, char **argv)
     for (level = 1; level <= top; level++) {
         double best = 1e30;
         mlsom_set_simd_level(level);
-        if (mlsom_screen64maps_f == NULL) continue;
+        if (mlsom_k->screen64maps_f == NULL) continue;
         for (rep = 0; rep < 5; rep++) {
             double t = seconds();
             for (r = 0; r < calls; r++)
-                mlsom_screen64maps_f(xb, Ws, A, M, base, ww, off, L, gt, m1, i1, m2, hi);
+                mlsom_k->screen64maps_f(xb, Ws, A, M, base, ww, off, L, gt, m1, i1, m2, hi);
             t = seconds() - t;
             if (t < best) best = t;
         }

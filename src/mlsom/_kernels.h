@@ -22,85 +22,25 @@
  * and the widest path the processor supports is picked once at import. Elsewhere (MSVC, ARM) the
  * baseline path is used; on ARM64 it is NEON-vectorised by the compiler.
  *
- * The files: this one holds the common types, the kernels' signatures, the processor check
- * and the dispatch, in one place (mlsom_cpu_level, mlsom_set_simd_level); it includes one file
- * per kernel family, each with its plain-C bodies (compiled once per path by MLSOM_DEFINE_PATH)
- * and its hand-written AVX2 and AVX-512F kernels: _kernels_screen.h (screening values, the
- * smallest two), _kernels_sums.h (the batch update's sums), _kernels_search.h (the ranking's
- * passes over one instance's values), _kernels_lanes.h (frozen scoring 16 rows at a time),
- * _kernels_moves.h (the robust variant's moves of a whole map), _kernels_guards.h (the nearest
- * of a label's guards).
+ * The files: _kernels_common.h holds what the families share (the entry type, the restrict and
+ * x86 vector macros) and every kernel's signature, once (MLSOM_*_ARGS, used by the kernels'
+ * definitions and their pointers' types); _kernels.pxd declares the same for Cython. Each family
+ * has one self-contained file (include guard, includes _kernels_common.h) with its plain-C
+ * bodies and its hand-written AVX2 and AVX-512F kernels, twins side by side: _kernels_screen.h
+ * (screening values: one instance, four rows, 64 rows; the smallest two), _kernels_sums.h (the
+ * batch update's sums), _kernels_search.h (the ranking's passes over one instance's values),
+ * _kernels_lanes.h (frozen scoring's ranking 16 rows at a time), _kernels_moves.h (the robust
+ * variant's moves of a whole map), _kernels_guards.h (the nearest of a label's guards). This file
+ * includes them all, compiles the plain-C bodies once per path (MLSOM_DEFINE_PATH), and holds
+ * the processor check (mlsom_cpu_level) and the dispatch: one table of kernel pointers per SIMD
+ * level (mlsom_kernels_*), of which mlsom_set_simd_level selects one (mlsom_k).
  */
 #ifndef MLSOM_KERNELS_H
 #define MLSOM_KERNELS_H
 
-#include <Python.h>
-#include <math.h>
-#include <stdint.h>
+#include "_kernels_common.h"
 #ifdef _OPENMP
 #include <omp.h>
-#endif
-
-/* a neuron and its (screening or exact) squared distance */
-typedef struct {
-    double d;
-    Py_ssize_t j;
-} mlsom_entry;
-
-#if defined(_MSC_VER)
-#define MLSOM_RESTRICT __restrict
-#else
-#define MLSOM_RESTRICT __restrict__
-#endif
-
-/* ------------------------------------------------------------------- the kernels' signatures */
-#define MLSOM_SCREEN_ARGS(T)                                                             \
-    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Wt, Py_ssize_t A, Py_ssize_t M, \
-     T base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
-#define MLSOM_SCREEN4_ARGS(T)                                                            \
-    (const T *MLSOM_RESTRICT x2, const T *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,  \
-     const T *MLSOM_RESTRICT base, const T *MLSOM_RESTRICT ww, T *MLSOM_RESTRICT out)
-#define MLSOM_GROUP_SUMS_ARGS(T)                                                         \
-    (const T *MLSOM_RESTRICT X, Py_ssize_t n, Py_ssize_t A, const int64_t *bmu,           \
-     double *MLSOM_RESTRICT hi, double *MLSOM_RESTRICT lo, Py_ssize_t ld, Py_ssize_t v0,  \
-     Py_ssize_t v1)
-#define MLSOM_COMBINE_ARGS                                                               \
-    (const double *MLSOM_RESTRICT hi, const double *MLSOM_RESTRICT lo, Py_ssize_t A,      \
-     Py_ssize_t ld, const Py_ssize_t *v, const double *h, Py_ssize_t nv, int unit_weights, \
-     double *MLSOM_RESTRICT out_hi, double *MLSOM_RESTRICT out_lo)
-#define MLSOM_ARGMIN_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double gap,        \
-                              Py_ssize_t *n_cand)
-#define MLSOM_COUNT_LT_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t)
-#define MLSOM_COUNT_LT2_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T t1, T t2,    \
-                                 Py_ssize_t *c2)
-#define MLSOM_GATHER_RANGE_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, T a, T b,      \
-                                    mlsom_entry *MLSOM_RESTRICT ent)
-#define MLSOM_MAX_ARGS(T) (const T *MLSOM_RESTRICT d, Py_ssize_t n, double *lo)
-#define MLSOM_COUNT_MAPS_ARGS(T) (const T *MLSOM_RESTRICT d, const int64_t *off, Py_ssize_t L, \
-                                 const uint8_t *skip, T t1, T t2, Py_ssize_t *c1,        \
-                                 Py_ssize_t *c2)
-
-typedef void (*mlsom_screen_f_fn) MLSOM_SCREEN_ARGS(float);
-typedef void (*mlsom_screen4_f_fn) MLSOM_SCREEN4_ARGS(float);
-typedef void (*mlsom_group_sums_d_fn) MLSOM_GROUP_SUMS_ARGS(double);
-typedef void (*mlsom_group_sums_f_fn) MLSOM_GROUP_SUMS_ARGS(float);
-typedef void (*mlsom_combine_fn) MLSOM_COMBINE_ARGS;
-typedef Py_ssize_t (*mlsom_argmin_f_fn) MLSOM_ARGMIN_ARGS(float);
-typedef Py_ssize_t (*mlsom_count_lt_f_fn) MLSOM_COUNT_LT_ARGS(float);
-typedef Py_ssize_t (*mlsom_count_lt2_f_fn) MLSOM_COUNT_LT2_ARGS(float);
-typedef Py_ssize_t (*mlsom_gather_range_f_fn) MLSOM_GATHER_RANGE_ARGS(float);
-typedef double (*mlsom_max_f_fn) MLSOM_MAX_ARGS(float);
-typedef void (*mlsom_count_maps_f_fn) MLSOM_COUNT_MAPS_ARGS(float);
-
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-#define MLSOM_X86_DISPATCH 1
-#include <immintrin.h>
-
-/* the lanes of a block of 16 that hold values, when `left` values remain (all 16 from 16 on) */
-static inline __mmask16 mlsom_mask16(Py_ssize_t left)
-{
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
 #endif
 
 /* ------------------------------------------------------------------ the families, one file each */
@@ -232,76 +172,94 @@ static int mlsom_simd_max_level(void)
 #endif
 }
 
+/* ----------------------------------------------------------------------------- the dispatch */
+/* Every kernel that has a version per SIMD path; the 64-row screens and the 16-row ranking are
+ * on the AVX2 (with FMA) and AVX-512F levels only, NULL elsewhere (all or none). */
+typedef struct {
+    mlsom_screen_f_fn screen_f;
+    mlsom_screen4_f_fn screen4_f;
+    mlsom_group_sums_d_fn group_sums_d;
+    mlsom_group_sums_f_fn group_sums_f;
+    mlsom_combine_fn combine;
+    mlsom_argmin_f_fn argmin_f;
+    mlsom_count_lt_f_fn count_lt_f;
+    mlsom_count_lt2_f_fn count_lt2_f;
+    mlsom_gather_range_f_fn gather_range_f;
+    mlsom_max_f_fn max_f;
+    mlsom_count_maps_f_fn count_maps_f;
+    mlsom_move_map_d_fn move_map_d;
+    mlsom_move_map_f_fn move_map_f;
+    mlsom_nearest_below_d_fn nearest_below_d;
+    mlsom_nearest_below_f_fn nearest_below_f;
+    /* training's 64-row screen (in place of the four-row one) */
+    mlsom_screen64min_f_fn screen64min_f;
+    /* frozen scoring 16 rows at a time */
+    mlsom_screen64maps_f_fn screen64maps_f;
+    mlsom_centre16_d_fn centre16_d;
+    mlsom_centre16_f_fn centre16_f;
+    mlsom_lanes_search_f_fn lanes_search_f;
+    mlsom_lanes_window_f_fn lanes_window_f;
+    mlsom_lanes_winner_fn lanes_winner;
+} mlsom_kernels;
+
+/* the plain-C bodies of path P (MLSOM_DEFINE_PATH) of the kernels that no level replaces by a
+ * hand-written one */
+#define MLSOM_PATH_KERNELS(P)                                                            \
+    .screen_f = mlsom_screen_f_##P, .group_sums_d = mlsom_group_sums_d_##P,              \
+    .group_sums_f = mlsom_group_sums_f_##P, .combine = mlsom_combine_##P,                \
+    .argmin_f = mlsom_argmin_f_##P, .count_lt_f = mlsom_count_lt_f_##P,                  \
+    .count_lt2_f = mlsom_count_lt2_f_##P, .count_maps_f = mlsom_count_maps_f_##P,        \
+    .move_map_d = mlsom_move_map_d_##P, .move_map_f = mlsom_move_map_f_##P,              \
+    .nearest_below_d = mlsom_nearest_below_d_##P, .nearest_below_f = mlsom_nearest_below_f_##P
+
+/* one table per level (the kernels not named: NULL) */
+static const mlsom_kernels mlsom_kernels_base = {
+    MLSOM_PATH_KERNELS(base),
+    .screen4_f = mlsom_screen4_f_base,
+    .gather_range_f = mlsom_gather_range_f_base,
+    .max_f = mlsom_max_f_base,
+};
+#ifdef MLSOM_X86_DISPATCH
+/* AVX2 on a processor without FMA */
+static const mlsom_kernels mlsom_kernels_avx2 = {
+    MLSOM_PATH_KERNELS(avx2),
+    .screen4_f = mlsom_screen4_f_avx2,
+    .gather_range_f = mlsom_gather_range_f_avx2_mask,
+    .max_f = mlsom_max_f_avx2_vec,
+};
+/* AVX2 with FMA */
+static const mlsom_kernels mlsom_kernels_avx2_fma = {
+    MLSOM_PATH_KERNELS(avx2),
+    .screen4_f = mlsom_screen4_f_avx2_tile,
+    .gather_range_f = mlsom_gather_range_f_avx2_mask,
+    .max_f = mlsom_max_f_avx2_vec,
+    .screen64min_f = mlsom_screen64min_f_avx2,
+    .screen64maps_f = mlsom_screen64maps_f_avx2,
+    .centre16_d = mlsom_centre16_d_avx2,
+    .centre16_f = mlsom_centre16_f_avx2,
+    .lanes_search_f = mlsom_lanes_search_f_avx2,
+    .lanes_window_f = mlsom_lanes_window_f_avx2,
+    .lanes_winner = mlsom_lanes_winner_avx2,
+};
+static const mlsom_kernels mlsom_kernels_avx512 = {
+    MLSOM_PATH_KERNELS(avx512),
+    .screen4_f = mlsom_screen4_f_avx512_tile,
+    .gather_range_f = mlsom_gather_range_f_avx512_mask,
+    .max_f = mlsom_max_f_avx512_mask,
+    .screen64min_f = mlsom_screen64min_f_avx512,
+    .screen64maps_f = mlsom_screen64maps_f_avx512,
+    .centre16_d = mlsom_centre16_d_avx512,
+    .centre16_f = mlsom_centre16_f_avx512,
+    .lanes_search_f = mlsom_lanes_search_f_avx512,
+    .lanes_window_f = mlsom_lanes_window_f_avx512,
+    .lanes_winner = mlsom_lanes_winner_avx512,
+};
+#endif
+#undef MLSOM_PATH_KERNELS
+
+/* the selected level (0 = baseline, 1 = AVX2, 2 = AVX-512F) and its kernels */
 static int mlsom_simd_level = 0;
-static mlsom_screen_f_fn mlsom_screen_f = mlsom_screen_f_base;
-static mlsom_screen4_f_fn mlsom_screen4_f = mlsom_screen4_f_base;
-static mlsom_group_sums_d_fn mlsom_group_sums_d = mlsom_group_sums_d_base;
-static mlsom_group_sums_f_fn mlsom_group_sums_f = mlsom_group_sums_f_base;
-static mlsom_combine_fn mlsom_combine = mlsom_combine_base;
-static mlsom_argmin_f_fn mlsom_argmin_f = mlsom_argmin_f_base;
-static mlsom_count_lt_f_fn mlsom_count_lt_f = mlsom_count_lt_f_base;
-static mlsom_count_lt2_f_fn mlsom_count_lt2_f = mlsom_count_lt2_f_base;
-static mlsom_gather_range_f_fn mlsom_gather_range_f = mlsom_gather_range_f_base;
-static mlsom_max_f_fn mlsom_max_f = mlsom_max_f_base;
-static mlsom_count_maps_f_fn mlsom_count_maps_f = mlsom_count_maps_f_base;
-static mlsom_move_map_d_fn mlsom_move_map_d = mlsom_move_map_d_base;
-static mlsom_move_map_f_fn mlsom_move_map_f = mlsom_move_map_f_base;
-static mlsom_nearest_below_d_fn mlsom_nearest_below_d = mlsom_nearest_below_d_base;
-static mlsom_nearest_below_f_fn mlsom_nearest_below_f = mlsom_nearest_below_f_base;
-typedef void (*mlsom_screen64min_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
-                                      Py_ssize_t M, const float *base, const float *ww,
-                                      float *gt, int32_t *idx, float *m1, float *m2);
-/* the 64-row transposed screening (blocked rows): on the AVX-512 and AVX2 (with FMA) paths,
- * NULL otherwise */
-static mlsom_screen64min_f_fn mlsom_screen64min_f = NULL;
-
-/* frozen scoring 16 rows at a time: only on the AVX-512 path, NULL otherwise (all or none) */
-typedef void (*mlsom_screen64maps_f_fn)(const float *xb, const float *Ws, Py_ssize_t A,
-                                        Py_ssize_t M, const float *base, const float *ww,
-                                        const int64_t *off, Py_ssize_t L, float *gt, float *m1,
-                                        int32_t *i1, float *m2, float *hi);
-typedef uint16_t (*mlsom_lanes_search_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
-                                            const uint16_t *pool, int32_t k, uint16_t act,
-                                            int max_pass, float *fa, int32_t *ca, float *fb,
-                                            int32_t *cb, float *ht, int32_t *hc, uint16_t *hv,
-                                            int *nh, int h_max);
-typedef Py_ssize_t (*mlsom_lanes_window_f_fn)(const float *g, const int64_t *off, Py_ssize_t L,
-                                        const uint16_t *pool, int32_t k, uint16_t act,
-                                        const float *fa, const int32_t *ca, const float *fb,
-                                        const int32_t *cb, float *vk, float *vk1,
-                                        int32_t *votes, uint16_t *fm, int32_t *fj);
-typedef uint16_t (*mlsom_lanes_winner_fn)(const int32_t *votes, Py_ssize_t L,
-                                          const uint16_t *pool, const float *m1,
-                                          const float *gapf, uint16_t act, int32_t *winner);
-static mlsom_screen64maps_f_fn mlsom_screen64maps_f = NULL;
-static mlsom_lanes_search_f_fn mlsom_lanes_search_f = NULL;
-static mlsom_lanes_window_f_fn mlsom_lanes_window_f = NULL;
-static mlsom_lanes_winner_fn mlsom_lanes_winner = NULL;
-typedef void (*mlsom_centre16_d_fn)(const double *x, Py_ssize_t A, Py_ssize_t nr,
-                                    const double *c, float *buf, float *xb, double *xx);
-typedef void (*mlsom_centre16_f_fn)(const float *x, Py_ssize_t A, Py_ssize_t nr,
-                                    const double *c, float *buf, float *xb, double *xx);
-static mlsom_centre16_d_fn mlsom_centre16_d = NULL;
-static mlsom_centre16_f_fn mlsom_centre16_f = NULL;
-
-#define MLSOM_USE_PATH(SUFFIX)                                                           \
-    do {                                                                                 \
-        mlsom_screen_f = mlsom_screen_f_##SUFFIX;                                        \
-        mlsom_screen4_f = mlsom_screen4_f_##SUFFIX;                                        \
-        mlsom_group_sums_d = mlsom_group_sums_d_##SUFFIX;                               \
-        mlsom_group_sums_f = mlsom_group_sums_f_##SUFFIX;                               \
-        mlsom_combine = mlsom_combine_##SUFFIX;                                         \
-        mlsom_argmin_f = mlsom_argmin_f_##SUFFIX;                                       \
-        mlsom_count_lt_f = mlsom_count_lt_f_##SUFFIX;                                    \
-        mlsom_count_lt2_f = mlsom_count_lt2_f_##SUFFIX;                                  \
-        mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX;                            \
-        mlsom_max_f = mlsom_max_f_##SUFFIX;                                             \
-        mlsom_count_maps_f = mlsom_count_maps_f_##SUFFIX;                               \
-        mlsom_move_map_d = mlsom_move_map_d_##SUFFIX;                                   \
-        mlsom_move_map_f = mlsom_move_map_f_##SUFFIX;                                   \
-        mlsom_nearest_below_d = mlsom_nearest_below_d_##SUFFIX;                         \
-        mlsom_nearest_below_f = mlsom_nearest_below_f_##SUFFIX;                         \
-    } while (0)
+static const mlsom_kernels *mlsom_k = &mlsom_kernels_base;
 
 /* For the kernel benchmark (benchmarks/kernel_gains.py, through mlsom._testing): hand-written
  * kernels to replace by the plain-C body of the same path (its compiler-vectorised loop; the
@@ -312,62 +270,44 @@ enum {
 };
 static unsigned mlsom_plain = 0;
 
+#ifdef MLSOM_X86_DISPATCH
+/* the selected level's table with the replacements of mlsom_plain, where it has any */
+static mlsom_kernels mlsom_kernels_plain;
+
 #define MLSOM_USE_PLAIN(SUFFIX, MASK)                                                    \
     do {                                                                                 \
-        if ((MASK) & MLSOM_K_SCREEN4) mlsom_screen4_f = mlsom_screen4_f_##SUFFIX;        \
-        if ((MASK) & MLSOM_K_MAX) mlsom_max_f = mlsom_max_f_##SUFFIX;                    \
-        if ((MASK) & MLSOM_K_GATHER) mlsom_gather_range_f = mlsom_gather_range_f_##SUFFIX; \
-        if ((MASK) & MLSOM_K_SCREEN64) mlsom_screen64min_f = NULL;                       \
+        mlsom_kernels *k_ = &mlsom_kernels_plain;                                        \
+        if ((MASK) & MLSOM_K_SCREEN4) k_->screen4_f = mlsom_screen4_f_##SUFFIX;          \
+        if ((MASK) & MLSOM_K_MAX) k_->max_f = mlsom_max_f_##SUFFIX;                      \
+        if ((MASK) & MLSOM_K_GATHER) k_->gather_range_f = mlsom_gather_range_f_##SUFFIX; \
+        if ((MASK) & MLSOM_K_SCREEN64) k_->screen64min_f = NULL;                         \
     } while (0)
+#endif
 
-/* Select a path; a level above what the processor supports is lowered. Returns the level used. */
+/* Select a level's table; a level above what the processor supports is lowered. Returns the
+ * level used. */
 static int mlsom_set_simd_level(int level)
 {
+    const mlsom_kernels *t = &mlsom_kernels_base;
     int top = mlsom_simd_max_level();
     if (level < 0 || level > top) level = top;
     mlsom_simd_level = level;
-    MLSOM_USE_PATH(base);
-    mlsom_screen64min_f = NULL;
-    mlsom_screen64maps_f = NULL;
-    mlsom_lanes_search_f = NULL;
-    mlsom_lanes_window_f = NULL;
-    mlsom_lanes_winner = NULL;
-    mlsom_centre16_d = NULL;
-    mlsom_centre16_f = NULL;
 #ifdef MLSOM_X86_DISPATCH
     if (level == 1) {
-        MLSOM_USE_PATH(avx2);
-        mlsom_gather_range_f = mlsom_gather_range_f_avx2_mask;
-        mlsom_max_f = mlsom_max_f_avx2_vec;
         int fma;
         mlsom_cpu_level(&fma);
-        if (fma) {
-            mlsom_screen4_f = mlsom_screen4_f_avx2_tile;
-            mlsom_screen64min_f = mlsom_screen64min_f_avx2;
-            mlsom_screen64maps_f = mlsom_screen64maps_f_avx2;
-            mlsom_lanes_search_f = mlsom_lanes_search_f_avx2;
-            mlsom_lanes_window_f = mlsom_lanes_window_f_avx2;
-            mlsom_lanes_winner = mlsom_lanes_winner_avx2;
-            mlsom_centre16_d = mlsom_centre16_d_avx2;
-            mlsom_centre16_f = mlsom_centre16_f_avx2;
-        }
+        t = fma ? &mlsom_kernels_avx2_fma : &mlsom_kernels_avx2;
     }
-    if (level == 2) {
-        MLSOM_USE_PATH(avx512);
-        mlsom_screen4_f = mlsom_screen4_f_avx512_tile;
-        mlsom_screen64min_f = mlsom_screen64min_f_avx512;
-        mlsom_screen64maps_f = mlsom_screen64maps_f_avx512;
-        mlsom_lanes_search_f = mlsom_lanes_search_f_avx512;
-        mlsom_lanes_window_f = mlsom_lanes_window_f_avx512;
-        mlsom_lanes_winner = mlsom_lanes_winner_avx512;
-        mlsom_centre16_d = mlsom_centre16_d_avx512;
-        mlsom_centre16_f = mlsom_centre16_f_avx512;
-        mlsom_gather_range_f = mlsom_gather_range_f_avx512_mask;
-        mlsom_max_f = mlsom_max_f_avx512_mask;
+    if (level == 2) t = &mlsom_kernels_avx512;
+    if (mlsom_plain && level > 0) {
+        mlsom_k = t; /* not the copy while it changes */
+        mlsom_kernels_plain = *t;
+        if (level == 1) MLSOM_USE_PLAIN(avx2, mlsom_plain);
+        if (level == 2) MLSOM_USE_PLAIN(avx512, mlsom_plain);
+        t = &mlsom_kernels_plain;
     }
-    if (level == 1) MLSOM_USE_PLAIN(avx2, mlsom_plain);
-    if (level == 2) MLSOM_USE_PLAIN(avx512, mlsom_plain);
 #endif
+    mlsom_k = t;
     return level;
 }
 

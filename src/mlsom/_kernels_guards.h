@@ -13,14 +13,16 @@
  * steps with one row at a time and 1.88 with four (float64; float32 2.97 and 1.81); vectors
  * wider than the path (eight doubles on AVX2) were kept in memory by the compiler, and the path's
  * own width took the AVX2 path from 1.90 to 1.59 steps (float64, bench_labels.py --simd avx2).
- * Nothing re-associates, so no -ffast-math, and every path gives the bits of _sqdist_col.
- * Included by _kernels.h (compiled once per path by MLSOM_DEFINE_PATH). */
+ * Nothing re-associates, so no -ffast-math, and every path gives the bits of _sqdist_col. The
+ * plain-C body, compiled once per path by MLSOM_DEFINE_PATH (_kernels.h) with that path's
+ * vectors (MLSOM_GV_*).
+ *
+ * Included by _kernels.h; compiles on its own (_kernels_common.h). */
 #ifndef MLSOM_KERNELS_GUARDS_H
 #define MLSOM_KERNELS_GUARDS_H
 
-#define MLSOM_NEAREST_BELOW_ARGS(T)                                                         \
-    (const T *MLSOM_RESTRICT x, const T *MLSOM_RESTRICT G, Py_ssize_t A, Py_ssize_t n,      \
-     double *MLSOM_RESTRICT bound, int first)
+#include "_kernels_common.h"
+
 #define MLSOM_PAIRWISE8(s)                                                                  \
     (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])))
 /* row u's distance r, taken if strictly below b */
@@ -50,7 +52,7 @@
     }
 #if defined(__GNUC__) || defined(__clang__)
 /* A row's eight partial sums as NV vectors of 8 / NV lanes each, the path's own width
- * (MLSOM_NEAREST_BELOW_ARGS_PATH below): wider vectors than the path has are kept in memory
+ * (MLSOM_GV_* below): wider vectors than the path has are kept in memory
  * by the compiler, which costs more than the four chains save. */
 typedef double mlsom_v8d __attribute__((vector_size(64)));
 typedef double mlsom_v4d __attribute__((vector_size(32)));
@@ -137,7 +139,4 @@ typedef float mlsom_v4f __attribute__((vector_size(16)));
 #define MLSOM_NEAREST_BELOW_BODY_(...) MLSOM_NEAREST_BELOW_BODY(__VA_ARGS__)
 #define MLSOM_NEAREST_BELOW_BODY_PATH(T, GV) MLSOM_NEAREST_BELOW_BODY_(T, GV)
 
-typedef Py_ssize_t (*mlsom_nearest_below_d_fn) MLSOM_NEAREST_BELOW_ARGS(double);
-typedef Py_ssize_t (*mlsom_nearest_below_f_fn) MLSOM_NEAREST_BELOW_ARGS(float);
-
-#endif
+#endif /* MLSOM_KERNELS_GUARDS_H */

@@ -1,64 +1,24 @@
-/* Kernel family: frozen scoring 16 rows at a time, AVX-512F only (hand-written: its 64-row
- * screening with per-map minima, the rows' centring, the ranking's search, window and winner).
- * Uses the 64-row tile macros of _kernels_screen.h.
+/* Kernel family: the winner-class ranking of frozen scoring 16 rows at a time, hand-written for
+ * AVX-512F and for AVX2 with FMA (no plain-C bodies): the rows' centring, the search of the k-th
+ * smallest value's bracket, its window and the votes, the winner. Their 64-row screening is in
+ * _kernels_screen.h (mlsom_screen64maps_f).
  *
- * Part of _kernels.h, which includes it (after the signatures, and on x86-64 after
- * <immintrin.h>): not meant to be included alone. */
+ * Included by _kernels.h; compiles on its own (_kernels_common.h). */
+#ifndef MLSOM_KERNELS_LANES_H
+#define MLSOM_KERNELS_LANES_H
+
+#include "_kernels_common.h"
 
 #ifdef MLSOM_X86_DISPATCH
 /* ------------------------------------------------------------------------------------------------
- * Frozen scoring 16 rows at a time (AVX-512 path only). A group's screening values are stored
- * neuron-major, g[16 j + l] for row l of the group, so that one vector holds one neuron's values
- * for the 16 rows ("lanes"), and every step of the winner-class ranking (counting below a trial
- * value, the window around the k-th smallest value, the votes) is one vector operation per
- * neuron for the 16 rows, with no branch that depends on a row's values. The maps still in a
- * row's pool are given as lane masks, pool[c] (bit l: map c is in the pool of row l).
+ * Frozen scoring 16 rows at a time (AVX-512F, then AVX2 with FMA). A group's screening values
+ * are stored neuron-major, g[16 j + l] for row l of the group, so that one vector holds one
+ * neuron's values for the 16 rows ("lanes"), and every step of the winner-class ranking
+ * (counting below a trial value, the window around the k-th smallest value, the votes) is one
+ * vector operation per neuron for the 16 rows, with no branch that depends on a row's values.
+ * The maps still in a row's pool are given as lane masks, pool[c] (bit l: map c is in the pool
+ * of row l).
  */
-
-/* Screening of 64 rows (the rows blocked as for mlsom_screen64min_f, the same operations in the
- * same order, so the same values) into four groups of 16, gt[(16 M) q + 16 j + l] for row
- * 16 q + l, and per map c and row: the smallest value (m1[64 c + row]), its first index (i1)
- * and the smallest of the others (m2, equal to m1 when the minimum is not unique), and the
- * largest value of the row (hi[row]). The tile of mlsom_screen64min_f, other places and one
- * more maximum. */
-#define MLSOM_T64_GROUPS(j, q) (gt + 16 * M * (q) + 16 * (j))
-#define MLSOM_T64_MAX(q, o) (mx[q] = _mm512_max_ps(mx[q], o))
-
-__attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512(
-    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
-    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, const int64_t *off,
-    Py_ssize_t L, float *MLSOM_RESTRICT gt, float *m1, int32_t *i1, float *m2, float *hi)
-{
-    __m512 t1[4], t2[4], bv[4], mx[4];
-    __m512i ti[4];
-    Py_ssize_t i, j0, c;
-    int q;
-    for (q = 0; q < 4; q++) {
-        bv[q] = _mm512_loadu_ps(base + 16 * q);
-        mx[q] = _mm512_set1_ps(-INFINITY);
-    }
-    for (c = 0; c < L; c++) {
-        for (q = 0; q < 4; q++) {
-            t1[q] = _mm512_set1_ps(INFINITY);
-            t2[q] = _mm512_set1_ps(INFINITY);
-            ti[q] = _mm512_set1_epi32((int)off[c]);
-        }
-        for (j0 = off[c]; j0 + 4 <= off[c + 1]; j0 += 4)
-            MLSOM_T64_GROUP(4, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
-        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T64_GROUP(1, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
-        for (q = 0; q < 4; q++) {
-            _mm512_storeu_ps(m1 + 64 * c + 16 * q, t1[q]);
-            _mm512_storeu_ps(m2 + 64 * c + 16 * q, t2[q]);
-            _mm512_storeu_si512((void *)(i1 + 64 * c + 16 * q), ti[q]);
-        }
-    }
-    for (q = 0; q < 4; q++) _mm512_storeu_ps(hi + 16 * q, mx[q]);
-}
-#undef MLSOM_T64_GROUP
-#undef MLSOM_T64_ROWS
-#undef MLSOM_T64_NOTHING
-#undef MLSOM_T64_GROUPS
-#undef MLSOM_T64_MAX
 
 /* a 16 x 16 transpose in registers: r[i] holds row i on entry, column i on return */
 __attribute__((target("avx512f"))) static inline void mlsom_tr16(__m512 *r)
@@ -158,14 +118,10 @@ __attribute__((target("avx512f"))) static inline __m512 mlsom_centred16_f(const 
         for (q = 0; q < 16; q++) xx[q] = (double)sv[q];                                  \
     }
 
-__attribute__((target("avx512f"))) static void mlsom_centre16_d_avx512(
-    const double *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, float *xb,
-    double *xx)
+__attribute__((target("avx512f"))) static void mlsom_centre16_d_avx512 MLSOM_CENTRE16_ARGS(double)
     MLSOM_CENTRE16_BODY(mlsom_centred16_d)
 
-__attribute__((target("avx512f"))) static void mlsom_centre16_f_avx512(
-    const float *x, Py_ssize_t A, Py_ssize_t nr, const double *c, float *buf, float *xb,
-    double *xx)
+__attribute__((target("avx512f"))) static void mlsom_centre16_f_avx512 MLSOM_CENTRE16_ARGS(float)
     MLSOM_CENTRE16_BODY(mlsom_centred16_f)
 #undef MLSOM_CENTRE16_BODY
 
@@ -183,10 +139,8 @@ __attribute__((target("avx512f"))) static void mlsom_centre16_f_avx512(
  * of at most h_max: ht[16 h + l], hc[16 (L h + c) + l], hv[h] the rows they were counted for,
  * *nh entries): a later round, whose pool lost maps, first tightens each bracket with the counts
  * they give for its pool, at no cost of a pass. */
-__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
-    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
-    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_,
-    float *ht, int32_t *hc, uint16_t *hv, int *nh, int h_max)
+__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512
+    MLSOM_LANES_SEARCH_ARGS
 {
     __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
     __m512i ca = _mm512_loadu_si512((const void *)ca_), cb = _mm512_loadu_si512((const void *)cb_);
@@ -325,10 +279,8 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_search_f_avx512(
  * MLSOM_LANES_WIN registers, fed only the neurons with a row in its bracket. OUT fm (M + 16):
  * per neuron j the rows with its value in their bracket; fj (M + 16): the neurons with any, in
  * order; returns how many. */
-__attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_lanes_window_f_avx512(
-    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
-    int32_t k, uint16_t act, const float *fa_, const int32_t *ca_, const float *fb_,
-    const int32_t *cb_, float *vk_, float *vk1_, int32_t *votes, uint16_t *fm, int32_t *fj)
+__attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_lanes_window_f_avx512
+    MLSOM_LANES_WINDOW_ARGS
 {
     const __m512 fa = _mm512_loadu_ps(fa_), fb = _mm512_loadu_ps(fb_);
     const __m512i ca = _mm512_loadu_si512((const void *)ca_);
@@ -429,9 +381,7 @@ __attribute__((target("avx512f,popcnt"))) static Py_ssize_t mlsom_lanes_window_f
  * a tie goes to the map whose smallest screening value (m1[64 c + l]) is smaller by more than
  * gapf[l] (a float bound at least the screening gap). Returns the rows with a tie that the
  * bound leaves in doubt (their winner is to be decided from exact distances). */
-__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512(
-    const int32_t *votes, Py_ssize_t L, const uint16_t *pool, const float *m1,
-    const float *gapf_, uint16_t act, int32_t *winner)
+__attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512 MLSOM_LANES_WINNER_ARGS
 {
     const __m512 gapf = _mm512_loadu_ps(gapf_);
     __m512i bv = _mm512_setzero_si512(), bw = _mm512_set1_epi32(-1);
@@ -463,11 +413,10 @@ __attribute__((target("avx512f"))) static uint16_t mlsom_lanes_winner_avx512(
  * The same 16-row path on AVX2 (with FMA): the same layouts and the same operations in the same
  * order, each 16-lane vector of the AVX-512 kernels held as two 8-lane halves (s = 0: rows 0-7 of
  * the group, s = 1: rows 8-15), the lane masks as uint16 between steps and as compare vectors
- * within one (mlsom_m8 widens 8 bits of a mask to a compare vector). The screening values are
- * bit-identical to the AVX-512 kernels' (each the same chain of fused multiply-adds), and so are
- * every trial value, bracket and count.
+ * within one (mlsom_m8 widens 8 bits of a mask to a compare vector). The screening values
+ * (mlsom_screen64maps_f_avx2) are bit-identical to the AVX-512 kernel's (each the same chain of
+ * fused multiply-adds), and so are every trial value, bracket and count.
  */
-
 
 /* the lanes of bits m & 0xFF, as an AVX2 compare result (all ones where the bit is set) */
 __attribute__((target("avx2"))) static inline __m256i mlsom_m8(unsigned m)
@@ -557,9 +506,7 @@ __attribute__((target("avx2"))) static inline __m256 mlsom_centred8_f(const floa
  * the eight added in turn), one lane per row; rows r >= nr are zeros (buf is not used). The
  * rows go 8 at a time, 8 features of each, transposed 8 x 8 in registers. */
 #define MLSOM_CENTRE16_AVX2(NAME, T, LOAD)                                               \
-    __attribute__((target("avx2"))) static void NAME(const T *x, Py_ssize_t A,           \
-                                                     Py_ssize_t nr, const double *c,     \
-                                                     float *buf, float *xb, double *xx)  \
+    __attribute__((target("avx2"))) static void NAME MLSOM_CENTRE16_ARGS(T)              \
     {                                                                                    \
         const Py_ssize_t a8 = A - A % 8;                                                 \
         const __m256 m2 = _mm256_set1_ps(-2.0f);                                         \
@@ -592,161 +539,8 @@ __attribute__((target("avx2"))) static inline __m256 mlsom_centred8_f(const floa
 MLSOM_CENTRE16_AVX2(mlsom_centre16_d_avx2, double, mlsom_centred8_d)
 MLSOM_CENTRE16_AVX2(mlsom_centre16_f_avx2, float, mlsom_centred8_f)
 #undef MLSOM_CENTRE16_AVX2
-
-#define MLSOM_AVX2_LT(a, b) _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ))
-#define MLSOM_AVX2_BLEND(a, b, m) _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m))
-#define MLSOM_AVX2_BLENDI(a, b, m) _mm256_blendv_epi8(a, b, m)
-
-/* Screening of 64 rows, as mlsom_screen64maps_f_avx512 (same inputs, outputs and values): a
- * register tile of 32 rows (four 8-lane vectors) x 3 neurons, for the two halves of the 64 rows
- * in turn (the neurons' weights still in the first level cache for the second), the per-map
- * smallest two and the row maxima kept lane-wise in memory between neurons.
- *
- * The twelve accumulators are named variables, not an array: GCC kept an array indexed in the
- * per-neuron loop below in memory and stored all twelve on every feature, which halved the
- * tile's multiply-add rate (benchmarks/screen_tile.c measures it). */
-/* One neuron's values for 8 rows (r_ = 4 s + b_ of the 64): stored at dst, kept in the row
- * maxima (mx, NULL for none) and in the smallest two with the first index of the smallest. */
-__attribute__((target("avx2"))) static inline void mlsom_t32_keep(
-    __m256 a, Py_ssize_t j_, int r_, float *MLSOM_RESTRICT dst, const float *MLSOM_RESTRICT ww,
-    const __m256 *bv, __m256 *mx, __m256 *t1, __m256 *t2, __m256i *ti)
-{
-    const __m256 o = _mm256_add_ps(_mm256_add_ps(bv[r_], _mm256_broadcast_ss(ww + j_)), a);
-    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);
-    _mm256_storeu_ps(dst, o);
-    if (mx) mx[r_] = _mm256_max_ps(mx[r_], o);
-    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));
-    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);
-    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], _mm256_set1_epi32((int)j_), lt_);
-}
-
-#define MLSOM_T32_FMA(k)                                                                 \
-    do {                                                                                 \
-        const __m256 wk = _mm256_broadcast_ss(w + (k));                                  \
-        a0##k = _mm256_fmadd_ps(x0, wk, a0##k);                                          \
-        a1##k = _mm256_fmadd_ps(x1, wk, a1##k);                                          \
-        a2##k = _mm256_fmadd_ps(x2_, wk, a2##k);                                         \
-        a3##k = _mm256_fmadd_ps(x3, wk, a3##k);                                          \
-    } while (0)
-/* neuron j0 + k's values for the 32 rows of half s, stored at DST(j, s, b) for 8 rows b */
-#define MLSOM_T32_KEEP1(a, k, b_, DST, MX)                                               \
-    mlsom_t32_keep(a, j0 + (k), 4 * s + (b_), DST(j0 + (k), s, b_), ww, bv, MX, t1, t2, ti)
-#define MLSOM_T32_KEEP(k, DST, MX)                                                       \
-    do {                                                                                 \
-        MLSOM_T32_KEEP1(a0##k, k, 0, DST, MX);                                           \
-        MLSOM_T32_KEEP1(a1##k, k, 1, DST, MX);                                           \
-        MLSOM_T32_KEEP1(a2##k, k, 2, DST, MX);                                           \
-        MLSOM_T32_KEEP1(a3##k, k, 3, DST, MX);                                           \
-    } while (0)
-/* one pass over the features for the 32 rows of half s and the neurons j0 .. j0 + NJ - 1 */
-#define MLSOM_T32_PASS(FMAS)                                                             \
-    do {                                                                                 \
-        const float *w = Ws + j0;                                                        \
-        const float *xr = xb + 32 * A * s;                                               \
-        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
-            const __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);         \
-            const __m256 x2_ = _mm256_loadu_ps(xr + 16 * A),                             \
-                         x3 = _mm256_loadu_ps(xr + 16 * A + 8);                          \
-            FMAS;                                                                        \
-        }                                                                                \
-    } while (0)
-#define MLSOM_T32_ZERO(k)                                                                \
-    __m256 a0##k = _mm256_setzero_ps(), a1##k = _mm256_setzero_ps(),                     \
-           a2##k = _mm256_setzero_ps(), a3##k = _mm256_setzero_ps()
-/* the neurons j0 = START .. END - 1, three at a time then one, each for the two halves of the
- * 64 rows in turn (the neurons' weights still in the first level cache for the second) */
-#define MLSOM_T32_NEURONS(START, END, DST, MX)                                           \
-    do {                                                                                 \
-        for (j0 = (START); j0 + 3 <= (END); j0 += 3)                                     \
-            for (s = 0; s < 2; s++) {                                                    \
-                MLSOM_T32_ZERO(0);                                                       \
-                MLSOM_T32_ZERO(1);                                                       \
-                MLSOM_T32_ZERO(2);                                                       \
-                MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));    \
-                MLSOM_T32_KEEP(0, DST, MX);                                              \
-                MLSOM_T32_KEEP(1, DST, MX);                                              \
-                MLSOM_T32_KEEP(2, DST, MX);                                              \
-            }                                                                            \
-        for (; j0 < (END); j0 += 1)                                                      \
-            for (s = 0; s < 2; s++) {                                                    \
-                MLSOM_T32_ZERO(0);                                                       \
-                MLSOM_T32_PASS(MLSOM_T32_FMA(0));                                        \
-                MLSOM_T32_KEEP(0, DST, MX);                                              \
-            }                                                                            \
-    } while (0)
-/* where predict (16-row groups, gt[16 M q + 16 j + l]) and training (gt[64 j + row]) keep a
- * neuron's values for rows 8 (4 s + b) .. + 7 */
-#define MLSOM_T32_GROUPS(j, s, b) (gt + 16 * M * (2 * (s) + (b) / 2) + 16 * (j) + 8 * ((b) % 2))
-#define MLSOM_T32_ROWS(j, s, b) (gt + 64 * (j) + 8 * (4 * (s) + (b)))
-
-__attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2(
-    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
-    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, const int64_t *off,
-    Py_ssize_t L, float *MLSOM_RESTRICT gt, float *m1, int32_t *i1, float *m2, float *hi)
-{
-    __m256 t1[8], t2[8], bv[8], mx[8];
-    __m256i ti[8];
-    Py_ssize_t i, j0, c;
-    int s, b;
-    for (b = 0; b < 8; b++) {
-        bv[b] = _mm256_loadu_ps(base + 8 * b);
-        mx[b] = _mm256_set1_ps(-INFINITY);
-    }
-    for (c = 0; c < L; c++) {
-        for (b = 0; b < 8; b++) {
-            t1[b] = _mm256_set1_ps(INFINITY);
-            t2[b] = _mm256_set1_ps(INFINITY);
-            ti[b] = _mm256_set1_epi32((int)off[c]);
-        }
-        MLSOM_T32_NEURONS(off[c], off[c + 1], MLSOM_T32_GROUPS, mx);
-        for (b = 0; b < 8; b++) {
-            _mm256_storeu_ps(m1 + 64 * c + 8 * b, t1[b]);
-            _mm256_storeu_ps(m2 + 64 * c + 8 * b, t2[b]);
-            _mm256_storeu_si256((__m256i *)(i1 + 64 * c + 8 * b), ti[b]);
-        }
-    }
-    for (b = 0; b < 8; b++) _mm256_storeu_ps(hi + 8 * b, mx[b]);
-}
-
-/* Training's screening of 64 rows, as mlsom_screen64min_f_avx512 (same inputs, outputs and
- * values: the values bit-identical to the AVX2 four-row tile's), with the tile of
- * mlsom_screen64maps_f_avx2 in training's layout and without the row maxima. */
-__attribute__((target("avx2,fma"))) static void mlsom_screen64min_f_avx2(
-    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
-    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT gt,
-    int32_t *idx, float *m1, float *m2)
-{
-    __m256 t1[8], t2[8], bv[8];
-    __m256i ti[8];
-    Py_ssize_t i, j0;
-    int s, b;
-    for (b = 0; b < 8; b++) {
-        bv[b] = _mm256_loadu_ps(base + 8 * b);
-        t1[b] = _mm256_set1_ps(INFINITY);
-        t2[b] = _mm256_set1_ps(INFINITY);
-        ti[b] = _mm256_setzero_si256();
-    }
-    MLSOM_T32_NEURONS(0, M, MLSOM_T32_ROWS, NULL);
-    for (b = 0; b < 8; b++) {
-        _mm256_storeu_ps(m1 + 8 * b, t1[b]);
-        _mm256_storeu_ps(m2 + 8 * b, t2[b]);
-        _mm256_storeu_si256((__m256i *)(idx + 8 * b), ti[b]);
-    }
-}
-#undef MLSOM_T32_FMA
-#undef MLSOM_T32_KEEP
-#undef MLSOM_T32_KEEP1
-#undef MLSOM_T32_PASS
-#undef MLSOM_T32_ZERO
-#undef MLSOM_T32_NEURONS
-#undef MLSOM_T32_GROUPS
-#undef MLSOM_T32_ROWS
-
 /* As mlsom_lanes_search_f_avx512 (same arguments, the same passes, values and counts). */
-__attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2(
-    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
-    int32_t k, uint16_t act_in, int max_pass, float *fa_, int32_t *ca_, float *fb_, int32_t *cb_,
-    float *ht, int32_t *hc, uint16_t *hv, int *nh, int h_max)
+__attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2 MLSOM_LANES_SEARCH_ARGS
 {
     __m256 fa[2], fb[2];
     __m256i ca[2], cb[2];
@@ -936,10 +730,7 @@ __attribute__((target("avx2"))) static uint16_t mlsom_lanes_search_f_avx2(
 /* As mlsom_lanes_window_f_avx512 (same arguments and results); the neurons with a row in its
  * bracket are listed by a branch-free scalar loop, and the insertion network runs one half of
  * the rows at a time (eight registers). */
-__attribute__((target("avx2"))) static Py_ssize_t mlsom_lanes_window_f_avx2(
-    const float *MLSOM_RESTRICT g, const int64_t *off, Py_ssize_t L, const uint16_t *pool,
-    int32_t k, uint16_t act, const float *fa_, const int32_t *ca_, const float *fb_,
-    const int32_t *cb_, float *vk_, float *vk1_, int32_t *votes, uint16_t *fm, int32_t *fj)
+__attribute__((target("avx2"))) static Py_ssize_t mlsom_lanes_window_f_avx2 MLSOM_LANES_WINDOW_ARGS
 {
     const Py_ssize_t M = off[L];
     __m256 fa[2], fb[2], mn[2], vk1[2];
@@ -1056,9 +847,7 @@ __attribute__((target("avx2"))) static Py_ssize_t mlsom_lanes_window_f_avx2(
 }
 
 /* As mlsom_lanes_winner_avx512 (same arguments and results). */
-__attribute__((target("avx2"))) static uint16_t mlsom_lanes_winner_avx2(
-    const int32_t *votes, Py_ssize_t L, const uint16_t *pool, const float *m1,
-    const float *gapf_, uint16_t act, int32_t *winner)
+__attribute__((target("avx2"))) static uint16_t mlsom_lanes_winner_avx2 MLSOM_LANES_WINNER_ARGS
 {
     unsigned doubt_all = 0;
     Py_ssize_t c;
@@ -1092,7 +881,6 @@ __attribute__((target("avx2"))) static uint16_t mlsom_lanes_winner_avx2(
     }
     return (uint16_t)doubt_all;
 }
-#undef MLSOM_AVX2_LT
-#undef MLSOM_AVX2_BLEND
-#undef MLSOM_AVX2_BLENDI
 #endif /* MLSOM_X86_DISPATCH */
+
+#endif /* MLSOM_KERNELS_LANES_H */

@@ -5,17 +5,15 @@
  * products g0..g2 with the npend (at most 3) centred instances still to come (xp, rows of A)
  * following. Every neuron's sums run over the features in order, as _move_neuron makes them:
  * the same bits on every path. Each lane is one neuron; nothing
- * re-associates, so the compiler vectorises the loop without -ffast-math. Included by
- * _kernels.h (compiled once per path by MLSOM_DEFINE_PATH). */
+ * re-associates, so the compiler vectorises the loop without -ffast-math. The plain-C body,
+ * compiled once per path by MLSOM_DEFINE_PATH (_kernels.h).
+ *
+ * Included by _kernels.h; compiles on its own (_kernels_common.h). */
 #ifndef MLSOM_KERNELS_MOVES_H
 #define MLSOM_KERNELS_MOVES_H
 
-#define MLSOM_MOVE_MAP_ARGS(T)                                                              \
-    (T *MLSOM_RESTRICT wt, float *MLSOM_RESTRICT Ws, Py_ssize_t M, Py_ssize_t A,            \
-     const T *MLSOM_RESTRICT x, const double *MLSOM_RESTRICT cc,                            \
-     const float *MLSOM_RESTRICT xp, Py_ssize_t npend, const double *MLSOM_RESTRICT f,      \
-     float *MLSOM_RESTRICT nr, float *MLSOM_RESTRICT g0, float *MLSOM_RESTRICT g1,          \
-     float *MLSOM_RESTRICT g2, Py_ssize_t n, Py_ssize_t skip)
+#include "_kernels_common.h"
+
 /* one neuron u of the row: its move, screening copy, norm and look-ahead products */
 #define MLSOM_MOVE_ONE(T)                                                                   \
     {                                                                                       \
@@ -45,7 +43,4 @@
         }                                                                                   \
     }
 
-typedef void (*mlsom_move_map_d_fn) MLSOM_MOVE_MAP_ARGS(double);
-typedef void (*mlsom_move_map_f_fn) MLSOM_MOVE_MAP_ARGS(float);
-
-#endif
+#endif /* MLSOM_KERNELS_MOVES_H */

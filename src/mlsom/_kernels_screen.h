@@ -1,9 +1,14 @@
-/* Kernel family: screening values (one instance, four rows, and on AVX-512 64 rows at a time
- * for training) and training's per-row smallest two. The plain-C bodies, compiled once per path
- * by MLSOM_DEFINE_PATH (_kernels.h), then the hand-written AVX2 and AVX-512F kernels.
+/* Kernel family: screening values. The plain-C bodies (one instance; four rows), compiled once
+ * per path by MLSOM_DEFINE_PATH (_kernels.h), and training's per-row smallest two (plain C, one
+ * body); then the hand-written kernels: the four-row tiles (AVX2 with FMA, AVX-512F) and the
+ * 64-row screens, training's (mlsom_screen64min_f) and frozen scoring's with per-map minima
+ * (mlsom_screen64maps_f), each for AVX-512F and for AVX2 with FMA.
  *
- * Part of _kernels.h, which includes it (after the signatures, and on x86-64 after
- * <immintrin.h>): not meant to be included alone. */
+ * Included by _kernels.h; compiles on its own (_kernels_common.h). */
+#ifndef MLSOM_KERNELS_SCREEN_H
+#define MLSOM_KERNELS_SCREEN_H
+
+#include "_kernels_common.h"
 
 /* ------------------------------------------------------------------------------------------------
  * screening distances: out[j] = base + ww[j] + sum_i x2[i] * Wt[i, j], with x2 = -2 x given.
@@ -296,10 +301,7 @@ __attribute__((target("avx512f"))) static void mlsom_screen4_f_avx512_tile
 #define MLSOM_T64_ROWS(j, q) (gt + (j) * 64 + 16 * (q))
 #define MLSOM_T64_NOTHING(q, o) ((void)0)
 
-__attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
-    const float *MLSOM_RESTRICT xb, const float *MLSOM_RESTRICT Ws, Py_ssize_t A, Py_ssize_t M,
-    const float *MLSOM_RESTRICT base, const float *MLSOM_RESTRICT ww, float *MLSOM_RESTRICT gt,
-    int32_t *idx, float *m1, float *m2)
+__attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512 MLSOM_SCREEN64MIN_ARGS
 {
     __m512 t1[4], t2[4], bv[4];
     __m512i ti[4];
@@ -319,4 +321,188 @@ __attribute__((target("avx512f"))) static void mlsom_screen64min_f_avx512(
         _mm512_storeu_si512((void *)(idx + 16 * q), ti[q]);
     }
 }
+
+/* Frozen scoring's screening of 64 rows (the rows blocked as for mlsom_screen64min_f, the same
+ * operations in the same order, so the same values) into four groups of 16 (the layout of the
+ * 16-row ranking, _kernels_lanes.h), gt[(16 M) q + 16 j + l] for row 16 q + l, and per map c
+ * and row: the smallest value (m1[64 c + row]), its first index (i1) and the smallest of the
+ * others (m2, equal to m1 when the minimum is not unique), and the largest value of the row
+ * (hi[row]). The tile of mlsom_screen64min_f, other places and one more maximum. */
+#define MLSOM_T64_GROUPS(j, q) (gt + 16 * M * (q) + 16 * (j))
+#define MLSOM_T64_MAX(q, o) (mx[q] = _mm512_max_ps(mx[q], o))
+
+__attribute__((target("avx512f"))) static void mlsom_screen64maps_f_avx512 MLSOM_SCREEN64MAPS_ARGS
+{
+    __m512 t1[4], t2[4], bv[4], mx[4];
+    __m512i ti[4];
+    Py_ssize_t i, j0, c;
+    int q;
+    for (q = 0; q < 4; q++) {
+        bv[q] = _mm512_loadu_ps(base + 16 * q);
+        mx[q] = _mm512_set1_ps(-INFINITY);
+    }
+    for (c = 0; c < L; c++) {
+        for (q = 0; q < 4; q++) {
+            t1[q] = _mm512_set1_ps(INFINITY);
+            t2[q] = _mm512_set1_ps(INFINITY);
+            ti[q] = _mm512_set1_epi32((int)off[c]);
+        }
+        for (j0 = off[c]; j0 + 4 <= off[c + 1]; j0 += 4)
+            MLSOM_T64_GROUP(4, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
+        for (; j0 < off[c + 1]; j0 += 1) MLSOM_T64_GROUP(1, MLSOM_T64_GROUPS, MLSOM_T64_MAX);
+        for (q = 0; q < 4; q++) {
+            _mm512_storeu_ps(m1 + 64 * c + 16 * q, t1[q]);
+            _mm512_storeu_ps(m2 + 64 * c + 16 * q, t2[q]);
+            _mm512_storeu_si512((void *)(i1 + 64 * c + 16 * q), ti[q]);
+        }
+    }
+    for (q = 0; q < 4; q++) _mm512_storeu_ps(hi + 16 * q, mx[q]);
+}
+#undef MLSOM_T64_GROUP
+#undef MLSOM_T64_ROWS
+#undef MLSOM_T64_NOTHING
+#undef MLSOM_T64_GROUPS
+#undef MLSOM_T64_MAX
+
+/* -------------------------------------------------------------- hand-written, AVX2: 64 rows */
+/* Screening of 64 rows, as mlsom_screen64maps_f_avx512 (same inputs, outputs and values): a
+ * register tile of 32 rows (four 8-lane vectors) x 3 neurons, for the two halves of the 64 rows
+ * in turn (the neurons' weights still in the first level cache for the second), the per-map
+ * smallest two and the row maxima kept lane-wise in memory between neurons.
+ *
+ * The twelve accumulators are named variables, not an array: GCC kept an array indexed in the
+ * per-neuron loop below in memory and stored all twelve on every feature, which halved the
+ * tile's multiply-add rate (benchmarks/screen_tile.c measures it). */
+/* One neuron's values for 8 rows (r_ = 4 s + b_ of the 64): stored at dst, kept in the row
+ * maxima (mx, NULL for none) and in the smallest two with the first index of the smallest. */
+__attribute__((target("avx2"))) static inline void mlsom_t32_keep(
+    __m256 a, Py_ssize_t j_, int r_, float *MLSOM_RESTRICT dst, const float *MLSOM_RESTRICT ww,
+    const __m256 *bv, __m256 *mx, __m256 *t1, __m256 *t2, __m256i *ti)
+{
+    const __m256 o = _mm256_add_ps(_mm256_add_ps(bv[r_], _mm256_broadcast_ss(ww + j_)), a);
+    const __m256i lt_ = MLSOM_AVX2_LT(o, t1[r_]);
+    _mm256_storeu_ps(dst, o);
+    if (mx) mx[r_] = _mm256_max_ps(mx[r_], o);
+    t2[r_] = _mm256_min_ps(t2[r_], _mm256_max_ps(o, t1[r_]));
+    t1[r_] = MLSOM_AVX2_BLEND(t1[r_], o, lt_);
+    ti[r_] = MLSOM_AVX2_BLENDI(ti[r_], _mm256_set1_epi32((int)j_), lt_);
+}
+
+#define MLSOM_T32_FMA(k)                                                                 \
+    do {                                                                                 \
+        const __m256 wk = _mm256_broadcast_ss(w + (k));                                  \
+        a0##k = _mm256_fmadd_ps(x0, wk, a0##k);                                          \
+        a1##k = _mm256_fmadd_ps(x1, wk, a1##k);                                          \
+        a2##k = _mm256_fmadd_ps(x2_, wk, a2##k);                                         \
+        a3##k = _mm256_fmadd_ps(x3, wk, a3##k);                                          \
+    } while (0)
+/* neuron j0 + k's values for the 32 rows of half s, stored at DST(j, s, b) for 8 rows b */
+#define MLSOM_T32_KEEP1(a, k, b_, DST, MX)                                               \
+    mlsom_t32_keep(a, j0 + (k), 4 * s + (b_), DST(j0 + (k), s, b_), ww, bv, MX, t1, t2, ti)
+#define MLSOM_T32_KEEP(k, DST, MX)                                                       \
+    do {                                                                                 \
+        MLSOM_T32_KEEP1(a0##k, k, 0, DST, MX);                                           \
+        MLSOM_T32_KEEP1(a1##k, k, 1, DST, MX);                                           \
+        MLSOM_T32_KEEP1(a2##k, k, 2, DST, MX);                                           \
+        MLSOM_T32_KEEP1(a3##k, k, 3, DST, MX);                                           \
+    } while (0)
+/* one pass over the features for the 32 rows of half s and the neurons j0 .. j0 + NJ - 1 */
+#define MLSOM_T32_PASS(FMAS)                                                             \
+    do {                                                                                 \
+        const float *w = Ws + j0;                                                        \
+        const float *xr = xb + 32 * A * s;                                               \
+        for (i = 0; i < A; i++, w += M, xr += 16) {                                      \
+            const __m256 x0 = _mm256_loadu_ps(xr), x1 = _mm256_loadu_ps(xr + 8);         \
+            const __m256 x2_ = _mm256_loadu_ps(xr + 16 * A),                             \
+                         x3 = _mm256_loadu_ps(xr + 16 * A + 8);                          \
+            FMAS;                                                                        \
+        }                                                                                \
+    } while (0)
+#define MLSOM_T32_ZERO(k)                                                                \
+    __m256 a0##k = _mm256_setzero_ps(), a1##k = _mm256_setzero_ps(),                     \
+           a2##k = _mm256_setzero_ps(), a3##k = _mm256_setzero_ps()
+/* the neurons j0 = START .. END - 1, three at a time then one, each for the two halves of the
+ * 64 rows in turn (the neurons' weights still in the first level cache for the second) */
+#define MLSOM_T32_NEURONS(START, END, DST, MX)                                           \
+    do {                                                                                 \
+        for (j0 = (START); j0 + 3 <= (END); j0 += 3)                                     \
+            for (s = 0; s < 2; s++) {                                                    \
+                MLSOM_T32_ZERO(0);                                                       \
+                MLSOM_T32_ZERO(1);                                                       \
+                MLSOM_T32_ZERO(2);                                                       \
+                MLSOM_T32_PASS(MLSOM_T32_FMA(0); MLSOM_T32_FMA(1); MLSOM_T32_FMA(2));    \
+                MLSOM_T32_KEEP(0, DST, MX);                                              \
+                MLSOM_T32_KEEP(1, DST, MX);                                              \
+                MLSOM_T32_KEEP(2, DST, MX);                                              \
+            }                                                                            \
+        for (; j0 < (END); j0 += 1)                                                      \
+            for (s = 0; s < 2; s++) {                                                    \
+                MLSOM_T32_ZERO(0);                                                       \
+                MLSOM_T32_PASS(MLSOM_T32_FMA(0));                                        \
+                MLSOM_T32_KEEP(0, DST, MX);                                              \
+            }                                                                            \
+    } while (0)
+/* where predict (16-row groups, gt[16 M q + 16 j + l]) and training (gt[64 j + row]) keep a
+ * neuron's values for rows 8 (4 s + b) .. + 7 */
+#define MLSOM_T32_GROUPS(j, s, b) (gt + 16 * M * (2 * (s) + (b) / 2) + 16 * (j) + 8 * ((b) % 2))
+#define MLSOM_T32_ROWS(j, s, b) (gt + 64 * (j) + 8 * (4 * (s) + (b)))
+
+__attribute__((target("avx2,fma"))) static void mlsom_screen64maps_f_avx2 MLSOM_SCREEN64MAPS_ARGS
+{
+    __m256 t1[8], t2[8], bv[8], mx[8];
+    __m256i ti[8];
+    Py_ssize_t i, j0, c;
+    int s, b;
+    for (b = 0; b < 8; b++) {
+        bv[b] = _mm256_loadu_ps(base + 8 * b);
+        mx[b] = _mm256_set1_ps(-INFINITY);
+    }
+    for (c = 0; c < L; c++) {
+        for (b = 0; b < 8; b++) {
+            t1[b] = _mm256_set1_ps(INFINITY);
+            t2[b] = _mm256_set1_ps(INFINITY);
+            ti[b] = _mm256_set1_epi32((int)off[c]);
+        }
+        MLSOM_T32_NEURONS(off[c], off[c + 1], MLSOM_T32_GROUPS, mx);
+        for (b = 0; b < 8; b++) {
+            _mm256_storeu_ps(m1 + 64 * c + 8 * b, t1[b]);
+            _mm256_storeu_ps(m2 + 64 * c + 8 * b, t2[b]);
+            _mm256_storeu_si256((__m256i *)(i1 + 64 * c + 8 * b), ti[b]);
+        }
+    }
+    for (b = 0; b < 8; b++) _mm256_storeu_ps(hi + 8 * b, mx[b]);
+}
+
+/* Training's screening of 64 rows, as mlsom_screen64min_f_avx512 (same inputs, outputs and
+ * values: the values bit-identical to the AVX2 four-row tile's), with the tile of
+ * mlsom_screen64maps_f_avx2 in training's layout and without the row maxima. */
+__attribute__((target("avx2,fma"))) static void mlsom_screen64min_f_avx2 MLSOM_SCREEN64MIN_ARGS
+{
+    __m256 t1[8], t2[8], bv[8];
+    __m256i ti[8];
+    Py_ssize_t i, j0;
+    int s, b;
+    for (b = 0; b < 8; b++) {
+        bv[b] = _mm256_loadu_ps(base + 8 * b);
+        t1[b] = _mm256_set1_ps(INFINITY);
+        t2[b] = _mm256_set1_ps(INFINITY);
+        ti[b] = _mm256_setzero_si256();
+    }
+    MLSOM_T32_NEURONS(0, M, MLSOM_T32_ROWS, NULL);
+    for (b = 0; b < 8; b++) {
+        _mm256_storeu_ps(m1 + 8 * b, t1[b]);
+        _mm256_storeu_ps(m2 + 8 * b, t2[b]);
+        _mm256_storeu_si256((__m256i *)(idx + 8 * b), ti[b]);
+    }
+}
+#undef MLSOM_T32_FMA
+#undef MLSOM_T32_KEEP
+#undef MLSOM_T32_KEEP1
+#undef MLSOM_T32_PASS
+#undef MLSOM_T32_ZERO
+#undef MLSOM_T32_NEURONS
+#undef MLSOM_T32_GROUPS
+#undef MLSOM_T32_ROWS
 #endif /* MLSOM_X86_DISPATCH */
+
+#endif /* MLSOM_KERNELS_SCREEN_H */

@@ -3,8 +3,11 @@
  * largest and smallest value, per-map counts). The plain-C bodies, compiled once per path by
  * MLSOM_DEFINE_PATH (_kernels.h), then the hand-written AVX2 and AVX-512F gather and min/max.
  *
- * Part of _kernels.h, which includes it (after the signatures, and on x86-64 after
- * <immintrin.h>): not meant to be included alone. */
+ * Included by _kernels.h; compiles on its own (_kernels_common.h). */
+#ifndef MLSOM_KERNELS_SEARCH_H
+#define MLSOM_KERNELS_SEARCH_H
+
+#include "_kernels_common.h"
 
 /* first index of the smallest d[0:n] (n > 0); *n_cand = entries <= that minimum + gap (the
  * bound is rounded up to the type of d, which can only add candidates) */
@@ -215,3 +218,5 @@ __attribute__((target("avx512f"))) static double mlsom_max_f_avx512_mask MLSOM_M
     return (double)_mm512_reduce_max_ps(mx);
 }
 #endif /* MLSOM_X86_DISPATCH */
+
+#endif /* MLSOM_KERNELS_SEARCH_H */

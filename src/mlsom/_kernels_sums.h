@@ -1,7 +1,11 @@
-/* Kernel family: the sums of the batch update (plain C on every path).
+/* Kernel family: the sums of the batch update (plain-C bodies, compiled once per path by
+ * MLSOM_DEFINE_PATH, _kernels.h).
  *
- * Part of _kernels.h, which includes it (after the signatures, and on x86-64 after
- * <immintrin.h>): not meant to be included alone. */
+ * Included by _kernels.h; compiles on its own (_kernels_common.h). */
+#ifndef MLSOM_KERNELS_SUMS_H
+#define MLSOM_KERNELS_SUMS_H
+
+#include "_kernels_common.h"
 
 /* ------------------------------------------------------------------------------------------------
  * batch update. The new weight of unit u is  sum_i h(u, bmu_i) x_i / sum_i h(u, bmu_i).  It is
@@ -89,3 +93,5 @@
             }                                                                            \
         }                                                                                \
     }
+
+#endif /* MLSOM_KERNELS_SUMS_H */
