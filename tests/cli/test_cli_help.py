@@ -5,18 +5,18 @@ section (skipped where the README is not beside the tests, as in CI's copy of te
 import argparse
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 
 from mlsom._cli import _parser, main
+from tests.helpers.paths import ROOT
 
 COMMANDS = ["demo", "run", "experiment", "info"]
 
 # reStructuredText roles, literals and emphasis, Markdown code and emphasis
 MARKUP = re.compile(r"``|`|:(func|mod|class|meth|attr|data|obj|ref|doc):|\*\*?\w[^*\n]*\*")
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = ROOT / "README.md"
 
 
 def _subparsers(parser):

@@ -13,10 +13,10 @@ import warnings
 
 import numpy as np
 import pytest
-from test_screening import KINDS, _stream
 
 import mlsom
 from mlsom import _core, _testing
+from tests.helpers.streams import KINDS, stream_of_kind
 
 LANES_PATHS = [_testing.SIMD_NAMES[level] for level in _testing.lanes_levels()]
 
@@ -62,7 +62,7 @@ def test_lanes_predict_is_the_row_by_row_predict(kind, dtype):
     if dtype == np.float32 and kind in ("huge", "tiny"):
         pytest.skip("beyond the float32 range (tested in test_screening)")
     for seed, (grid, n, L) in enumerate([(4, 300, 3), (2, 137, 5), (6, 700, 4), (1, 50, 2)]):
-        X, Y = _stream(kind, 400 + n, 7, L, seed)
+        X, Y = stream_of_kind(kind, 400 + n, 7, L, seed)
         X = X.astype(dtype)
         model = _fit(X[:400], Y[:400], grid, seed)
         lanes, rows, exact = _three_ways(model, X[400:])
@@ -79,7 +79,7 @@ def test_lanes_predict_is_the_row_by_row_predict(kind, dtype):
     ],
 )
 def test_lanes_predict_with_the_options(options):
-    X, Y = _stream("integers", 1500, 9, 6, 11)
+    X, Y = stream_of_kind("integers", 1500, 9, 6, 11)
     model = _fit(X[:600], Y[:600], 4, 3, **options)
     lanes, rows, exact = _three_ways(model, X[600:])
     np.testing.assert_array_equal(lanes, rows)
@@ -88,7 +88,7 @@ def test_lanes_predict_with_the_options(options):
 
 def test_lanes_predict_with_many_labels_and_threads():
     """More labels than lanes, rows not a multiple of 16 or 64, two threads."""
-    X, Y = _stream("normal", 2600, 12, 21, 4)
+    X, Y = stream_of_kind("normal", 2600, 12, 21, 4)
     model = _fit(X[:1300], Y[:1300], 3, 5)
     lanes, rows, exact = _three_ways(model, X[1300:])
     np.testing.assert_array_equal(lanes, rows)
@@ -113,7 +113,7 @@ def test_lanes_paths_are_exercised():
         ("huge", 4, 3, np.float64),
         ("dense", 1, 3, np.float64),
     ]:
-        X, Y = _stream("normal" if kind == "dense" else kind, 1000, 7, L, 0)
+        X, Y = stream_of_kind("normal" if kind == "dense" else kind, 1000, 7, L, 0)
         if kind == "dense":  # every label on every instance: the last round's pool is one map
             Y[:] = 1
         model = _fit(X[:400].astype(dtype), Y[:400], grid, 0)
@@ -128,7 +128,7 @@ def test_small_calls_go_row_by_row():
     """Screening a padded chunk of 64 rows costs more than classifying a few rows one by one: the
     rows of a last chunk of fewer than 32 rows (all of a small call, as in production scoring
     of one row) go row by row, with the same results."""
-    X, Y = _stream("normal", 450, 7, 3, 2)
+    X, Y = stream_of_kind("normal", 450, 7, 3, 2)
     model = _fit(X[:200], Y[:200], 4, 2, n_jobs=1)
     whole = model.predict(X[200:])
     for n, on_lanes in [

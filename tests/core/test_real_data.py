@@ -3,17 +3,14 @@
 The data ship in tests/data (see its README for provenance); a missing file fails the test.
 """
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from test_reference import params, run_case
 
 from mlsom import SOMStreamClassifier
 from mlsom.datasets import load
 from mlsom.evaluation import confusion_counts, macro_f1
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers.compare import params, run_case
+from tests.helpers.paths import DATA
 
 
 @pytest.fixture(scope="module", params=["Scene", "Yeast"])

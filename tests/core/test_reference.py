@@ -1,4 +1,4 @@
-"""The package against the plain-NumPy reference implementation in tests/reference.py.
+"""The package against the plain-NumPy reference implementation in tests/helpers/reference.py.
 
 Every discrete choice (BMUs, neuron order, accept/reject) must be the same, every count identical,
 every real number equal to 1e-10. The data are chosen so that no choice hinges on rounding: the
@@ -8,148 +8,24 @@ first asserts that it is comfortably above round-off.
 
 import copy
 import itertools
-import warnings
 
 import numpy as np
 import pytest
 
-from mlsom import SOMStreamClassifier
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
-
-TOL = dict(rtol=1e-10, atol=1e-10)
-MIN_GAP = 1e-9  # choices closer than this are decided by rounding only
-
+from tests.helpers import reference as ref
+from tests.helpers.compare import (
+    MIN_GAP,
+    assert_same_state,
+    fit_both,
+    make_stream,
+    params,
+    run_case,
+)
 
 # ---------------------------------------------------------------------------- data
 
 
-def make_stream(seed, L, A, n_train=120, n_test=150, n_clusters=5, absent=(), rare=None):
-    """Clusters in [0, 1]^A, each with a base set of 1-3 correlated labels (5% of the label bits
-    flipped); the test part drifts a little. ``absent`` labels are removed from the training
-    set; ``rare = (j, m)`` keeps label j on its first m training rows only."""
-    rng = np.random.default_rng(seed)
-    centres = rng.random((n_clusters, A))
-    base = np.zeros((n_clusters, L), bool)
-    for k in range(n_clusters):
-        base[k, rng.choice(L, rng.integers(1, min(3, L) + 1), replace=False)] = True
-
-    def draw(n, shift):
-        cl = rng.integers(n_clusters, size=n)
-        X = centres[cl] + shift + 0.08 * rng.standard_normal((n, A))
-        Y = base[cl] ^ (rng.random((n, L)) < 0.05)
-        return X, Y.astype(np.uint8)
-
-    X_tr, Y_tr = draw(n_train, 0.0)
-    X_te, _ = draw(n_test, 0.03)
-    for j in absent:
-        Y_tr[:, j] = 0
-    if rare is not None:
-        j, m = rare
-        Y_tr[np.flatnonzero(Y_tr[:, j])[m:], j] = 0
-    return X_tr, Y_tr, X_te
-
-
-def params(d, **kw):
-    p = dict(
-        grid_size=d,
-        learning_rate=0.05,
-        n_epochs=20,
-        max_epochs=200,
-        min_neuron_size=4,
-        neighborhood="bubble",
-        averout_distance="euclidean",
-        zero_cooccurrence="reject",
-        random_state=0,
-    )
-    p.update(kw)
-    return p
-
-
-def fit_both(X, Y, p):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # ConvergenceWarning on tiny max_epochs
-        model = SOMStreamClassifier(**p).fit(X, Y)
-    kw = {
-        k: v
-        for k, v in p.items()
-        if k not in ("grid_size", "learning_rate", "correction_rate", "corrections")
-    }
-    state = ref.ref_fit(X, Y, p["grid_size"], **kw)
-    return model, state
-
-
 # ---------------------------------------------------------------------------- comparison
-
-
-def assert_same_state(model, st):
-    L = st["L"]
-    assert model.n_labels_ == L
-    assert model.n_seen_ == st["N"]
-    np.testing.assert_array_equal(model.T_, st["T"])
-    assert model.cardinality_ == st["S"] / st["N"]
-    assert model.k_nn_ == st["k_nn"]
-    np.testing.assert_allclose(model.P_, ref.prob(st["T"], st["N"]), **TOL)
-    for j, m in enumerate(st["maps"]):
-        if m is None:
-            for attr in (
-                "weights_",
-                "neuron_counts_",
-                "averout_",
-                "log_averout_",
-                "grid_positions_",
-                "n_iter_",
-            ):
-                assert getattr(model, attr)[j] is None, (attr, j)
-            continue
-        np.testing.assert_array_equal(model.grid_positions_[j], m["pos"], err_msg=f"label {j}")
-        np.testing.assert_array_equal(model.neuron_counts_[j], m["counts"], err_msg=f"label {j}")
-        np.testing.assert_allclose(model.weights_[j], m["weights"], **TOL, err_msg=f"label {j}")
-        np.testing.assert_allclose(model.averout_[j], m["averout"], **TOL, err_msg=f"label {j}")
-        np.testing.assert_allclose(model.log_averout_[j], np.log(m["averout"]), **TOL)
-        assert model.n_iter_[j] == m["n_iter"], f"label {j}"
-
-
-def explained(st, check, *args):
-    """Run a comparison; if it fails where the reference met exact ties between equal means,
-    say so (see test_units_with_the_same_rows_get_identical_means)."""
-    try:
-        check(*args)
-    except AssertionError as exc:
-        if st["equal_mean_ties"]:
-            raise AssertionError(
-                f"{exc}\n(the reference's batch training met {st['equal_mean_ties']} exact ties "
-                "between units holding the mean of the same rows; the package must compute such "
-                "means bit-identically for the first-index rule to pick the same unit)"
-            ) from None
-        raise
-
-
-def assert_same_predictions(Y_pkg, Y_ref):
-    bad = np.flatnonzero((Y_pkg != Y_ref).any(axis=1))
-    assert bad.size == 0, (
-        f"{bad.size} rows differ, first {bad[0]}: package {Y_pkg[bad[0]]}, reference "
-        f"{Y_ref[bad[0]]}"
-        if bad.size
-        else ""
-    )
-
-
-def run_case(X_tr, Y_tr, X_te, p):
-    """Fit and stream both implementations, compare everything; returns (model, Y_hat, state)."""
-    model, st = fit_both(X_tr, Y_tr, p)
-    assert st["min_gap"] > MIN_GAP, "degenerate data: a training choice is a rounding tie"
-    explained(st, assert_same_state, model, st)
-    Y_ref, st = ref.ref_stream(st, X_te, eta=p["learning_rate"])
-    assert st["min_gap"] > MIN_GAP, "degenerate data: a stream choice is a rounding tie"
-    Y_pkg = model.predict_stream(X_te)
-    assert Y_pkg.dtype == np.uint8
-    explained(st, assert_same_predictions, Y_pkg, Y_ref)
-    explained(st, assert_same_state, model, st)
-    return model, Y_pkg, st
 
 
 # ---------------------------------------------------------------------------- random streams

@@ -15,6 +15,7 @@ import pytest
 
 import mlsom
 from mlsom import _core, _testing
+from tests.helpers.streams import KINDS, stream_of_kind
 
 
 @pytest.fixture
@@ -23,37 +24,13 @@ def no_screening():
         yield
 
 
-def _stream(kind, n, A, L, seed):
-    rng = np.random.default_rng(seed)
-    Y = (rng.random((n, L)) < 0.35).astype(np.uint8)
-    Y[np.arange(n), rng.integers(0, L, n)] = 1
-    centres = rng.normal(scale=2.0, size=(L, A))
-    X = Y @ centres / Y.sum(1, keepdims=True) + rng.normal(size=(n, A))
-    if kind == "integers":  # small integer grid: many exactly equal distances
-        X = np.round(X).clip(-2, 2)
-    elif kind == "duplicates":  # every row four times
-        X = np.repeat(X[: n // 4], 4, axis=0)
-        Y = np.repeat(Y[: n // 4], 4, axis=0)
-    elif kind == "offset":  # far from the origin (screening copies are centred: no effect)
-        X = X + 1e4
-    elif kind == "blobs":  # two blobs far apart: |x - centre|^2 >> distances, coarse screening
-        X = X + 300.0 * (rng.random((n, 1)) < 0.5)
-    elif kind == "tiny":
-        X = X * 1e-150
-    elif kind == "huge":
-        X = X * 1e90
-    elif kind == "binary":
-        X = (X > 0).astype(np.float64)
-    return np.ascontiguousarray(X), Y
-
-
 def _state(model):
     st = model._state
     return {k: np.array(st[k]) for k in ("Wt", "counts", "log_averout", "T", "NS")}
 
 
 def _run(kind, dtype, seed, grid=4, gaussian=False):
-    X, Y = _stream(kind, 600, 7, 3, seed)
+    X, Y = stream_of_kind(kind, 600, 7, 3, seed)
     X = X.astype(dtype)
     model = mlsom.SOMStreamClassifier(
         grid_size=grid,
@@ -68,9 +45,6 @@ def _run(kind, dtype, seed, grid=4, gaussian=False):
     frozen = model.predict(X[300:])
     stream = model.predict_stream(X[300:])
     return model, frozen, stream
-
-
-KINDS = ["normal", "integers", "duplicates", "offset", "blobs", "tiny", "huge", "binary"]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -117,7 +91,7 @@ def test_the_doubtful_paths_are_exercised(kind, dtype, expected):
 def test_predict_does_not_depend_on_blocks_or_threads(dtype):
     """predict screens rows in blocks, four rows per kernel pass, over threads: a row's result
     must not depend on its neighbours in the block or on the thread count."""
-    X, Y = _stream("integers", 3000, 9, 4, 1)
+    X, Y = stream_of_kind("integers", 3000, 9, 4, 1)
     X = X.astype(dtype)
     model = mlsom.SOMStreamClassifier(grid_size=5, random_state=1).fit(X[:1000], Y[:1000])
     whole = model.predict(X[1000:])
@@ -133,7 +107,7 @@ def test_predict_does_not_depend_on_blocks_or_threads(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_simd_paths_identical_with_screening(dtype):
-    X, Y = _stream("normal", 2000, 13, 3, 5)
+    X, Y = stream_of_kind("normal", 2000, 13, 3, 5)
     X = X.astype(dtype)
     out = []
     for level in _testing.simd_levels():
@@ -233,7 +207,7 @@ def _check_training_screening(X, W, Wt):
 
 
 def test_float32_model_keeps_float32_and_agrees_with_float64():
-    X, Y = _stream("normal", 6000, 20, 4, 3)
+    X, Y = stream_of_kind("normal", 6000, 20, 4, 3)
     m64 = mlsom.SOMStreamClassifier(grid_size=6, random_state=0).fit(X[:2000], Y[:2000])
     m32 = mlsom.SOMStreamClassifier(grid_size=6, random_state=0).fit(
         X[:2000].astype(np.float32), Y[:2000]
@@ -255,7 +229,7 @@ def test_float32_model_keeps_float32_and_agrees_with_float64():
 
 
 def test_float32_model_file_round_trip(tmp_path):
-    X, Y = _stream("normal", 1500, 6, 3, 4)
+    X, Y = stream_of_kind("normal", 1500, 6, 3, 4)
     X = X.astype(np.float32)
     m = mlsom.SOMStreamClassifier(grid_size=4, random_state=0).fit(X[:500], Y[:500])
     m.predict_stream(X[500:1000])
@@ -266,7 +240,7 @@ def test_float32_model_file_round_trip(tmp_path):
 
 
 def test_float32_limit_is_named():
-    X, Y = _stream("normal", 200, 4, 2, 0)
+    X, Y = stream_of_kind("normal", 200, 4, 2, 0)
     m = mlsom.SOMStreamClassifier(grid_size=3, random_state=0).fit(X.astype(np.float32), Y)
     bad = X[:5].copy()
     bad[2, 1] = 1e20
@@ -303,7 +277,7 @@ def test_cached_copies_follow_the_stream(dtype):
     carry the copies."""
     import pickle
 
-    X, Y = _stream("integers", 2400, 9, 4, 3)
+    X, Y = stream_of_kind("integers", 2400, 9, 4, 3)
     X = X.astype(dtype)
     model = mlsom.SOMStreamClassifier(grid_size=5, random_state=3).fit(X[:800], Y[:800])
     model.predict(X[800:1600])  # makes the copies

@@ -13,8 +13,8 @@ import pytest
 from scipy.io import arff as scipy_arff
 
 from mlsom.datasets import ArffError, MultilabelDataset, iter_arff, load_arff
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers.arff_files import raises_at, write
+from tests.helpers.paths import DATA
 
 
 def data(name: str) -> Path:
@@ -22,20 +22,6 @@ def data(name: str) -> Path:
     path = DATA / name
     assert path.is_file(), f"test data file {path} is missing (see tests/data/README.md)"
     return path
-
-
-def write(tmp_path: Path, text: str, name: str = "t.arff") -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-def raises_at(line: int, match: str | None = None):
-    """pytest.raises(ArffError) whose message names the line."""
-    pattern = rf", line {line}: "
-    if match is not None:
-        pattern += rf".*{match}"
-    return pytest.raises(ArffError, match=pattern)
 
 
 # ---------------------------------------------------------------------------------------------

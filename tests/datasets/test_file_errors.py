@@ -17,16 +17,15 @@ import subprocess
 import sys
 import threading
 import tracemalloc
-from pathlib import Path
 
 import pytest
 
 from mlsom import _memory
 from mlsom._cli import main
 from mlsom.datasets import ArffError, iter_arff, load, load_arff
+from tests.helpers.paths import SRC
 
 MIB = 1 << 20
-SRC = Path(__file__).resolve().parents[1] / "src"
 TRAIN, TEST = "4CRE-V2-train.arff", "4CRE-V2-test.arff"  # MOA-Spher-2C-2A: its own split
 
 

@@ -17,8 +17,7 @@ from mlsom.datasets import (
     minmax_scale,
     prefix_split,
 )
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers.paths import DATA
 
 
 def data(name: str) -> Path:

@@ -1,6 +1,7 @@
 """Tests of the Table 1 registry: names, synthetic streams at the table's sizes, error messages.
 
-The real data sets are tested in test_registry_real.py (they need the ARFF files of tests/data).
+The real data sets are tested in tests/datasets/test_registry_real.py (they need the ARFF files
+of tests/data).
 """
 
 import dataclasses

@@ -4,14 +4,11 @@ They need the ARFF loader (mlsom.datasets._arff) and the files copied into tests
 meant to FAIL, not skip, when a file is missing: the data ship with the tests.
 """
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from mlsom.datasets import load
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers.paths import DATA
 
 
 def test_scene_reproduces_table_1():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mlsom import AUTO_GRID_SIZES, SOMStreamClassifier
+from tests.helpers.paths import DATA
 
 
 def _drifting_set(n=240, seed=0):
@@ -118,11 +119,10 @@ def test_the_folds_see_self_training_lock_in_on_the_real_2c_2a_stream():
     """On the paper's real MOA-Spher-2C-2A stream, maps of d >= 2 lock in swapped labels under
     self-training (docs/results.md); frozen predictions do not show it, the online phase over
     each fold does: auto chooses d = 1, the best d on the test stream."""
-    from pathlib import Path
 
     from mlsom.datasets import load
 
-    ds = load("MOA-Spher-2C-2A", data_home=Path(__file__).parent / "data")
+    ds = load("MOA-Spher-2C-2A", data_home=DATA)
     m = SOMStreamClassifier(grid_size="auto", random_state=0).fit(ds.X_train, ds.Y_train)
     assert m.grid_size_ == 1
     assert m.grid_scores_[1] > m.grid_scores_[2] + 0.1

@@ -14,27 +14,21 @@ import pickle
 
 import numpy as np
 import pytest
-from test_labels import (
-    _assert_bitwise_equal,
-    _assert_last_positives,
-    _assert_same_rule,
-    _rewrite,
-)
-from test_reference import (
+
+from mlsom import SOMStreamClassifier, _core, _schema, _testing
+from tests.helpers import reference as ref
+from tests.helpers.compare import (
     MIN_GAP,
+    assert_bitwise_equal,
+    assert_last_positives,
     assert_same_predictions,
+    assert_same_rule,
     assert_same_state,
     explained,
     fit_both,
     params,
 )
-
-from mlsom import SOMStreamClassifier, _core, _schema, _testing
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
+from tests.helpers.model_files import rewrite
 
 
 def overlapping_discs(seed, n, centres=((0.0, 0.0), (1.3, 0.0), (0.6, 0.9)), radii=(1, 1, 0.7)):
@@ -78,8 +72,8 @@ def _run_both(model, st, X, Y, arrivals, chunks, delay=40):
             model.partial_fit(X[rows[due]], Yl[due])
             assert st["min_gap"] > MIN_GAP, "degenerate data: a choice is a rounding tie"
             explained(st, assert_same_state, model, st)
-            _assert_last_positives(model, st)
-            _assert_same_rule(model, st)
+            assert_last_positives(model, st)
+            assert_same_rule(model, st)
     return st, np.vstack(out)
 
 
@@ -184,13 +178,13 @@ def test_guards_resume_exactly_after_save_load_and_pickle(tmp_path, dtype):
             if k < len(after):
                 b.partial_fit(Xl[k : k + 1], Yd[k : k + 1])
         np.testing.assert_array_equal(np.vstack(pieces), ya[lo // 300])
-    _assert_bitwise_equal(a, b)
+    assert_bitwise_equal(a, b)
     assert a.guards_on_.any()
     a.save(tmp_path / "m.npz")
     loaded = SOMStreamClassifier.load(tmp_path / "m.npz")
     unpickled = pickle.loads(pickle.dumps(a))
     for other in (loaded, unpickled):
-        _assert_bitwise_equal(a, other)
+        assert_bitwise_equal(a, other)
         for k in _schema.names("guards"):
             np.testing.assert_array_equal(a._state[k], other._state[k], err_msg=k)
     for lo in range(900, len(X_te), 300):
@@ -229,7 +223,7 @@ def test_every_simd_path_gives_the_same_guarded_model(dtype):
             m, y, p = run()
         np.testing.assert_array_equal(y, y0)
         np.testing.assert_array_equal(p, p0)
-        _assert_bitwise_equal(m, base)
+        assert_bitwise_equal(m, base)
         for k in _schema.names("guards"):
             np.testing.assert_array_equal(m._state[k], base._state[k], err_msg=k)
 
@@ -297,12 +291,12 @@ def test_tampered_guards_are_refused(tmp_path):
         cases.append(({"guards": changed(g, (unused, 0), 0.5)}, "guards: values in a row"))
     for i, (change, match) in enumerate(cases):
         dst = tmp_path / f"bad{i}.npz"
-        _rewrite(src, dst, **change)
+        rewrite(src, dst, **change)
         with pytest.raises(ValueError, match=match):
             SOMStreamClassifier.load(dst)
     SOMStreamClassifier.load(src)
     # a file from before guards: it loads, classifies without them, and starts them afresh
-    _rewrite(src, tmp_path / "old.npz", format_1=True, **dict.fromkeys(_schema.names("guards")))
+    rewrite(src, tmp_path / "old.npz", format_1=True, **dict.fromkeys(_schema.names("guards")))
     old = SOMStreamClassifier.load(tmp_path / "old.npz")
     assert old.guards_ is None
     old.predict_stream(X_te[:50])
@@ -352,4 +346,4 @@ def test_a_support_on_a_guard_wins_the_tie():
         model.partial_fit(x[None, :], y)
         assert st["min_gap"] > MIN_GAP
         explained(st, assert_same_state, model, st)
-        _assert_same_rule(model, st)
+        assert_same_rule(model, st)

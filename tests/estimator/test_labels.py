@@ -9,110 +9,30 @@ model is the paper's.
 """
 
 import copy
-import json
 import warnings
 
 import numpy as np
 import pytest
-from test_reference import (
+
+import mlsom
+from mlsom import SOMStreamClassifier, _core, _schema, _testing
+from mlsom.exceptions import NotFittedError
+from tests.helpers import reference as ref
+from tests.helpers.compare import (
     MIN_GAP,
     TOL,
+    assert_bitwise_equal,
+    assert_last_positives,
     assert_same_predictions,
+    assert_same_rule,
     assert_same_state,
     explained,
     fit_both,
     make_stream,
     params,
 )
-
-import mlsom
-from mlsom import SOMStreamClassifier, _core, _schema, _testing
-from mlsom.exceptions import NotFittedError
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
-
-
-def _labels(seed, n, L, unknown=0.25):
-    """Labels 1/0 at random, a share of them unknown (-1): hits, misses and false alarms."""
-    rng = np.random.default_rng(seed)
-    Y = (rng.random((n, L)) < 0.4).astype(np.int8)
-    Y[rng.random((n, L)) < unknown] = -1
-    return Y
-
-
-def _state_arrays(model):
-    st = model._state
-    keys = ["Wt", "counts", "log_averout", "T", "NS", "last_positive", "has_positive"]
-    keys += list(_schema.names("rule")) + list(_schema.names("pairs"))
-    keys += list(_schema.names("persistence")) + list(_schema.names("guards"))
-    return {k: np.array(st[k]) for k in keys if k in st}
-
-
-def _assert_bitwise_equal(a, b):
-    sa, sb = _state_arrays(a), _state_arrays(b)
-    assert sa.keys() == sb.keys()
-    for k in sa:
-        np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
-
-
-def _assert_last_positives(model, st):
-    last = st.get("last_positive", {})
-    has = model._state["has_positive"]
-    for c in range(st["L"]):
-        assert bool(has[c]) == (c in last), c
-        if c in last:
-            np.testing.assert_allclose(model._state["last_positive"][c], last[c], **TOL)
-        else:
-            assert not model._state["last_positive"][c].any()
-
-
-def _assert_same_rule(model, st):
-    """What labels taught the decision rule: offsets, entries and cardinality, the reference's."""
-    rule, pk = st["rule"], model._state
-    np.testing.assert_allclose(pk["label_offsets"], rule["offsets"], **TOL)
-    np.testing.assert_array_equal(model.label_offsets_, pk["label_offsets"])
-    if rule["z_set"]:
-        assert model.labelled_cardinality_ == pk["labelled_cardinality"][0]
-    else:
-        assert model.labelled_cardinality_ is None
-    np.testing.assert_array_equal(pk["margin_counts"], rule["total"])
-    assert pk["labelled_cardinality"][1] == float(rule["z_set"])
-    np.testing.assert_allclose(pk["labelled_cardinality"][0], rule["z"], **TOL)
-    W = pk["margin_memory"].shape[1]
-    for c, entries in enumerate(rule["entries"]):
-        t = rule["total"][c]
-        slots = [(t - len(entries) + i) % W for i in range(len(entries))]
-        kinds = pk["margin_kinds"][c, slots]
-        np.testing.assert_array_equal(kinds, [2 * k + y for k, y, _ in entries])
-        np.testing.assert_allclose(pk["margin_memory"][c, slots], [m for _, _, m in entries], **TOL)
-    if "guards" in st:
-        _assert_same_guards(model, st)
-
-
-def _assert_same_guards(model, st):
-    """Each label's guards, supports, their use and the memory's veto flags: the reference's."""
-    g, pk = st["guards"], model._state
-    off = pk["offsets"]
-    for c in range(st["L"]):
-        for key, count, rows in (("guards", "guard_counts", g["g"][c]),
-                                 ("supports", "support_counts", g["s"][c])):  # fmt: skip
-            assert pk[count][c] == len(rows), (key, c)
-            got = pk[key][off[c] : off[c] + len(rows)]
-            if rows:
-                np.testing.assert_allclose(got, np.asarray(rows), **TOL, err_msg=f"{key} {c}")
-            assert not pk[key][off[c] + len(rows) : off[c + 1]].any(), (key, c)
-        assert bool(pk["guards_on"][c]) == bool(g["on"][c]), c
-    np.testing.assert_array_equal(model.guards_on_, [bool(v) for v in g["on"]])
-    W = pk["margin_vetoes"].shape[1]
-    rule = st["rule"]
-    for c, flags in enumerate(rule["vetoes"]):
-        t = rule["total"][c]
-        slots = [(t - len(flags) + i) % W for i in range(len(flags))]
-        np.testing.assert_array_equal(pk["margin_vetoes"][c, slots], flags, err_msg=str(c))
-
+from tests.helpers.model_files import rewrite
+from tests.helpers.streams import random_labels
 
 CASES = [
     # L, d, A, neighbourhood, averOut distance, zero co-occurrence rule, seed
@@ -138,7 +58,7 @@ def test_partial_fit_matches_reference(L, d, A, nb, dist, zc, seed, rate):
     model, st = fit_both(X_tr, Y_tr, p)
     model.set_params(correction_rate=rate)
     assert st["min_gap"] > MIN_GAP
-    Yl = _labels(seed, len(X_te), L)
+    Yl = random_labels(seed, len(X_te), L)
     for lo, hi in [(0, 60), (60, 120), (120, 240)]:
         Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
         Y_pkg = model.predict_stream(X_te[lo:hi])
@@ -149,8 +69,8 @@ def test_partial_fit_matches_reference(L, d, A, nb, dist, zc, seed, rate):
         model.partial_fit(X_te[a:b], Yl[a:b])
         assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
         explained(st, assert_same_state, model, st)
-        _assert_last_positives(model, st)
-        _assert_same_rule(model, st)
+        assert_last_positives(model, st)
+        assert_same_rule(model, st)
     # frozen predictions of the updated model too
     Y_ref, _ = ref.ref_predict(st, X_te)
     assert_same_predictions(model.predict(X_te), Y_ref)
@@ -187,7 +107,7 @@ def test_tested_corrections_match_reference(L, d, A, nb, dist, zc, seed, rate):
     p = params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc)
     model, st = fit_both(X_tr, Y_tr, p)
     model.set_params(correction_rate=rate, corrections="tested")
-    Yl = _labels(seed, len(X_te), L, unknown=0.1)
+    Yl = random_labels(seed, len(X_te), L, unknown=0.1)
     for lo, hi in [(0, 60), (60, 120), (120, 200), (200, 300)]:
         Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
         Y_pkg = model.predict_stream(X_te[lo:hi])
@@ -199,8 +119,8 @@ def test_tested_corrections_match_reference(L, d, A, nb, dist, zc, seed, rate):
         model.partial_fit(X_te[a:b], Yl[a:b])
         assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
         explained(st, assert_same_state, model, st)
-        _assert_last_positives(model, st)
-        _assert_same_rule(model, st)
+        assert_last_positives(model, st)
+        assert_same_rule(model, st)
         _assert_same_pairs(model, st)
     if L > 1:  # pairs were made (with one label, only a re-ranking could make one)
         assert len(st["pairs"]) > 0
@@ -215,7 +135,7 @@ def test_correction_pairs_follow_the_reference_call_after_call():
     X_tr, Y_tr, X_te = make_stream(7, 3, 5, n_test=400)
     model, st = fit_both(X_tr, Y_tr, params(3))
     model.set_params(corrections="tested")
-    Yl = _labels(7, len(X_te), 3, unknown=0.0)
+    Yl = random_labels(7, len(X_te), 3, unknown=0.0)
     model.predict_stream(X_te[:200])
     st = ref.ref_stream(st, X_te[:200])[1]
     seen = []
@@ -255,7 +175,7 @@ def test_labels_of_a_label_without_a_map_are_ignored():
     last positive), and the model file stays valid."""
     X_tr, Y_tr, X_te = make_stream(11, 4, 5, absent=(2,))
     model, st = fit_both(X_tr, Y_tr, params(3))
-    Yl = _labels(11, len(X_te), 4, unknown=0.0)
+    Yl = random_labels(11, len(X_te), 4, unknown=0.0)
     Yl[:, 2] = 1
     st = ref.ref_learn(st, X_te, Yl)
     model.partial_fit(X_te, Yl)
@@ -274,7 +194,7 @@ def test_labels_leave_the_counts_as_they_are():
     model.predict_stream(X_te[:40])
     T0, N0, z0 = model.T_.copy(), model.n_seen_, model.cardinality_
     W0 = [w.copy() for w in model.weights_ if w is not None]
-    model.partial_fit(X_te[:40], _labels(12, 40, 4, unknown=0.0))
+    model.partial_fit(X_te[:40], random_labels(12, 40, 4, unknown=0.0))
     np.testing.assert_array_equal(model.T_, T0)
     assert model.n_seen_ == N0 and model.cardinality_ == z0
     W1 = [w for w in model.weights_ if w is not None]
@@ -290,7 +210,7 @@ def test_chunking_and_threads_change_nothing(dtype, rate, corrections):
     X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
     model, _ = fit_both(X_tr, Y_tr, params(3, correction_rate=rate, corrections=corrections))
     model.predict_stream(X_te[:100])
-    Yl = _labels(21, 200, 5)
+    Yl = random_labels(21, 200, 5)
     whole = copy.deepcopy(model).set_params(n_jobs=1)
     whole.partial_fit(X_te, Yl)
     rows = copy.deepcopy(model).set_params(n_jobs=2)
@@ -298,8 +218,8 @@ def test_chunking_and_threads_change_nothing(dtype, rate, corrections):
         rows.partial_fit(X_te[i : i + 1], Yl[i : i + 1])
     parts = copy.deepcopy(model)
     parts.partial_fit(X_te[:77], Yl[:77]).partial_fit(X_te[77:], Yl[77:])
-    _assert_bitwise_equal(whole, rows)
-    _assert_bitwise_equal(whole, parts)
+    assert_bitwise_equal(whole, rows)
+    assert_bitwise_equal(whole, parts)
     np.testing.assert_array_equal(whole.predict_stream(X_te), parts.predict_stream(X_te))
 
 
@@ -310,19 +230,19 @@ def test_save_and_load_between_labels_resumes_exactly(tmp_path, corrections):
     its last positives (and the paired test's state) travel in the file."""
     X_tr, Y_tr, X_te = make_stream(31, 4, 6, n_test=240)
     model, _ = fit_both(X_tr, Y_tr, params(3, corrections=corrections))
-    Yl = _labels(31, 240, 4)
+    Yl = random_labels(31, 240, 4)
     model.predict_stream(X_te[:80])
     model.partial_fit(X_te[:40], Yl[:40])  # labels of the first half arrived
     model.predict_stream(X_te[80:120])  # rows 40:120 still wait for theirs
     model.save(tmp_path / "m.npz")
     loaded = SOMStreamClassifier.load(tmp_path / "m.npz")
-    _assert_bitwise_equal(model, loaded)
+    assert_bitwise_equal(model, loaded)
     for m in (model, loaded):
         m.partial_fit(X_te[40:120], Yl[40:120])
     np.testing.assert_array_equal(
         model.predict_stream(X_te[120:]), loaded.predict_stream(X_te[120:])
     )
-    _assert_bitwise_equal(model, loaded)
+    assert_bitwise_equal(model, loaded)
 
 
 def test_without_labelled_calls_the_model_is_the_papers(tmp_path):
@@ -349,8 +269,8 @@ def test_learn_one_is_partial_fit_of_one_row():
     a.partial_fit(X_te[:1], np.array([[1, -1, 0]]))
     b.learn_one(X_te[0], {0: True, 2: False})
     c.learn_one({0: X_te[0, 0], 1: X_te[0, 1], 2: X_te[0, 2], 3: X_te[0, 3]}, {0: 1, 1: None, 2: 0})
-    _assert_bitwise_equal(a, b)
-    _assert_bitwise_equal(a, c)
+    assert_bitwise_equal(a, b)
+    assert_bitwise_equal(a, c)
     for y, match in [
         ({3: True}, "label 3"),
         ({0: 2}, "True, False or None"),
@@ -410,171 +330,18 @@ def test_bad_instances_and_unfitted_models_are_refused(tmp_path):
     assert _file_bytes(model, tmp_path / "b.npz") == before
 
 
-def _rewrite(src, dst, *, format_1=False, **changes):
-    """Copy a model file, changing or dropping (None) members; with ``format_1``, as a file of
-    format 1 (no list of groups in the header: groups told by the members present), the format
-    of the files written before this format's groups were named."""
-    with np.load(src) as z:
-        members = {k: z[k] for k in z.files}
-    if format_1:
-        meta = json.loads(str(members["meta"][()]))
-        meta["format"] = 1
-        del meta["groups"]
-        members["meta"] = np.array(json.dumps(meta))
-    for k, v in changes.items():
-        if v is None:
-            members.pop(k)
-        else:
-            members[k] = v
-    np.savez(dst, **members)
-
-
-def _saved_and_read_back(model, tmp_path, keys):
-    """Save the model; load checks it and gives back the arrays named; the file's path."""
-    src = tmp_path / "m.npz"
-    model.save(src)
-    again = SOMStreamClassifier.load(src)
-    for k in keys:
-        np.testing.assert_array_equal(again._state[k], model._state[k], err_msg=k)
-    return src
-
-
-def _changer(st):
-    """changed(key, edit): a copy of st[key], edited in place, as a member to write."""
-
-    def changed(key, edit):
-        a = np.array(st[key])
-        edit(a)
-        return {key: a}
-
-    return changed
-
-
-def test_hostile_labelled_members_are_refused(tmp_path):
-    X_tr, Y_tr, X_te = make_stream(71, 3, 4)
-    model, _ = fit_both(X_tr, Y_tr, params(2))
-    model.partial_fit(X_te[:10], _labels(71, 10, 3))
-    src = tmp_path / "m.npz"
-    model.save(src)
-    pos, has = model._state["last_positive"], model._state["has_positive"]
-    nan = pos.copy()
-    nan[0, 0] = np.nan
-    two = has.copy()
-    two[0] = 2
-    cases = [
-        ({"has_positive": None}, "'has_positive' is missing"),
-        ({"last_positive": None}, "'last_positive' is missing"),
-        ({"last_positive": pos[:, :2].copy()}, "last_positive has dtype"),
-        ({"last_positive": pos.astype(np.float32)}, "last_positive has dtype"),
-        ({"has_positive": has.astype(np.int64)}, "has_positive has dtype"),
-        ({"last_positive": nan}, "non-finite"),
-        ({"last_positive": pos * 1e300}, "beyond"),
-        ({"has_positive": two}, "values other than 0/1"),
-        ({"has_positive": np.zeros_like(has)}, "a row given for a label without"),
-    ]
-    for i, (change, match) in enumerate(cases):
-        dst = tmp_path / f"bad{i}.npz"
-        _rewrite(src, dst, **change)
-        with pytest.raises(ValueError, match=match):
-            SOMStreamClassifier.load(dst)
-    # the untouched file loads, and a file from before labelled calls too
-    SOMStreamClassifier.load(src)
-    rule_none = dict.fromkeys(
-        (*_schema.names("rule"), *_schema.names("persistence"), *_schema.names("guards"))
-    )
-    _rewrite(
-        src, tmp_path / "old.npz", format_1=True, last_positive=None, has_positive=None, **rule_none
-    )
-    assert "last_positive" not in SOMStreamClassifier.load(tmp_path / "old.npz")._state
-    # a file with the last positives but not the rule's arrays (written before the rule
-    # learnt from labels) loads, and the rule starts afresh at the next labelled call
-    _rewrite(src, tmp_path / "older.npz", format_1=True, **rule_none)
-    older = SOMStreamClassifier.load(tmp_path / "older.npz")
-    assert "last_positive" in older._state and "label_offsets" not in older._state
-    older.partial_fit(X_te[10:20], _labels(72, 10, 3))
-    assert older._state["margin_counts"].max() > 0
-
-
-def test_hostile_rule_members_are_refused(tmp_path):
-    """What labels taught the decision rule, read from a file: every array is checked."""
-    X_tr, Y_tr, X_te = make_stream(73, 3, 4)
-    model, _ = fit_both(X_tr, Y_tr, params(2))
-    model.partial_fit(X_te[:80], _labels(73, 80, 3, unknown=0.0))
-    st = model._state
-    assert st["margin_counts"].min() >= 50 and st["labelled_cardinality"][1] == 1.0
-    src = _saved_and_read_back(model, tmp_path, _schema.names("rule"))
-    changed = _changer(st)
-    W = st["margin_memory"].shape[1]
-    cases = [
-        ({"margin_kinds": None}, "'margin_kinds' is missing"),
-        ({"label_offsets": st["label_offsets"].astype(np.float32)}, "label_offsets has dtype"),
-        ({"margin_memory": np.zeros((3, W + 1))}, "margin_memory has dtype"),
-        (changed("label_offsets", lambda a: a.__setitem__(0, np.inf)), "label_offsets: non-finite"),
-        (changed("margin_counts", lambda a: a.__setitem__(1, -1)), "margin_counts: negative"),
-        (changed("margin_counts", lambda a: a.__setitem__(1, 2**60)), "beyond 2"),
-        (changed("margin_kinds", lambda a: a.__setitem__((0, 0), 6)), "kinds other than"),
-        (changed("margin_memory", lambda a: a.__setitem__((0, 0), np.nan)), "non-finite margins"),
-        (changed("margin_memory", lambda a: a.__setitem__((0, W - 1), 1.0)), "a slot not used"),
-        (changed("labelled_cardinality", lambda a: a.__setitem__(1, 0.5)), "labelled_cardinality"),
-        (changed("labelled_cardinality", lambda a: a.__setitem__(0, 99.0)), "labelled_cardinality"),
-    ]
-    for i, (change, match) in enumerate(cases):
-        dst = tmp_path / f"bad{i}.npz"
-        _rewrite(src, dst, **change)
-        with pytest.raises(ValueError, match=match):
-            SOMStreamClassifier.load(dst)
-
-
-def test_hostile_pair_members_are_refused(tmp_path):
-    """The paired test of the corrections, read from a file: every array is checked, and a
-    file that has it without the rule's arrays is refused."""
-    X_tr, Y_tr, X_te = make_stream(74, 3, 4, n_test=300)
-    model, _ = fit_both(X_tr, Y_tr, params(2, corrections="tested"))
-    model.partial_fit(X_te, _labels(74, 300, 3, unknown=0.0))
-    st = model._state
-    assert st["pair_total"][0] > 0 and (st["alt_uses"] >= 0).any()
-    src = _saved_and_read_back(model, tmp_path, _schema.names("pairs"))
-    changed = _changer(st)
-    M, A = st["alt_place"].shape
-    n = int(st["pair_total"][0])
-    cases = [
-        ({"pair_ring": None}, "'pair_ring' is missing"),
-        ({k: None for k in _schema.names("rule")}, "'label_offsets' is missing"),
-        ({"alt_place": st["alt_place"].astype(np.float32)}, "alt_place has dtype"),
-        ({"alt_uses": np.zeros(M + 1, np.int8)}, "alt_uses has dtype"),
-        ({"pair_ring": np.zeros(201, np.uint8)}, "pair_ring has dtype"),
-        (changed("alt_place", lambda a: a.__setitem__((0, 0), np.nan)), "alt_place: non-finite"),
-        (changed("alt_place", lambda a: a.__setitem__((0, 0), 1e300)), "alt_place: non-finite"),
-        (changed("alt_uses", lambda a: a.__setitem__(0, 5)), "alt_uses: values outside"),
-        (changed("alt_uses", lambda a: a.__setitem__(0, -2)), "alt_uses: values outside"),
-        (changed("alt_strong", lambda a: a.__setitem__(0, 2)), "values other than 0/1"),
-        (changed("pair_ring", lambda a: a.__setitem__(0, 7)), "values other than 0/1"),
-        (changed("pair_total", lambda a: a.__setitem__(0, -1)), "pair_total -1"),
-        (changed("pair_total", lambda a: a.__setitem__(0, 2**60)), "beyond 2"),
-    ]
-    if n < 200:
-        ring = np.array(st["pair_ring"])
-        ring[n:] = 1
-        cases.append(({"pair_ring": ring}, "fewer than the ring's pairs"))
-    for i, (change, match) in enumerate(cases):
-        dst = tmp_path / f"bad{i}.npz"
-        _rewrite(src, dst, **change)
-        with pytest.raises(ValueError, match=match):
-            SOMStreamClassifier.load(dst)
-
-
 def test_the_count_of_pairs_stays_below_2_to_the_53(tmp_path):
     """A model loaded with the largest count of pairs a file may hold (2^53) goes on collecting
     pairs, and what it saves loads again: the count wraps by whole windows, keeping its place in
     the ring."""
     X_tr, Y_tr, X_te = make_stream(75, 3, 4, n_test=600)
     model, _ = fit_both(X_tr, Y_tr, params(2, corrections="tested"))
-    model.partial_fit(X_te[:300], _labels(75, 300, 3, unknown=0.0))
+    model.partial_fit(X_te[:300], random_labels(75, 300, 3, unknown=0.0))
     src = tmp_path / "m.npz"
     model.save(src)
-    _rewrite(src, tmp_path / "edge.npz", pair_total=np.array([2**53], np.int64))
+    rewrite(src, tmp_path / "edge.npz", pair_total=np.array([2**53], np.int64))
     edge = SOMStreamClassifier.load(tmp_path / "edge.npz")
-    edge.partial_fit(X_te[300:], _labels(76, 300, 3, unknown=0.0))
+    edge.partial_fit(X_te[300:], random_labels(76, 300, 3, unknown=0.0))
     total = int(edge._state["pair_total"][0])
     assert 200 <= total < 10**6  # wrapped: 200 + its place in the ring, then counting on
     edge.save(tmp_path / "again.npz")
@@ -627,7 +394,7 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
     X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
     model, _ = fit_both(X_tr, Y_tr, params(3))
     model.predict_stream(X_te[:50])
-    Yl = _labels(81, 200, 4)
+    Yl = random_labels(81, 200, 4)
     after = np.array([0, 0, 3, 5, 6, 6, 6, 9, 41, 99, 150, 150])
     rows = np.arange(len(after)) * 3  # labelled rows (of the first 50, already seen)
     a, b = copy.deepcopy(model), copy.deepcopy(model)
@@ -639,7 +406,7 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
         lo = at
     pieces.append(b.predict_stream(X_te[50 + lo : 200]))
     np.testing.assert_array_equal(Y_a, np.vstack(pieces))
-    _assert_bitwise_equal(a, b)
+    assert_bitwise_equal(a, b)
     # every row of the call classified before its first labelled row, which starts the record
     # of label persistence: those rows are not in it, as in the pieces (the record once kept
     # the call's last row)
@@ -648,13 +415,13 @@ def test_arrivals_are_the_pieces_and_partial_fit(dtype):
     Y_f = f.predict_stream(X_te[:7])
     f.partial_fit(X_te[:2], Yl[:2])
     np.testing.assert_array_equal(Y_e, Y_f)
-    _assert_bitwise_equal(e, f)
+    assert_bitwise_equal(e, f)
     assert not e._state["persist_row"].any()
     # arrivals with no row to classify
     c, d = copy.deepcopy(model), copy.deepcopy(model)
     c.predict_stream(X_te[:0], arrivals=(X_te[:2], Yl[:2], [0, 0]))
     d.partial_fit(X_te[:2], Yl[:2])
-    _assert_bitwise_equal(c, d)
+    assert_bitwise_equal(c, d)
 
 
 _I64 = np.array([0, 0])
@@ -686,7 +453,7 @@ def test_arrivals_in_the_cores_layout_go_as_given(dtype):
     model, _ = fit_both(X_tr, Y_tr, params(3))
     st = model._state
     rows = np.arange(0, 60, 3)
-    Yl = _labels(83, 120, 4)[rows]  # 1, 0 and -1
+    Yl = random_labels(83, 120, 4)[rows]  # 1, 0 and -1
     after = np.sort(np.random.default_rng(0).integers(0, 61, rows.size))
     fast = (X_te[rows], Yl.astype(np.int8), after.astype(np.int64))
     got = _arrivals_as_given(st, *fast, 60, np.dtype(dtype))
@@ -709,12 +476,12 @@ def test_arrivals_in_the_cores_layout_go_as_given(dtype):
         Y_a = a.predict_stream(X_te[60:], arrivals=(fast[0], Y_l, fast[2]))
         Y_b = b.predict_stream(X_te[60:], arrivals=others[0])
         np.testing.assert_array_equal(Y_a, Y_b)
-        _assert_bitwise_equal(a, b)
+        assert_bitwise_equal(a, b)
     a, b = copy.deepcopy(model), copy.deepcopy(model)
     Y_a = a.predict_stream(X_te[60:], arrivals=(fast[0], positive, fast[2]))
     Y_b = b.predict_stream(X_te[60:], arrivals=(others[0][0], positive.tolist(), others[0][2]))
     np.testing.assert_array_equal(Y_a, Y_b)
-    _assert_bitwise_equal(a, b)
+    assert_bitwise_equal(a, b)
     c = copy.deepcopy(model)
     c.predict_stream(X_te[60:])  # (the labels change the model: the comparisons above tell)
     assert not np.array_equal(c._state["Wt"], a._state["Wt"])
@@ -766,7 +533,7 @@ def test_every_simd_path_learns_the_same(dtype):
     X_tr, Y_tr, X_te = make_stream(91, 5, 20, n_test=200)
     X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
     model, _ = fit_both(X_tr, Y_tr, params(3))
-    Yl = _labels(91, 200, 5)
+    Yl = random_labels(91, 200, 5)
     after = np.arange(0, 100, 10)
     runs = []
     for level in _testing.simd_levels() + [None]:
@@ -781,7 +548,7 @@ def test_every_simd_path_learns_the_same(dtype):
     assert np.any(runs[0][1].label_offsets_ != 0)
     for Y, m, P in runs[1:]:
         np.testing.assert_array_equal(Y, runs[0][0])
-        _assert_bitwise_equal(m, runs[0][1])
+        assert_bitwise_equal(m, runs[0][1])
         np.testing.assert_array_equal(P, runs[0][2])
 
 
@@ -797,7 +564,7 @@ def test_labels_out_of_reach_are_ruled_out_as_the_test_would(case):
     model, st = fit_both(
         X_tr, Y_tr, params(d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc)
     )
-    Yl = _labels(seed, len(X_te), L)
+    Yl = random_labels(seed, len(X_te), L)
     exact = copy.deepcopy(model)
     _testing.counters(reset=True)
     model.partial_fit(X_te[:60], Yl[:60])
@@ -813,7 +580,7 @@ def test_labels_out_of_reach_are_ruled_out_as_the_test_would(case):
         exact.partial_fit(X_te[:60], Yl[:60])
         np.testing.assert_array_equal(exact.predict_stream(X_te[60:]), Y_pkg)
         assert _testing.counters().reach == 0
-    _assert_bitwise_equal(exact, model)
+    assert_bitwise_equal(exact, model)
 
 
 def test_labels_beyond_the_ranking_are_predicted_not_learnt_from():
@@ -825,7 +592,7 @@ def test_labels_beyond_the_ranking_are_predicted_not_learnt_from():
     L = 6
     X_tr, Y_tr, X_te = make_stream(57, L, 5, n_test=400)
     model, st = fit_both(X_tr, Y_tr, params(3))
-    Yl = _labels(57, len(X_te), L)
+    Yl = random_labels(57, len(X_te), L)
     model.partial_fit(X_te[:80], Yl[:80])
     st = ref.ref_learn(st, X_te[:80], Yl[:80], eta=0.05, rate=0.5)
     offsets = model._state["offsets"]
@@ -866,7 +633,7 @@ def test_tested_corrections_are_the_same_on_every_path(dtype):
     X_tr, Y_tr, X_te = make_stream(93, 7, 24, n_train=600, n_test=700)
     X_tr, X_te = X_tr.astype(dtype), X_te.astype(dtype)
     model, _ = fit_both(X_tr, Y_tr, params(5, corrections="tested"))
-    Yl = _labels(93, 700, 7, unknown=0.1)
+    Yl = random_labels(93, 700, 7, unknown=0.1)
     runs, counts = [], None
     for level in _testing.simd_levels() + [None]:
         m = copy.deepcopy(model)
@@ -883,7 +650,7 @@ def test_tested_corrections_are_the_same_on_every_path(dtype):
     assert runs[0][1].correction_pairs_[1] > 0
     for Y, m in runs[1:]:
         np.testing.assert_array_equal(Y, runs[0][0])
-        _assert_bitwise_equal(m, runs[0][1])
+        assert_bitwise_equal(m, runs[0][1])
 
 
 def _fresh_cache(s):
@@ -932,7 +699,7 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
     (which rebuilds the cache) ends bit-identical to one that was not."""
     X_tr, Y_tr, X_te = make_stream(81, 2, 3, n_test=1400)
     model, st = fit_both(X_tr, Y_tr, params(2))
-    Yl = _labels(81, len(X_te), 2, unknown=0.1)
+    Yl = random_labels(81, len(X_te), 2, unknown=0.1)
     twin = None
     for lo, hi in [(0, 500), (500, 900), (900, 1400)]:
         st = ref.ref_learn(st, X_te[lo:hi], Yl[lo:hi])
@@ -943,7 +710,7 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
         else:
             twin.partial_fit(X_te[lo:hi], Yl[lo:hi])
         assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
-        _assert_same_rule(model, st)
+        assert_same_rule(model, st)
     s = model._state
     assert s["margin_counts"].min() > 1000 and np.any(s["label_offsets"] != 0)
     # the cache as the online phase left it (each label's as at its last choice of offset),
@@ -955,7 +722,7 @@ def test_rule_past_its_window_matches_reference_and_survives_a_reload(tmp_path):
         sorted_margins, synced,
     )  # fmt: skip
     _assert_same_cache((order, n_sorted, sorted_margins, synced), _fresh_cache(s))
-    _assert_bitwise_equal(model, twin)
+    assert_bitwise_equal(model, twin)
     for k in _schema.names("rule"):
         np.testing.assert_array_equal(s[k], twin._state[k], err_msg=k)
     np.testing.assert_array_equal(model.predict(X_te), twin.predict(X_te))
@@ -970,7 +737,7 @@ def test_labels_in_the_robust_variant_match_reference(seed, corrections):
     X_tr, Y_tr, X_te = make_stream(seed, 4, 6, n_test=400)
     model, st = fit_both(X_tr, Y_tr, params(3, variant="robust", corrections=corrections))
     assert st["min_gap"] > MIN_GAP
-    Yl = _labels(seed, len(X_te), 4, unknown=0.1)
+    Yl = random_labels(seed, len(X_te), 4, unknown=0.1)
     tested = corrections == "tested"
     for lo, hi in [(0, 150), (150, 400)]:
         Y_ref, st = ref.ref_stream(st, X_te[lo:hi])
@@ -979,7 +746,7 @@ def test_labels_in_the_robust_variant_match_reference(seed, corrections):
         model.partial_fit(X_te[lo:hi], Yl[lo:hi])
         assert st["min_gap"] > MIN_GAP, "degenerate data: a labelled choice is a rounding tie"
         explained(st, assert_same_state, model, st)
-        _assert_same_rule(model, st)
+        assert_same_rule(model, st)
         if tested:
             _assert_same_pairs(model, st)
     assert np.any(model._state["label_offsets"] != 0)

@@ -1,8 +1,8 @@
 """Label persistence (label_persistence="tested"): the labels of the instance just before,
 given to the next one while a paired test on the stream says they beat the model.
 
-Checked against the plain reference (tests/reference.py, persistence_reference) on the model's
-own predictions, which a model with label_persistence="off" gives (the maps never see the
+Checked against the plain reference (tests/helpers/reference.py, persistence_reference) on the
+model's own predictions, which a model with label_persistence="off" gives (the maps never see the
 proposal: the state is the same either way)."""
 
 import copy
@@ -10,15 +10,11 @@ import warnings
 
 import numpy as np
 import pytest
-from test_labels import _changer, _rewrite, _saved_and_read_back
 
 from mlsom import SOMStreamClassifier, _schema, _testing
 from mlsom.river import SOMStreamML
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
+from tests.helpers import reference as ref
+from tests.helpers.model_files import changer, rewrite, saved_and_read_back
 
 
 def _runs(seed, n, L=4, A=5, stay=0.9, unknown=0.1):
@@ -231,8 +227,8 @@ def test_hostile_persistence_members_are_refused(case, tmp_path):
     m = copy.deepcopy(model)
     m.predict_stream(Xs, arrivals=arrivals)
     st = m._state
-    src = _saved_and_read_back(m, tmp_path, _schema.names("persistence"))
-    changed = _changer(st)
+    src = saved_and_read_back(m, tmp_path, _schema.names("persistence"))
+    changed = changer(st)
     A, L = st["persist_row"].shape[0], st["persist_labels"].shape[1]
     flags0 = np.array(st["persist_flags"])
     flags0[1] = 0
@@ -261,7 +257,7 @@ def test_hostile_persistence_members_are_refused(case, tmp_path):
     ]
     for i, (change, match) in enumerate(cases):
         dst = tmp_path / f"bad{i}.npz"
-        _rewrite(src, dst, **change)
+        rewrite(src, dst, **change)
         with pytest.raises(ValueError, match=match):
             SOMStreamClassifier.load(dst)
 
@@ -275,7 +271,7 @@ def test_a_file_from_before_persistence_loads_and_starts_the_record(case, tmp_pa
     src = tmp_path / "m.npz"
     m.save(src)
     old = tmp_path / "old.npz"
-    _rewrite(src, old, format_1=True, **dict.fromkeys(_schema.names("persistence")))
+    rewrite(src, old, format_1=True, **dict.fromkeys(_schema.names("persistence")))
     loaded = SOMStreamClassifier.load(old)
     assert loaded.persistence_pairs_ is None
     loaded.predict_stream(Xs[:10])

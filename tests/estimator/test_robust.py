@@ -15,7 +15,11 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_reference import (
+
+import mlsom
+from mlsom import SOMStreamClassifier, _schema, _testing
+from tests.helpers import reference as ref
+from tests.helpers.compare import (
     MIN_GAP,
     assert_same_predictions,
     assert_same_state,
@@ -24,14 +28,7 @@ from test_reference import (
     make_stream,
     params,
 )
-
-import mlsom
-from mlsom import SOMStreamClassifier, _schema, _testing
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
+from tests.helpers.streams import drifting_stream
 
 
 def _format_1(meta):
@@ -39,31 +36,6 @@ def _format_1(meta):
     format of the files written before this format's groups were named."""
     meta = {k: v for k, v in meta.items() if k != "groups"}
     return {**meta, "format": 1}
-
-
-def drifting_stream(seed, L, A, n_train=2400, n_test=150, speed=1.5):
-    """Each label's cluster moves along a straight line while the training set is drawn (from a
-    random point, by ``speed`` in all); the test part goes on moving. Label sets: the label of
-    the cluster drawn, plus another one on 10 % of the rows."""
-    rng = np.random.default_rng(seed)
-    start = rng.random((L, A))
-    step = rng.standard_normal((L, A))
-    step *= speed / np.linalg.norm(step, axis=1, keepdims=True)
-
-    def draw(t):
-        n = len(t)
-        lab = rng.integers(L, size=n)
-        X = start[lab] + t[:, None] * step[lab] + 0.05 * rng.standard_normal((n, A))
-        Y = np.zeros((n, L), np.uint8)
-        Y[np.arange(n), lab] = 1
-        extra = rng.random(n) < 0.1
-        Y[np.flatnonzero(extra), rng.integers(L, size=int(extra.sum()))] = 1
-        return X, Y
-
-    t = np.linspace(0.0, 1.0, n_train + n_test)
-    X_tr, Y_tr = draw(t[:n_train])
-    X_te, _ = draw(t[n_train:])
-    return X_tr, Y_tr, X_te
 
 
 # a unit can be stale only when it holds more than 20 of its label's rows (its gap is at most

@@ -4,7 +4,6 @@ of the whole online phase, the estimator contract, and a run on the paper's real
 import inspect
 import math
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,9 +13,7 @@ from mlsom.baselines._minas import _candidate_votes, _group_nearest, _leaders
 from mlsom.datasets import load
 from mlsom.evaluation import confusion_counts, macro_f1
 from mlsom.exceptions import NotFittedError
-
-DATA = Path(__file__).parent / "data"
-
+from tests.helpers.paths import DATA
 
 # ---------------------------------------------------------------------------------- data
 

@@ -10,15 +10,13 @@ import gzip
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
 import mlsom.experiment as experiment
 from mlsom._cli import main
 from mlsom.experiment import CACHE_FORMAT, Run, check_run, plan, run_experiment
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers.paths import DATA
 
 BASE = dict(
     streams=["MOA-Spher-5C-2A"],

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-# the fitted attributes of SOMStreamClassifier that a digest covers (tests/test_determinism.py
+# the fitted attributes of SOMStreamClassifier that a digest covers (tests/core/test_determinism.py
 # compares these and averout_ bit for bit on one machine). Not averout_: it is exp of the
 # state's log_averout_ (covered) by the C library, whose exp glibc picks by processor (an FMA
 # variant where there is FMA), and the variants may round differently in the last bit

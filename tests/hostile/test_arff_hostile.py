@@ -22,10 +22,9 @@ import zipfile
 
 import numpy as np
 import pytest
-from test_arff import raises_at, write
-from test_fuzz_regressions import OPTIONS, outcomes
 
 from mlsom.datasets import ArffError, _arff, iter_arff, load_arff
+from tests.helpers.arff_files import OPTIONS, outcomes, raises_at, write
 
 HEADER = "@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute y {0,1}\n@data\n"
 DATA_LINE = 5  # the line of @data in HEADER

@@ -24,8 +24,7 @@ import pytest
 import mlsom._cli as cli
 import mlsom.experiment as experiment
 from mlsom._cli import main
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers.paths import DATA
 
 DEMO = ["demo", "--n-instances", "1000", "--windows", "5", "--out", "{out}"]
 RUN = ["run", "--stream", "MOA-Spher-5C-2A", "--n-instances", "1500", "--windows", "5"]

@@ -18,11 +18,15 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra import numpy as hnp  # noqa: E402
 
 from mlsom import ConvergenceWarning, SOMStreamClassifier, _core  # noqa: E402
+from tests.helpers import reference as ref  # noqa: E402
+from tests.helpers.compare import MIN_GAP, TOL, fit_both  # noqa: E402
+from tests.helpers.compare import params as ref_params  # noqa: E402
+from tests.helpers.streams import drifting_stream  # noqa: E402
 
 # the documented limits, as the largest values of each precision that do not exceed them
 LIMIT = {np.float64: 1e100, np.float32: float(np.float32(1e15))}
@@ -493,16 +497,6 @@ def test_random_drifting_streams_open_the_gates_as_the_reference_does(
     """The robust variant's drift gate on random drifting streams (random label count, grid,
     features, options and speed): the package's predictions, gates, running means and neurons
     are the exact NumPy reference's; a chunked run gives the same."""
-    from hypothesis import assume
-    from test_reference import MIN_GAP, TOL, fit_both
-    from test_reference import params as ref_params
-    from test_robust import drifting_stream
-
-    try:
-        from . import reference as ref
-    except ImportError:
-        import reference as ref
-
     X_tr, Y_tr, X_te = drifting_stream(seed, L, A, n_train=800, n_test=1500, speed=speed)
     p = ref_params(
         d, neighborhood=nb, averout_distance=dist, zero_cooccurrence=zc, variant="robust"

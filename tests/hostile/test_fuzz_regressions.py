@@ -1,5 +1,6 @@
 """Regression tests for the problems the coverage-guided fuzzer (fuzz/fuzz_arff.py) and the
-property-based tests (test_fuzz_arff.py) found in the ARFF reader. Each keeps the exact input.
+property-based tests (tests/hostile/test_fuzz_arff.py) found in the ARFF reader. Each keeps the
+exact input.
 
 Every input is read as fuzz/fuzz_arff.py reads it: the bytes before an optional ``\\0XML\\0``
 separator are the ARFF file, the bytes after it a Mulan XML file; load_arff and iter_arff (chunks of
@@ -12,17 +13,12 @@ import gzip
 import lzma
 import zlib
 
-import numpy as np
 import pytest
 
 from mlsom.datasets import ArffError, iter_arff, load_arff
+from tests.helpers.arff_files import OPTIONS, outcomes
 
 XML_SEPARATOR = b"\0XML\0"
-OPTIONS = [
-    {},
-    {"label_location": ("last", 1), "nominal": "onehot", "missing": "zero"},
-    {"label_location": ("first", 1), "nominal": "onehot", "missing": "mean"},
-]
 
 # crash-84cbb2049c46c9918805674dd433038bebf48828: bytes that start with bzip2's magic "BZh" but
 # hold a damaged stream. bz2 raised OSError("Invalid data stream") out of load_arff.
@@ -149,24 +145,6 @@ XML_IN_UNKNOWN_ENCODING = zlib.decompress(
         "4W/7L/69/yUbNKpfIKvdJmHJC8bKt0s="
     )
 )
-
-
-def outcomes(path, options, xml=None):
-    """What load_arff and iter_arff (chunks of 3) make of a file: arrays or an ArffError."""
-    if xml is not None:
-        options = {**options, "xml": xml}
-    out = []
-    for read in (lambda: load_arff(path, **options), lambda: list(iter_arff(path, 3, **options))):
-        try:
-            result = read()
-        except ArffError as exc:
-            out.append(str(exc))
-            continue
-        if isinstance(result, list):
-            out.append(np.vstack([x for x, _ in result]) if result else None)
-        else:
-            out.append(result.X if len(result.X) else None)
-    return out
 
 
 def split_input(tmp_path, data):

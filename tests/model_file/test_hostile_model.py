@@ -837,7 +837,8 @@ def test_load_takes_weights_rounding_put_past_the_limit_and_refuses_more(
     saved, tmp_path, factor, ok
 ):
     """A neuron moved onto an instance at the limit may round a unit or two in the last place
-    past it (tests/test_fuzz_estimator.py): such a file loads; one further past is refused."""
+    past it (tests/hostile/test_fuzz_estimator.py): such a file loads; one further past is
+    refused."""
     meta, arrays = saved
     a = {k: v.copy() for k, v in arrays.items()}
     a["Wt"][0, 0] = 1e100 * factor

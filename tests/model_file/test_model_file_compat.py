@@ -26,8 +26,9 @@ import numpy as np
 import pytest
 
 from mlsom import SOMStreamClassifier, _testing
+from tests.helpers.paths import DATA
 
-FIXTURES_DIR = Path(__file__).parent / "data" / "model-files"
+FIXTURES_DIR = DATA / "model-files"
 FIXTURES = ("paper", "robust", "robust-float32", "guards", "pending", "pending-float32")
 # averout_ is exp of log_averout_ (digested) by the C library, whose last bit may differ between
 # processors (docs/platforms.md)

@@ -15,7 +15,7 @@ so that the lists only shrink.
 import ast
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "mlsom"
 MAX_LINES = 100
 
