@@ -12,7 +12,7 @@
 #      SIMD dispatch of a native aarch64 build (baseline path: x86 dispatch is compiled out);
 #   5. GCC's vectorization report on the kernels (_kernels*.h) for aarch64 (NEON);
 #   6. the tests of .ci/emulated-tests.txt under qemu-aarch64;
-#   7. the digests of tests/platform_fixtures.py under qemu-aarch64 against the native x86-64 ones.
+#   7. the digests of tests/helpers/platform_fixtures.py under qemu-aarch64 against the native x86-64 ones.
 #
 # Needs root (apt-get) and the network to Debian and PyPI. Uses the CI's .venv (or
 # $MLSOM_NATIVE_PYTHON) as the native build, or builds one. Leaves nothing behind but the Debian

@@ -145,9 +145,10 @@ emulated_tests() {  # sets TESTS (pytest's arguments) and TESTS_WHAT (their desc
     if [ "${MLSOM_EMULATED_FULL:-0}" = 1 ]; then
         # by hand: the core test files whole (about 7 minutes under qemu-aarch64 on an idle
         # machine); the sparse-input test needs SciPy, which the emulated Python does not have
-        TESTS=(tests/test_reference.py tests/test_determinism.py tests/test_screening.py
-            tests/test_testing_interface.py tests/test_api.py
-            --deselect tests/test_api.py::test_sparse_input_is_refused_with_a_hint)
+        TESTS=(tests/core/test_reference.py tests/core/test_determinism.py
+            tests/core/test_screening.py
+            tests/core/test_testing_interface.py tests/estimator/test_api.py
+            --deselect tests/estimator/test_api.py::test_sparse_input_is_refused_with_a_hint)
         TESTS_WHAT="the core test files (MLSOM_EMULATED_FULL=1)"
         return 0
     fi

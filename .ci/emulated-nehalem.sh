@@ -7,7 +7,7 @@
 #   2. the build's dispatch: mlsom._core.simd_info() must report the SSE2 baseline;
 #   3. the tests of .ci/emulated-tests.txt under the emulator (an instruction the CPU lacks ends
 #      the process with SIGILL, which fails the stage and is named as such);
-#   4. the digests of tests/platform_fixtures.py under the emulator against the native ones
+#   4. the digests of tests/helpers/platform_fixtures.py under the emulator against the native ones
 #      (which are also checked to agree at every SIMD level of this processor).
 #
 # Needs root for apt-get when qemu-user is missing. Uses the CI's .venv (or

@@ -1,4 +1,5 @@
-"""Digests of the fixed models and predictions of tests/platform_fixtures.py, to compare platforms.
+"""Digests of the fixed models and predictions of tests/helpers/platform_fixtures.py, to compare
+platforms.
 
     python .ci/platform_hashes.py [--levels all|current] [--out FILE] [--compare FILE]
                                   [--report FILE] [--expect-simd NAME]
@@ -25,13 +26,14 @@ import platform
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+# the repository's root: the fixed cases are tests/helpers/platform_fixtures.py
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
-import platform_fixtures  # noqa: E402
 
 import mlsom  # noqa: E402
 from mlsom import _core, _testing  # noqa: E402
+from tests.helpers import platform_fixtures  # noqa: E402
 
 PARTS = platform_fixtures.PARTS
 

@@ -19,8 +19,10 @@ CC=${CC:-gcc}
 PRELOAD="$("$CC" -print-file-name=libasan.so):$("$CC" -print-file-name=libubsan.so)"
 mkdir "$WORK/suite" && cp -R tests pyproject.toml "$WORK/suite/"
 if [ $# -eq 0 ]; then
-    set -- tests/test_reference.py tests/test_screening.py tests/test_lanes.py tests/test_api.py \
-        tests/test_hostile_model.py tests/test_testing_interface.py tests/test_labels.py
+    set -- tests/core/test_reference.py tests/core/test_screening.py tests/core/test_lanes.py \
+        tests/estimator/test_api.py tests/model_file/test_hostile_model.py \
+        tests/core/test_testing_interface.py tests/estimator/test_labels.py \
+        tests/model_file/test_labelled_members.py
 fi
 cd "$WORK/suite"
 # leaks: Python keeps objects alive until exit on purpose; ASan's leak check would report them

@@ -2,15 +2,12 @@
 scores, the labels experiment's streams and checks, and the package's own labelled update under
 the delayed-label protocol.
 
-The studies run as scripts (``python studies/NAME.py``, see studies/README.md): Python puts the
-script's folder first on its module path, so ``from _shared import ...`` finds this file and
-nothing else is added to the path. Two files outside studies/ are read as modules by file name,
-each under a name of its own (so that no other module called ``reference`` or ``streams`` can be
-taken instead):
-
-* ``tests_reference()``: ``tests/reference.py``, the tests' exact NumPy reference of the method
-  (NumPy only);
-* ``benchmark_streams()``: ``benchmarks/streams.py``, the benchmarks' synthetic data (NumPy only).
+The studies run as modules from the repository's root (``python -m studies.NAME``, see
+studies/README.md): Python puts the current folder first on its module path, so the studies import
+this file as ``studies._shared`` and the tests' exact NumPy reference of the method (NumPy only)
+as ``tests.helpers.reference``, as the tests do; nothing is added to the path.
+``benchmark_streams()`` reads ``benchmarks/streams.py``, the benchmarks' synthetic data (NumPy
+only), as a module by file name, under a name of its own.
 """
 
 import argparse
@@ -37,11 +34,6 @@ def _module_from_file(path, name):
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
-
-
-def tests_reference():
-    """``tests/reference.py``: the tests' exact NumPy reference of the method."""
-    return _module_from_file(ROOT / "tests" / "reference.py", "mlsom_tests_reference")
 
 
 def benchmark_streams():

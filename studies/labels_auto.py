@@ -1,7 +1,7 @@
 """Labels that arrive with ``grid_size="auto"`` (d chosen from the labelled set, no peeking),
 with the issue's checks against the River upper bounds of the labels experiment.
 
-    python studies/labels_auto.py [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
+    python -m studies.labels_auto [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
 
 The package itself, its defaults (``label_persistence="tested"``) with ``corrections="strong"``
 (the default) and ``"tested"``, on the streams of docs/results.md's "Labels that arrive" (the
@@ -15,7 +15,7 @@ import json
 from multiprocessing import Pool
 from pathlib import Path
 
-from _shared import STREAMS, arguments_and_bounds, checks, upper_bounds
+from studies._shared import STREAMS, arguments_and_bounds, checks, upper_bounds
 
 SETTINGS = [(0.0, 1000), (0.01, 1000), (0.1, 1000), (1.0, 0)]
 CORRECTIONS = ["strong", "tested"]

@@ -1,6 +1,6 @@
 """Macro F of the benchmarks' synthetic stream with a share of labels that arrive.
 
-    python studies/labels_bench_stream.py [--dtype float32] [--delay 1000]
+    python -m studies.labels_bench_stream [--dtype float32] [--delay 1000]
 
 The setting of benchmarks/bench_labels.py (``make_stream`` of benchmarks/streams.py: L = 7
 independent labels, A = 128 features; d = 10, ``fit`` on 20,000 instances, then 20,000 more as
@@ -19,10 +19,10 @@ import warnings
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from _shared import benchmark_streams  # noqa: E402
 
 import mlsom  # noqa: E402
 from mlsom.evaluation import confusion_counts, macro_f1  # noqa: E402
+from studies._shared import benchmark_streams  # noqa: E402
 
 streams = benchmark_streams()  # benchmarks/streams.py
 

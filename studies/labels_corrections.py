@@ -1,7 +1,7 @@
 """``corrections="strong"`` against ``"tested"`` on every stream of the labels experiment, with
 the issue's checks against the River upper bounds of that experiment.
 
-    python studies/labels_corrections.py [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
+    python -m studies.labels_corrections [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
 
 The package itself runs (``labels_variants.py``'s ``native`` and ``native-tested``), on the
 streams, grid sizes and seeds of docs/results.md's "Labels that arrive" (the calibrated MOA-Spher
@@ -17,7 +17,7 @@ import json
 from multiprocessing import Pool
 from pathlib import Path
 
-from _shared import STREAMS, arguments_and_bounds, checks, run_native, upper_bounds
+from studies._shared import STREAMS, arguments_and_bounds, checks, run_native, upper_bounds
 
 VARIANTS = {
     "native": "strong",
@@ -27,7 +27,7 @@ VARIANTS = {
 }
 SETTINGS = [(0.01, 1000), (0.1, 1000), (1.0, 0)]
 # label persistence acts on prompt labels only (delay 0): at delay 1,000 its variants are the
-# ones without it, which tests/test_persistence.py checks
+# ones without it, which tests/estimator/test_persistence.py checks
 PERSIST_SETTINGS = [(1.0, 0)]
 
 

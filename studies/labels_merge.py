@@ -1,6 +1,6 @@
 """One labels experiment's summary with some methods' scores taken from another run.
 
-    python studies/labels_merge.py BASE.json NEW_OUT MERGED_OUT
+    python -m studies.labels_merge BASE.json NEW_OUT MERGED_OUT
 
 The labels experiment (docs/results.md, "Labels that arrive") runs mlsom beside the River upper
 bounds and the batch lower bound; the other methods' scores do not depend on mlsom, and the River

@@ -1,7 +1,7 @@
 """Tables and plots of an experiment with labels that arrive (``mlsom experiment
 --label-fractions ... --label-delays ...``), from its ``summary.json``.
 
-    python studies/labels_results.py OUT [--png-dir DIR] [--delay-for-plots 1000]
+    python -m studies.labels_results OUT [--png-dir DIR] [--delay-for-plots 1000]
 
 Prints, per stream, the mean over windows of the cumulative macro F (mean over seeds) of every
 method at every fraction and delay, and the issue's checks; writes one PNG per stream (macro F
@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from _shared import parse
+from studies._shared import parse
 
 
 def main():

@@ -1,13 +1,13 @@
 """Variants of the labelled update (``partial_fit``), measured under the delayed-label protocol.
 
-    python studies/labels_variants.py --variants package record drift-train \
+    python -m studies.labels_variants --variants package record drift-train \
         [--runs "MOA-Spher-2C-2A 2 0.01" "Mult-Non-Spher-HP 4 0.1" ...] [--seeds 0 1] \
         [--delay 1000] [--n-jobs 2] [--json out.jsonl] [--data-home tests/data]
 
 The package fits the model; the online phase and the labelled updates then run in the exact
-NumPy reference of the tests (``tests/reference.py``: ``classify`` and ``learn_rule`` as they
-are), with the labelled update changed as each variant says. With ``package`` the scores are the
-package's own to the last digit (the reference is exact), which is what makes the other rows
+NumPy reference of the tests (``tests/helpers/reference.py``: ``classify`` and ``learn_rule``
+as they are), with the labelled update changed as each variant says. With ``package`` the scores
+are the package's own to the last digit (the reference is exact), which is what makes the other rows
 comparable; ``native`` and ``native-tested`` run the package itself (the compiled core). The
 MOA-Spher generators are the first generator's (``generator-v1``; ``--stream-source generator``:
 the calibrated one, as ``mlsom experiment``), at 20,000 instances; label seed 0.
@@ -22,9 +22,9 @@ from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
-from _shared import NATIVE, ROOT, evaluate_labels, native_method, tests_reference
 
-ref = tests_reference()  # the tests' exact NumPy reference
+from studies._shared import NATIVE, ROOT, evaluate_labels, native_method
+from tests.helpers import reference as ref  # the tests' exact NumPy reference
 
 ETA, RATE = 0.05, 0.5  # the package's learning_rate and correction_rate
 

@@ -3,8 +3,8 @@ with each label's own offset phi (two dead bands), phi alone, or phi kept at or 
 
 Usage::
 
-    python studies/robust_offsets_prototype.py STREAMS D_LIST SEEDS CONFIGS OUT.jsonl [N]
-    python studies/robust_offsets_prototype.py --summary OUT.jsonl [...]
+    python -m studies.robust_offsets_prototype STREAMS D_LIST SEEDS CONFIGS OUT.jsonl [N]
+    python -m studies.robust_offsets_prototype --summary OUT.jsonl [...]
 
 e.g. ``Mult-Non-Spher-HP,Scene 2,5,10 0,1,2 robust,both,both30 out.jsonl``. CONFIGS among
 ``robust`` (theta alone: the package before 2026-12-02), ``both`` (theta and phi, 20 % band),
@@ -12,8 +12,8 @@ e.g. ``Mult-Non-Spher-HP,Scene 2,5,10 0,1,2 robust,both,both30 out.jsonl``. CONF
 ``label`` (phi alone), ``hystg`` (``both30`` with a hysteresis on theta: once it leaves its
 band it moves until the running cardinality crosses z0 again) and ``hyst`` (the same for every
 phi too). The maps are fitted by the package (``variant="robust"``); the online
-phase is the reference's (``tests/reference.py``: its ranking and probabilities, its drift gate)
-with the offsets of the configuration, so that the configurations differ in the offsets only.
+phase is the reference's (``tests/helpers/reference.py``: its ranking and probabilities, its drift
+gate) with the offsets of the configuration, so that the configurations differ in the offsets only.
 ``both30`` runs with a check that the package's own ``predict_stream`` gives the same
 predictions row for row. Real streams are read from ``tests/data``; generated ones have N
 instances (20,000 by default; 0: their Table 1 size). Each run appends a line to OUT.jsonl
@@ -35,13 +35,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from _shared import RESULTS, ROOT, tests_reference
 
 from mlsom import SOMStreamClassifier
 from mlsom.datasets import load
 from mlsom.evaluation import confusion_counts, macro_f1, window_edges
-
-reference = tests_reference()  # the tests' exact NumPy reference
+from studies._shared import RESULTS, ROOT
+from tests.helpers import reference  # the tests' exact NumPy reference
 
 REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
 

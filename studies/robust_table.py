@@ -3,8 +3,8 @@ both variants with ``grid_size="auto"``, MINAS-BR and the best lower and upper b
 
 Usage::
 
-    python studies/robust_table.py RUNS.json EXPERIMENT_DIR [--json out.json]
-    python studies/robust_table.py RUNS.json --peers-from TABLE.json [--json out.json]
+    python -m studies.robust_table RUNS.json EXPERIMENT_DIR [--json out.json]
+    python -m studies.robust_table RUNS.json --peers-from TABLE.json [--json out.json]
 
 ``RUNS.json`` is the output of ``studies/robust_variant.py --grid-sizes 1,...,10,auto``
 (both variants, every d and auto, the same seeds); ``EXPERIMENT_DIR`` an ``mlsom experiment``

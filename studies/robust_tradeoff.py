@@ -2,7 +2,7 @@
 
 Usage::
 
-    python studies/robust_tradeoff.py --data-home DIR [--streams A,B] [--grid-size 5]
+    python -m studies.robust_tradeoff --data-home DIR [--streams A,B] [--grid-size 5]
         [--scales 1,1.25,1.5,2,3] [--seeds 5] [--n-instances 20000] [--workers 2] [--json out.json]
 
 The robust variant calibrates the acceptance of extra labels to the labelled set: the global
@@ -27,11 +27,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from _shared import scores
 
 from mlsom._som import SOMStreamClassifier
 from mlsom.experiment import STREAM_SEED, _load_stream, _stream_source, is_real_stream
 from mlsom.protocol import evaluate
+from studies._shared import scores
 
 DEFAULT_STREAMS = [
     "MOA-Spher-2C-2A",

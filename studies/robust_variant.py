@@ -2,7 +2,7 @@
 
 Usage::
 
-    python studies/robust_variant.py --data-home DIR [--streams A,B] [--grid-sizes 2,5,10]
+    python -m studies.robust_variant --data-home DIR [--streams A,B] [--grid-sizes 2,5,10]
         [--seeds 10] [--n-instances 20000] [--workers 2] [--json out.json]
 
 ``--grid-sizes`` may include ``auto`` (``grid_size="auto"``, each variant choosing with its own
@@ -26,9 +26,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from _shared import scores
 
 from mlsom.experiment import Run, run_one
+from studies._shared import scores
 
 REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
 DEFAULT_STREAMS = [

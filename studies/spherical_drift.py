@@ -2,9 +2,9 @@
 
 Usage::
 
-    python studies/spherical_drift.py --data-home DIR [--source generator] [--seeds 10]
+    python -m studies.spherical_drift --data-home DIR [--source generator] [--seeds 10]
         [--json out.json]
-    python studies/spherical_drift.py --data-home DIR --fit [--json fit.json]
+    python -m studies.spherical_drift --data-home DIR --fit [--json fit.json]
 
 DIR holds ``minas-br/MOA-3C-5C-2D-train.arff.gz`` and ``MOA-5C-7C-2D-train.arff.gz``: the first
 10,000 instances of the paper's MOA-Spher-3C-2A and 5C-2A streams (MINAS-BR's files; labels novel

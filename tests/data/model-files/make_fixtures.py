@@ -5,11 +5,11 @@ names (model-file format 1):
 
     PYTHONPATH=src python tests/data/model-files/make_fixtures.py
 
-The files it wrote are the record of what that mlsom saved and did; tests/test_model_file_compat.py
-checks that later versions still load them and continue bit for bit. Do NOT run it again with a
-later mlsom (after a change of the model file's format, or of anything else): the files must stay
-those the earlier code wrote. It refuses to overwrite a file that exists, and to run with a
-format other than 1.
+The files it wrote are the record of what that mlsom saved and did;
+tests/model_file/test_model_file_compat.py checks that later versions still load them and continue
+bit for bit. Do NOT run it again with a later mlsom (after a change of the model file's format,
+or of anything else): the files must stay those the earlier code wrote. It refuses to overwrite a
+file that exists, and to run with a format other than 1.
 
 For each case it fits a small model on a synthetic multi-label stream drawn from a seeded NumPy
 Generator, runs the first part of the stream (with labels arriving, for some cases), saves the
@@ -31,12 +31,12 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent.parent
-sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS.parent))  # the repository's root: the tests package
 
-import test_model_file_compat as compat  # noqa: E402
 
 import mlsom  # noqa: E402
 from mlsom import SOMStreamClassifier, _model_file  # noqa: E402
+from tests.model_file import test_model_file_compat as compat  # noqa: E402
 
 N_NEXT = 300  # rows of the continuation
 N_PROBE = 120  # rows scored frozen

@@ -1,0 +1,2 @@
+"""Tests of experiment: ``mlsom experiment`` as a library: runs, summaries, the cache
+(tests/README.md)."""
