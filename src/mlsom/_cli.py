@@ -42,8 +42,12 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from ._config import show_config
 from ._som import SOMStreamClassifier
+from .datasets import list_streams, load
+from .evaluation import StreamEvaluation
 from .experiment import (
+    PROFILES,
     STREAM_SOURCES,
     ExperimentInterrupted,
     Run,
@@ -56,9 +60,12 @@ from .experiment import (
     check_seed,
     default_grid_size,
     find_data_files,
+    is_real_stream,
     prepare_experiment,
     run_one,
 )
+from .plotting import plot_curves, save_png
+from .protocol import evaluate_many
 
 _TABLE_MEASURES = ("macro_f1", "micro_f1", "example_f1", "hamming_loss", "subset_accuracy")
 
@@ -83,9 +90,6 @@ def run_demo(
     generated MOA-Spher streams; "generator-v1": the first generator). Returns a dict of the
     results.
     """
-    from .datasets import load
-    from .protocol import evaluate_many
-
     out = file or sys.stdout
     t0 = time.perf_counter()
     ds = load(stream, n_instances=n_instances, random_state=seed, source=stream_source)
@@ -139,10 +143,6 @@ def run_demo(
 
 
 def _plot_demo(curves, ends, name, grid_size, out_dir):
-    try:
-        from .plotting import plot_curves, save_png
-    except ImportError:  # pragma: no cover - plotting imports matplotlib lazily
-        return None
     try:
         fig = plot_curves(
             {
@@ -469,8 +469,6 @@ def _cmd_run(args):
 
 
 def _do_run(run, data_home, out):
-    from .evaluation import StreamEvaluation
-
     result = run_one(run, data_home=data_home)
     if out is not None:  # first: a reader of stdout that goes away cannot lose the result
         _write_atomic(out, json.dumps(result))
@@ -544,8 +542,6 @@ def _report_experiment(summary, out):
 
 
 def _cmd_info(args):
-    from ._config import show_config
-
     return show_config
 
 
@@ -574,9 +570,6 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 def _stream_names(data_home=True):
     """The streams of Table 1, generated and read from data files, for the epilogs."""
-    from .datasets import list_streams
-    from .experiment import is_real_stream
-
     names = list_streams()
     generated = [n for n in names if not is_real_stream(n)]
     real = [n for n in names if is_real_stream(n)]
@@ -594,8 +587,6 @@ def _stream_names(data_home=True):
 
 
 def _profiles():
-    from .experiment import PROFILES
-
     quick = PROFILES["quick"]
     return (
         "profiles:\n"

@@ -29,7 +29,6 @@ from ._method import (
     VARIANTS,
 )
 from ._validation import (
-    _describe,
     as_array,
     as_numeric,
     check_features,
@@ -38,6 +37,7 @@ from ._validation import (
     check_labels,
     check_option,
     check_partial_labels,
+    describe,
     effective_n_threads,
     value_limit,
 )
@@ -72,7 +72,7 @@ AUTO_GRID_SIZES = tuple(range(1, 11))
 _AUTO_FOLDS = 5
 
 
-def _fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
+def fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
     """Bytes ``fit`` needs for maps of ``grid_size`` (its memory check's estimate): the grid
     distances and the training's neighbour lists (M0^2 each, with the temporaries of
     grid_distances), the training's sums per unit and the maps themselves."""
@@ -469,7 +469,7 @@ class SOMStreamClassifier(ParamsMixin):
                 d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
             except TypeError:  # a string other than "auto" included
                 raise TypeError(
-                    f"grid_size must be an integer or 'auto', got {_describe(self.grid_size)} "
+                    f"grid_size must be an integer or 'auto', got {describe(self.grid_size)} "
                     f"({type(self.grid_size).__name__})"
                 ) from None
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
@@ -495,7 +495,7 @@ class SOMStreamClassifier(ParamsMixin):
             if rs < 0:
                 raise ValueError(f"random_state must be non-negative, got {rs}")
             if rs > _MAX_SEED:
-                raise ValueError(f"random_state must be < 2**128, got {_describe(rs)}")
+                raise ValueError(f"random_state must be < 2**128, got {describe(rs)}")
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
@@ -571,7 +571,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_allocation(
             "grid_size",
             "auto",
-            _fit_nbytes(top, n, A, L, X.itemsize),
+            fit_nbytes(top, n, A, L, X.itemsize),
             f"{L} maps of up to {top} x {top} neurons on {A} features (grid distances, "
             "training sums)",
         )
@@ -612,7 +612,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_allocation(
             "grid_size",
             d,
-            _fit_nbytes(d, n, A, L, X.itemsize),
+            fit_nbytes(d, n, A, L, X.itemsize),
             f"{L} maps of {d} x {d} neurons on {A} features (grid distances, training sums)",
         )
         # label counts T and, in every later call, the L x L conditional log-probabilities
@@ -998,7 +998,7 @@ class SOMStreamClassifier(ParamsMixin):
                 row = row.astype(np.float64)
             except OverflowError:
                 raise ValueError(
-                    f"x holds a value beyond the range of floating point: {_describe(x)}"
+                    f"x holds a value beyond the range of floating point: {describe(x)}"
                 ) from None
             except (TypeError, ValueError):
                 pass  # refused as not real numbers, naming the dtype
@@ -1661,7 +1661,7 @@ def _feature_value(key, value):
         )
     ):
         raise TypeError(
-            f"x[{key!r}] must be a real number, got {_describe(value)} ({type(value).__name__})"
+            f"x[{key!r}] must be a real number, got {describe(value)} ({type(value).__name__})"
         )
     return value
 
@@ -1759,6 +1759,6 @@ def _json_params(params):
         try:
             json.dumps(value)
         except (TypeError, ValueError) as exc:  # not reached for a value fit accepts
-            raise TypeError(f"cannot save parameter {key}={_describe(value)}: {exc}") from None
+            raise TypeError(f"cannot save parameter {key}={describe(value)}: {exc}") from None
         out[key] = value
     return out
