@@ -619,18 +619,7 @@ def plan(
                 f"stream_source={stream_source!r} applies to the generated MOA-Spher streams "
                 "only, and there is none here"
             )
-    with _about("label_delays"):
-        if label_fractions is None and label_delays is not None:
-            raise ValueError(f"label_delays={label_delays} need label_fractions")
-    with _about("label_seed"):
-        if label_fractions is None and not _is_zero(label_seed):
-            raise ValueError(f"label_seed={label_seed!r} needs label_fractions")
-    if label_fractions is None:
-        settings = [(None, 0)]
-    else:
-        fractions = _names("label_fractions", label_fractions, [], _check_fraction)
-        delays = _names("label_delays", label_delays, [0], _check_delay)
-        settings = None  # listed once the runs are counted: a list as long as their product
+    settings, fractions, delays = _label_settings(label_fractions, label_delays, label_seed)
     n_settings = 1 if settings is not None else len(fractions) * len(delays)
     n_runs = len(streams) * sum(
         (len(seeds) if m in STOCHASTIC else 1)
@@ -647,6 +636,41 @@ def plan(
     if settings is None:
         learners = any(_learns_labels(m) for m in methods)
         settings = [(f, dl) for f in fractions for dl in delays] if learners else []
+    return _make_runs(
+        streams,
+        methods,
+        seeds,
+        grid_sizes,
+        settings,
+        n_instances,
+        label_seed,
+        stream_source,
+        dict(n_windows=n_windows, zero_division=zero_division, chunk_size=chunk_size),
+    )
+
+
+def _label_settings(label_fractions, label_delays, label_seed):
+    """:func:`plan`'s label settings, checked: ``[(None, 0)]`` (the paper's protocol) without
+    label fractions, else None and the fractions and delays."""
+    with _about("label_delays"):
+        if label_fractions is None and label_delays is not None:
+            raise ValueError(f"label_delays={label_delays} need label_fractions")
+    with _about("label_seed"):
+        if label_fractions is None and not _is_zero(label_seed):
+            raise ValueError(f"label_seed={label_seed!r} needs label_fractions")
+    if label_fractions is None:
+        return [(None, 0)], None, None
+    fractions = _names("label_fractions", label_fractions, [], _check_fraction)
+    delays = _names("label_delays", label_delays, [0], _check_delay)
+    # the settings are listed once the runs are counted: a list as long as their product
+    return None, fractions, delays
+
+
+def _make_runs(
+    streams, methods, seeds, grid_sizes, settings, n_instances, label_seed, stream_source, protocol
+):
+    """The checked runs of :func:`plan`'s design, in its order (``settings``: the label
+    fractions and delays; ``protocol``: the runs' windows, 0/0 convention and chunks)."""
     runs = []
     for stream in streams:
         n = None if is_real_stream(stream) else n_instances
@@ -661,9 +685,7 @@ def plan(
                             d,
                             seed,
                             n,
-                            n_windows=n_windows,
-                            zero_division=zero_division,
-                            chunk_size=chunk_size,
+                            **protocol,
                             label_fraction=fraction,
                             label_delay=delay,
                             label_seed=label_seed if fraction is not None else 0,
@@ -1182,28 +1204,8 @@ def run_experiment(
     ExperimentInterrupted
         On Ctrl-C while the runs execute; the finished runs are kept.
     """
-    return prepare_experiment(
-        profile,
-        out_dir,
-        streams=streams,
-        methods=methods,
-        grid_sizes=grid_sizes,
-        seeds=seeds,
-        n_instances=n_instances,
-        data_home=data_home,
-        n_jobs=n_jobs,
-        scheduler=scheduler,
-        connect_timeout=connect_timeout,
-        n_windows=n_windows,
-        zero_division=zero_division,
-        chunk_size=chunk_size,
-        plots=plots,
-        progress=progress,
-        label_fractions=label_fractions,
-        label_delays=label_delays,
-        label_seed=label_seed,
-        stream_source=stream_source,
-    ).run()
+    arguments = locals()  # every parameter of this function, which prepare_experiment takes
+    return prepare_experiment(**arguments).run()
 
 
 async def _handshake(address, timeout):
