@@ -84,6 +84,27 @@ def _threads_for(work, n_threads):
     return n_threads if work >= _PARALLEL_MIN_WORK else 1
 
 
+def _add_robust_state(state, Yi, center, limit):
+    """Add the robust variant's members to the state of a fit on labels ``Yi``: the acceptance
+    control, each label's acceptance, and the drift gate's training means and limits."""
+    n = Yi.shape[0]
+    T = state["T"]
+    state["variant"] = "robust"
+    # the core's ctl: the acceptance offset theta, its gain, its target z0, the recent
+    # predicted cardinality (z0 to begin with), its smoothing, the dead band
+    z0 = float(int(Yi.sum())) / n
+    state["ctl"] = np.array([0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND])
+    # each label's own offset (0), its recent predicted rate and its training rate
+    _schema.ensure(state, "acceptance")
+    rate = np.diag(T).astype(np.float64) / n
+    state["label_acceptance"][1:] = rate
+    # the drift gate: the recent means start at the training means
+    _schema.ensure(state, "drift")
+    state["drift_mean"][...] = center
+    state["drift_center"][...] = center
+    state["drift_limit"][...] = limit
+
+
 class _ReadWriteLock:
     """Many readers (``predict``, fitted attributes, ``save``) or one writer (``fit``,
     ``predict_stream``, ``partial_fit``) at a time. A waiting writer goes before readers that
@@ -602,6 +623,29 @@ class SOMStreamClassifier(ParamsMixin):
         best = max(scores.values())
         return min(d for d, v in scores.items() if v == best), scores
 
+    def _train_map(self, Xj, rng, M0, G, r0, n_epochs, max_epochs, n_threads):
+        """One label's map trained on its rows ``Xj``: the weights (A, M0), each row's winner
+        and squared distance to it, the epochs run and whether the map settled."""
+        nj, A = Xj.shape
+        # [D] initial neurons: d*d distinct random rows, with replacement when too few
+        init = rng.choice(nj, size=M0, replace=nj < M0)
+        Wt = np.ascontiguousarray(Xj[init].T)
+        bmu = np.empty(nj, dtype=np.int64)
+        bmu_d2 = np.empty(nj, dtype=np.float64)
+        epochs, converged = _core.train_map(
+            Xj,
+            Wt,
+            G,
+            r0,
+            n_epochs,
+            max_epochs,
+            self.neighborhood == "gaussian",
+            bmu,
+            bmu_d2,
+            _threads_for(nj * M0 * A, n_threads),
+        )
+        return Wt, bmu, bmu_d2, epochs, converged
+
     def _fit_maps(self, X, Y, d, n_epochs, max_epochs, n_threads, warn=False):
         """The offline phase on checked X (n, A) and Y (n, L) with grid side d: the state, but
         for feature_names, labels_dtype and grid_scores, which the caller adds."""
@@ -638,23 +682,8 @@ class SOMStreamClassifier(ParamsMixin):
                 continue
             rows = Y[:, j] == 1
             Xj = X if rows.all() else np.ascontiguousarray(X[rows])  # no copy when all rows
-            nj = Xj.shape[0]
-            # [D] initial neurons: d*d distinct random rows, with replacement when too few
-            init = rng.choice(nj, size=M0, replace=nj < M0)
-            Wt = np.ascontiguousarray(Xj[init].T)
-            bmu = np.empty(nj, dtype=np.int64)
-            bmu_d2 = np.empty(nj, dtype=np.float64)
-            epochs, converged = _core.train_map(
-                Xj,
-                Wt,
-                G,
-                r0,
-                n_epochs,
-                max_epochs,
-                self.neighborhood == "gaussian",
-                bmu,
-                bmu_d2,
-                _threads_for(nj * M0 * A, n_threads),
+            Wt, bmu, bmu_d2, epochs, converged = self._train_map(
+                Xj, rng, M0, G, r0, n_epochs, max_epochs, n_threads
             )
             if not converged:
                 not_converged.append(j)
@@ -708,22 +737,7 @@ class SOMStreamClassifier(ParamsMixin):
             "labels_dtype": np.dtype(np.uint8),
         }
         if robust:  # absent: the paper's (the state, pickles and files of the paper's variant
-            state["variant"] = "robust"  # stay what they were before variants existed)
-            # the core's ctl: the acceptance offset theta, its gain, its target z0, the recent
-            # predicted cardinality (z0 to begin with), its smoothing, the dead band
-            z0 = float(int(Yi.sum())) / n
-            state["ctl"] = np.array(
-                [0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND]
-            )
-            # each label's own offset (0), its recent predicted rate and its training rate
-            _schema.ensure(state, "acceptance")
-            rate = np.diag(T).astype(np.float64) / n
-            state["label_acceptance"][1:] = rate
-            # the drift gate: the recent means start at the training means
-            _schema.ensure(state, "drift")
-            state["drift_mean"][...] = center
-            state["drift_center"][...] = center
-            state["drift_limit"][...] = limit
+            _add_robust_state(state, Yi, center, limit)  # stay what they were before variants)
         return state
 
     # ------------------------------------------------------------------ online phase
