@@ -42,8 +42,12 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from ._config import show_config
 from ._som import SOMStreamClassifier
+from .datasets import list_streams, load
+from .evaluation import StreamEvaluation
 from .experiment import (
+    PROFILES,
     STREAM_SOURCES,
     ExperimentInterrupted,
     Run,
@@ -56,9 +60,12 @@ from .experiment import (
     check_seed,
     default_grid_size,
     find_data_files,
+    is_real_stream,
     prepare_experiment,
     run_one,
 )
+from .plotting import plot_curves, save_png
+from .protocol import evaluate_many
 
 _TABLE_MEASURES = ("macro_f1", "micro_f1", "example_f1", "hamming_loss", "subset_accuracy")
 
@@ -83,9 +90,6 @@ def run_demo(
     generated MOA-Spher streams; "generator-v1": the first generator). Returns a dict of the
     results.
     """
-    from .datasets import load
-    from .protocol import evaluate_many
-
     out = file or sys.stdout
     t0 = time.perf_counter()
     ds = load(stream, n_instances=n_instances, random_state=seed, source=stream_source)
@@ -139,10 +143,6 @@ def run_demo(
 
 
 def _plot_demo(curves, ends, name, grid_size, out_dir):
-    try:
-        from .plotting import plot_curves, save_png
-    except ImportError:  # pragma: no cover - plotting imports matplotlib lazily
-        return None
     try:
         fig = plot_curves(
             {
@@ -469,8 +469,6 @@ def _cmd_run(args):
 
 
 def _do_run(run, data_home, out):
-    from .evaluation import StreamEvaluation
-
     result = run_one(run, data_home=data_home)
     if out is not None:  # first: a reader of stdout that goes away cannot lose the result
         _write_atomic(out, json.dumps(result))
@@ -544,8 +542,6 @@ def _report_experiment(summary, out):
 
 
 def _cmd_info(args):
-    from ._config import show_config
-
     return show_config
 
 
@@ -574,9 +570,6 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 def _stream_names(data_home=True):
     """The streams of Table 1, generated and read from data files, for the epilogs."""
-    from .datasets import list_streams
-    from .experiment import is_real_stream
-
     names = list_streams()
     generated = [n for n in names if not is_real_stream(n)]
     real = [n for n in names if is_real_stream(n)]
@@ -594,8 +587,6 @@ def _stream_names(data_home=True):
 
 
 def _profiles():
-    from .experiment import PROFILES
-
     quick = PROFILES["quick"]
     return (
         "profiles:\n"
@@ -635,36 +626,9 @@ _STREAM_SOURCE_HELP = (
 _DEBUG_HELP = "show the traceback of an error instead of one line (default: off)"
 
 
-def _parser():
-    """The argument parser of ``mlsom`` and its subcommands.
-
-    Every option has help text with its default (a default of None is said in words), and the
-    descriptions are plain text laid out for an 80-column terminal (tests/test_cli_help.py).
-    """
+def _add_demo(sub, common, streams):
+    """The ``demo`` subcommand's parser."""
     formatter = _Formatter
-    parser = _Parser(
-        prog="mlsom",
-        description="Multi-label stream classification with self-organizing maps when labels\n"
-        "never arrive (SOM-Stream-ML): run the method, compare it with the paper's\n"
-        "baselines, show the build.",
-        epilog=f"{_EXIT_STATUS}\n\nRun 'mlsom COMMAND --help' for the options of a command.",
-        formatter_class=formatter,
-    )
-    parser.add_argument("--version", action="version", version=f"mlsom {__version__}")
-    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
-    # --debug is accepted after the command as well; SUPPRESS keeps the sub-parser from
-    # overwriting a --debug given before the command
-    common = _Parser(add_help=False)
-    common.add_argument(
-        "--debug",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help=_DEBUG_HELP.replace(" (default", "; also accepted before the command (default"),
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    streams = _stream_names()
-
-    # ---------------------------------------------------------------- demo
     demo = sub.add_parser(
         "demo",
         parents=[common],
@@ -726,7 +690,10 @@ def _parser():
         help="print the results only (default: off: the plot is written to --out)",
     )
 
-    # ---------------------------------------------------------------- run
+
+def _add_run(sub, common, streams):
+    """The ``run`` subcommand's parser."""
+    formatter = _Formatter
     run = sub.add_parser(
         "run",
         parents=[common],
@@ -792,6 +759,11 @@ def _parser():
         default=None,
         help="folder of the real streams' data files (default: the folder in $MLSOM_DATA, if set)",
     )
+    _add_run_protocol(run)
+
+
+def _add_run_protocol(run):
+    """The ``run`` subcommand's options of the protocol (windows, measures, labels) and output."""
     run.add_argument(
         "--windows",
         type=_WINDOWS,
@@ -833,7 +805,11 @@ def _parser():
         help="seed of the choice of the labelled instances (default: %(default)s)",
     )
 
-    # ---------------------------------------------------------------- experiment
+
+def _add_experiment(sub, common, streams):
+    """The ``experiment`` subcommand's parser and the options of what runs (those of how it
+    runs and what it writes are added by :func:`_add_experiment_execution`)."""
+    formatter = _Formatter
     exp = sub.add_parser(
         "experiment",
         parents=[common],
@@ -917,6 +893,11 @@ def _parser():
         default=None,
         help="folder of the real streams' data files (default: the folder in $MLSOM_DATA, if set)",
     )
+    return exp
+
+
+def _add_experiment_execution(exp):
+    """The ``experiment`` subcommand's options of how it runs and what it writes."""
     exp.add_argument(
         "--n-jobs",
         type=_N_JOBS,
@@ -984,7 +965,10 @@ def _parser():
         help="show no progress bar (default: off: a bar on stderr)",
     )
 
-    # ---------------------------------------------------------------- info
+
+def _add_info(sub, common):
+    """The ``info`` subcommand's parser."""
+    formatter = _Formatter
     sub.add_parser(
         "info",
         parents=[common],
@@ -993,6 +977,41 @@ def _parser():
         description="Print mlsom's version, how it was built (OpenMP, the SIMD path in use)\n"
         "and the platform, one item per line (as mlsom.show_config()).",
     )
+
+
+def _parser():
+    """The argument parser of ``mlsom`` and its subcommands.
+
+    Every option has help text with its default (a default of None is said in words), and the
+    descriptions are plain text laid out for an 80-column terminal (tests/test_cli_help.py).
+    """
+    formatter = _Formatter
+    parser = _Parser(
+        prog="mlsom",
+        description="Multi-label stream classification with self-organizing maps when labels\n"
+        "never arrive (SOM-Stream-ML): run the method, compare it with the paper's\n"
+        "baselines, show the build.",
+        epilog=f"{_EXIT_STATUS}\n\nRun 'mlsom COMMAND --help' for the options of a command.",
+        formatter_class=formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mlsom {__version__}")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
+    # --debug is accepted after the command as well; SUPPRESS keeps the sub-parser from
+    # overwriting a --debug given before the command
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help=_DEBUG_HELP.replace(" (default", "; also accepted before the command (default"),
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+    streams = _stream_names()
+    _add_demo(sub, common, streams)
+    _add_run(sub, common, streams)
+    exp = _add_experiment(sub, common, streams)
+    _add_experiment_execution(exp)
+    _add_info(sub, common)
     return parser
 
 

@@ -609,6 +609,38 @@ def _check_label_acceptance(a, sizes):
         raise _Bad("inconsistent model file: label_acceptance: values for a label without a map")
 
 
+def _check_meta(meta, sizes, n_features, n_labels):
+    """Check the header's k_nn, n_iter and feature_names against the state's maps (``sizes``,
+    neurons per label); return them. Raises _Bad."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    k = meta.get("k_nn")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
+        bad(f"k_nn {k!r}")
+    n_iter = meta.get("n_iter")
+    if (
+        not isinstance(n_iter, list)
+        or len(n_iter) != n_labels
+        or any(
+            (v is None) != (s == 0) or not (v is None or _is_int(v) and 0 <= v <= 10**7)
+            for v, s in zip(n_iter, sizes.tolist(), strict=True)
+        )
+    ):
+        bad("n_iter")
+    names = meta.get("feature_names")
+    if names is not None and (
+        not isinstance(names, list)
+        or len(names) != n_features
+        or not all(isinstance(n, str) for n in names)
+    ):
+        bad("feature_names")
+    if names is not None and (problem := _names.bad_names(names)) is not None:
+        bad(f"feature_names {_names.show(names)}: {problem}")
+    return k, n_iter, names
+
+
 def check_state(a, meta, grid_size):
     """Check a loaded state's values completely (the compiled kernels trust it); return it with
     the fields the estimator keeps beside the arrays. Raises _Bad."""
@@ -684,26 +716,7 @@ def check_state(a, meta, grid_size):
         _check_drift(a, sizes, limit)
     if "label_acceptance" in a:
         _check_label_acceptance(a, sizes)
-    k = meta.get("k_nn")
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
-        bad(f"k_nn {k!r}")
-    n_iter = meta.get("n_iter")
-    if (
-        not isinstance(n_iter, list)
-        or len(n_iter) != L
-        or any(
-            (v is None) != (s == 0) or not (v is None or _is_int(v) and 0 <= v <= 10**7)
-            for v, s in zip(n_iter, sizes.tolist(), strict=True)
-        )
-    ):
-        bad("n_iter")
-    names = meta.get("feature_names")
-    if names is not None and (
-        not isinstance(names, list) or len(names) != A or not all(isinstance(n, str) for n in names)
-    ):
-        bad("feature_names")
-    if names is not None and (problem := _names.bad_names(names)) is not None:
-        bad(f"feature_names {_names.show(names)}: {problem}")
+    k, n_iter, names = _check_meta(meta, sizes, A, L)
     return {
         **a,
         "k_nn": k,

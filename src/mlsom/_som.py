@@ -29,7 +29,6 @@ from ._method import (
     VARIANTS,
 )
 from ._validation import (
-    _describe,
     as_array,
     as_numeric,
     check_features,
@@ -38,6 +37,7 @@ from ._validation import (
     check_labels,
     check_option,
     check_partial_labels,
+    describe,
     effective_n_threads,
     value_limit,
 )
@@ -72,7 +72,7 @@ AUTO_GRID_SIZES = tuple(range(1, 11))
 _AUTO_FOLDS = 5
 
 
-def _fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
+def fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
     """Bytes ``fit`` needs for maps of ``grid_size`` (its memory check's estimate): the grid
     distances and the training's neighbour lists (M0^2 each, with the temporaries of
     grid_distances), the training's sums per unit and the maps themselves."""
@@ -82,6 +82,27 @@ def _fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
 
 def _threads_for(work, n_threads):
     return n_threads if work >= _PARALLEL_MIN_WORK else 1
+
+
+def _add_robust_state(state, Yi, center, limit):
+    """Add the robust variant's members to the state of a fit on labels ``Yi``: the acceptance
+    control, each label's acceptance, and the drift gate's training means and limits."""
+    n = Yi.shape[0]
+    T = state["T"]
+    state["variant"] = "robust"
+    # the core's ctl: the acceptance offset theta, its gain, its target z0, the recent
+    # predicted cardinality (z0 to begin with), its smoothing, the dead band
+    z0 = float(int(Yi.sum())) / n
+    state["ctl"] = np.array([0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND])
+    # each label's own offset (0), its recent predicted rate and its training rate
+    _schema.ensure(state, "acceptance")
+    rate = np.diag(T).astype(np.float64) / n
+    state["label_acceptance"][1:] = rate
+    # the drift gate: the recent means start at the training means
+    _schema.ensure(state, "drift")
+    state["drift_mean"][...] = center
+    state["drift_center"][...] = center
+    state["drift_limit"][...] = limit
 
 
 class _ReadWriteLock:
@@ -469,7 +490,7 @@ class SOMStreamClassifier(ParamsMixin):
                 d = check_int("grid_size", self.grid_size, low=1, high=_MAX_GRID_SIZE)
             except TypeError:  # a string other than "auto" included
                 raise TypeError(
-                    f"grid_size must be an integer or 'auto', got {_describe(self.grid_size)} "
+                    f"grid_size must be an integer or 'auto', got {describe(self.grid_size)} "
                     f"({type(self.grid_size).__name__})"
                 ) from None
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
@@ -495,7 +516,7 @@ class SOMStreamClassifier(ParamsMixin):
             if rs < 0:
                 raise ValueError(f"random_state must be non-negative, got {rs}")
             if rs > _MAX_SEED:
-                raise ValueError(f"random_state must be < 2**128, got {_describe(rs)}")
+                raise ValueError(f"random_state must be < 2**128, got {describe(rs)}")
         check_option("neighborhood", self.neighborhood, {"bubble", "gaussian"})
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
@@ -571,7 +592,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_allocation(
             "grid_size",
             "auto",
-            _fit_nbytes(top, n, A, L, X.itemsize),
+            fit_nbytes(top, n, A, L, X.itemsize),
             f"{L} maps of up to {top} x {top} neurons on {A} features (grid distances, "
             "training sums)",
         )
@@ -602,6 +623,29 @@ class SOMStreamClassifier(ParamsMixin):
         best = max(scores.values())
         return min(d for d, v in scores.items() if v == best), scores
 
+    def _train_map(self, Xj, rng, M0, G, r0, n_epochs, max_epochs, n_threads):
+        """One label's map trained on its rows ``Xj``: the weights (A, M0), each row's winner
+        and squared distance to it, the epochs run and whether the map settled."""
+        nj, A = Xj.shape
+        # [D] initial neurons: d*d distinct random rows, with replacement when too few
+        init = rng.choice(nj, size=M0, replace=nj < M0)
+        Wt = np.ascontiguousarray(Xj[init].T)
+        bmu = np.empty(nj, dtype=np.int64)
+        bmu_d2 = np.empty(nj, dtype=np.float64)
+        epochs, converged = _core.train_map(
+            Xj,
+            Wt,
+            G,
+            r0,
+            n_epochs,
+            max_epochs,
+            self.neighborhood == "gaussian",
+            bmu,
+            bmu_d2,
+            _threads_for(nj * M0 * A, n_threads),
+        )
+        return Wt, bmu, bmu_d2, epochs, converged
+
     def _fit_maps(self, X, Y, d, n_epochs, max_epochs, n_threads, warn=False):
         """The offline phase on checked X (n, A) and Y (n, L) with grid side d: the state, but
         for feature_names, labels_dtype and grid_scores, which the caller adds."""
@@ -612,7 +656,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_allocation(
             "grid_size",
             d,
-            _fit_nbytes(d, n, A, L, X.itemsize),
+            fit_nbytes(d, n, A, L, X.itemsize),
             f"{L} maps of {d} x {d} neurons on {A} features (grid distances, training sums)",
         )
         # label counts T and, in every later call, the L x L conditional log-probabilities
@@ -638,23 +682,8 @@ class SOMStreamClassifier(ParamsMixin):
                 continue
             rows = Y[:, j] == 1
             Xj = X if rows.all() else np.ascontiguousarray(X[rows])  # no copy when all rows
-            nj = Xj.shape[0]
-            # [D] initial neurons: d*d distinct random rows, with replacement when too few
-            init = rng.choice(nj, size=M0, replace=nj < M0)
-            Wt = np.ascontiguousarray(Xj[init].T)
-            bmu = np.empty(nj, dtype=np.int64)
-            bmu_d2 = np.empty(nj, dtype=np.float64)
-            epochs, converged = _core.train_map(
-                Xj,
-                Wt,
-                G,
-                r0,
-                n_epochs,
-                max_epochs,
-                self.neighborhood == "gaussian",
-                bmu,
-                bmu_d2,
-                _threads_for(nj * M0 * A, n_threads),
+            Wt, bmu, bmu_d2, epochs, converged = self._train_map(
+                Xj, rng, M0, G, r0, n_epochs, max_epochs, n_threads
             )
             if not converged:
                 not_converged.append(j)
@@ -708,22 +737,7 @@ class SOMStreamClassifier(ParamsMixin):
             "labels_dtype": np.dtype(np.uint8),
         }
         if robust:  # absent: the paper's (the state, pickles and files of the paper's variant
-            state["variant"] = "robust"  # stay what they were before variants existed)
-            # the core's ctl: the acceptance offset theta, its gain, its target z0, the recent
-            # predicted cardinality (z0 to begin with), its smoothing, the dead band
-            z0 = float(int(Yi.sum())) / n
-            state["ctl"] = np.array(
-                [0.0, ACCEPTANCE_GAIN, z0, z0, ACCEPTANCE_SMOOTHING, ACCEPTANCE_BAND]
-            )
-            # each label's own offset (0), its recent predicted rate and its training rate
-            _schema.ensure(state, "acceptance")
-            rate = np.diag(T).astype(np.float64) / n
-            state["label_acceptance"][1:] = rate
-            # the drift gate: the recent means start at the training means
-            _schema.ensure(state, "drift")
-            state["drift_mean"][...] = center
-            state["drift_center"][...] = center
-            state["drift_limit"][...] = limit
+            _add_robust_state(state, Yi, center, limit)  # stay what they were before variants)
         return state
 
     # ------------------------------------------------------------------ online phase
@@ -998,7 +1012,7 @@ class SOMStreamClassifier(ParamsMixin):
                 row = row.astype(np.float64)
             except OverflowError:
                 raise ValueError(
-                    f"x holds a value beyond the range of floating point: {_describe(x)}"
+                    f"x holds a value beyond the range of floating point: {describe(x)}"
                 ) from None
             except (TypeError, ValueError):
                 pass  # refused as not real numbers, naming the dtype
@@ -1661,7 +1675,7 @@ def _feature_value(key, value):
         )
     ):
         raise TypeError(
-            f"x[{key!r}] must be a real number, got {_describe(value)} ({type(value).__name__})"
+            f"x[{key!r}] must be a real number, got {describe(value)} ({type(value).__name__})"
         )
     return value
 
@@ -1759,6 +1773,6 @@ def _json_params(params):
         try:
             json.dumps(value)
         except (TypeError, ValueError) as exc:  # not reached for a value fit accepts
-            raise TypeError(f"cannot save parameter {key}={_describe(value)}: {exc}") from None
+            raise TypeError(f"cannot save parameter {key}={describe(value)}: {exc}") from None
         out[key] = value
     return out

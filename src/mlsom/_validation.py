@@ -28,10 +28,6 @@ def describe(value):
     return r if len(r) <= 80 else r[:77] + "..."
 
 
-# The model-state modules (_som.py) still import the old name.
-_describe = describe
-
-
 def check_int(name, value, *, low=None, high=None):
     """Return ``value`` as int: TypeError unless an integer, ValueError outside [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

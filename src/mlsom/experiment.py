@@ -26,11 +26,13 @@ The paper picks the grid size d per stream by looking at the test results; the r
 choice (``best_grid_size``) and flags it as optimistic.
 """
 
+import asyncio
 import csv
 import dataclasses
 import hashlib
 import json
 import logging
+import multiprocessing
 import numbers
 import os
 import re
@@ -39,16 +41,43 @@ import stat
 import threading
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import numpy as np
 
+from . import baselines
+from ._measures import check_zero_division
 from ._memory import check_allocation
-from ._validation import available_cpus, check_float, check_int
+from ._som import AUTO_GRID_SIZES, SOMStreamClassifier, fit_nbytes
+from ._validation import available_cpus, check_float, check_int, check_label_protocol
 from ._version import __version__
+from .baselines import MINASBR
+from .datasets import TABLE1, list_streams, load
+from .datasets._arff import file_kind
+from .datasets._preprocess import n_initial
+from .datasets._registry import (
+    REAL_FILES,
+    TRAIN_FRACTION,
+    check_not_blank,
+    find_files,
+    resolve_data_home,
+    table_entry,
+)
+from .evaluation import StreamEvaluation
+from .plotting import (
+    method_styles,
+    plot_critical_difference,
+    plot_curves,
+    plot_nemenyi_heatmap,
+    save_png,
+)
+from .protocol import evaluate
+from .stats import friedman_nemenyi
 
 __all__ = [
     "CACHE_FORMAT",
@@ -132,9 +161,7 @@ def _upper_bounds():
         import river  # noqa: F401
     except ImportError:
         return {}
-    from .baselines import UPPER_BOUNDS
-
-    return UPPER_BOUNDS
+    return baselines.UPPER_BOUNDS  # (imports river)
 
 
 def available_methods():
@@ -142,14 +169,10 @@ def available_methods():
 
     The upper bounds need river; where it is not installed they are left out.
     """
-    from .baselines import LOWER_BOUNDS
-
-    return ["mlsom", "MINAS-BR", *LOWER_BOUNDS, *_upper_bounds()]
+    return ["mlsom", "MINAS-BR", *baselines.LOWER_BOUNDS, *_upper_bounds()]
 
 
 def default_grid_size():
-    from ._som import SOMStreamClassifier
-
     return SOMStreamClassifier().grid_size
 
 
@@ -174,16 +197,12 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
         if key in params:
             raise ValueError(f"params may not set {key}: give it as {arg}")
     if name == "mlsom":
-        from ._som import SOMStreamClassifier
-
         factory = SOMStreamClassifier
         fixed = {"grid_size": default_grid_size() if grid_size is None else grid_size}
     else:
         if grid_size is not None:
             raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
-        from .baselines import LOWER_BOUNDS, MINASBR
-
-        registry = {"MINAS-BR": MINASBR, **LOWER_BOUNDS, **_upper_bounds()}
+        registry = {"MINAS-BR": MINASBR, **baselines.LOWER_BOUNDS, **_upper_bounds()}
         if name not in registry:
             raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
         factory, fixed = registry[name], {}
@@ -310,15 +329,11 @@ def _about(argument):
 
 def _stream_entry(name):
     """The Table 1 entry of a stream name (case-insensitive); ValueError naming the valid ones."""
-    from .datasets._registry import table_entry
-
     return table_entry(name)
 
 
 def is_real_stream(name):
     """Whether a (canonical) stream name is read from data files rather than generated."""
-    from .datasets._registry import REAL_FILES
-
     return name in REAL_FILES
 
 
@@ -392,9 +407,6 @@ def _n_test(entry, n_instances):
     """Rows of the test stream: exact for a generated stream, an upper bound for a real one."""
     if is_real_stream(entry.name):
         return entry.instances
-    from .datasets._preprocess import n_initial
-    from .datasets._registry import TRAIN_FRACTION
-
     return n_instances - n_initial(n_instances, TRAIN_FRACTION)
 
 
@@ -417,12 +429,10 @@ def _check_n_instances(entry, n_instances):
 def _check_grid_memory(entry, n_instances, grid_size):
     """The estimator's own memory check of fit, before the stream is made (the stream's size is
     an upper bound of the labelled set's)."""
-    from ._som import AUTO_GRID_SIZES, _fit_nbytes
-
     if grid_size == "auto":  # its largest candidate
         grid_size = max(AUTO_GRID_SIZES)
     n = entry.instances if n_instances is None else n_instances
-    need = _fit_nbytes(grid_size, n, entry.attributes, entry.labels)
+    need = fit_nbytes(grid_size, n, entry.attributes, entry.labels)
     what = (
         f"{entry.labels} maps of {grid_size} x {grid_size} neurons on {entry.attributes} "
         "features (grid distances, training sums)"
@@ -443,8 +453,6 @@ def check_run(run):
     ValueError or TypeError
         Naming the field and the value.
     """
-    from ._measures import check_zero_division
-
     with _about("stream"):
         entry = _stream_entry(run.stream)
     with _about("n_instances"):
@@ -491,8 +499,6 @@ def check_run(run):
                         f"whose labels arrive); without it no label arrives"
                     )
     else:
-        from ._validation import check_label_protocol
-
         # each value checked under its own name, so that an error names its own option
         with _about("label_fraction"):
             label_fraction = check_label_protocol(label_fraction, 0, 0)[0]
@@ -587,8 +593,6 @@ def plan(
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; valid: {sorted(PROFILES)}")
     design = dict(PROFILES[profile])
-    from .datasets import list_streams
-
     streams = _names("streams", streams, design["streams"] or list_streams(), canonical_stream)
     methods = _names(
         "methods", methods, design["methods"] or available_methods(), check_method_name
@@ -615,18 +619,7 @@ def plan(
                 f"stream_source={stream_source!r} applies to the generated MOA-Spher streams "
                 "only, and there is none here"
             )
-    with _about("label_delays"):
-        if label_fractions is None and label_delays is not None:
-            raise ValueError(f"label_delays={label_delays} need label_fractions")
-    with _about("label_seed"):
-        if label_fractions is None and not _is_zero(label_seed):
-            raise ValueError(f"label_seed={label_seed!r} needs label_fractions")
-    if label_fractions is None:
-        settings = [(None, 0)]
-    else:
-        fractions = _names("label_fractions", label_fractions, [], _check_fraction)
-        delays = _names("label_delays", label_delays, [0], _check_delay)
-        settings = None  # listed once the runs are counted: a list as long as their product
+    settings, fractions, delays = _label_settings(label_fractions, label_delays, label_seed)
     n_settings = 1 if settings is not None else len(fractions) * len(delays)
     n_runs = len(streams) * sum(
         (len(seeds) if m in STOCHASTIC else 1)
@@ -643,6 +636,41 @@ def plan(
     if settings is None:
         learners = any(_learns_labels(m) for m in methods)
         settings = [(f, dl) for f in fractions for dl in delays] if learners else []
+    return _make_runs(
+        streams,
+        methods,
+        seeds,
+        grid_sizes,
+        settings,
+        n_instances,
+        label_seed,
+        stream_source,
+        dict(n_windows=n_windows, zero_division=zero_division, chunk_size=chunk_size),
+    )
+
+
+def _label_settings(label_fractions, label_delays, label_seed):
+    """:func:`plan`'s label settings, checked: ``[(None, 0)]`` (the paper's protocol) without
+    label fractions, else None and the fractions and delays."""
+    with _about("label_delays"):
+        if label_fractions is None and label_delays is not None:
+            raise ValueError(f"label_delays={label_delays} need label_fractions")
+    with _about("label_seed"):
+        if label_fractions is None and not _is_zero(label_seed):
+            raise ValueError(f"label_seed={label_seed!r} needs label_fractions")
+    if label_fractions is None:
+        return [(None, 0)], None, None
+    fractions = _names("label_fractions", label_fractions, [], _check_fraction)
+    delays = _names("label_delays", label_delays, [0], _check_delay)
+    # the settings are listed once the runs are counted: a list as long as their product
+    return None, fractions, delays
+
+
+def _make_runs(
+    streams, methods, seeds, grid_sizes, settings, n_instances, label_seed, stream_source, protocol
+):
+    """The checked runs of :func:`plan`'s design, in its order (``settings``: the label
+    fractions and delays; ``protocol``: the runs' windows, 0/0 convention and chunks)."""
     runs = []
     for stream in streams:
         n = None if is_real_stream(stream) else n_instances
@@ -657,9 +685,7 @@ def plan(
                             d,
                             seed,
                             n,
-                            n_windows=n_windows,
-                            zero_division=zero_division,
-                            chunk_size=chunk_size,
+                            **protocol,
                             label_fraction=fraction,
                             label_delay=delay,
                             label_seed=label_seed if fraction is not None else 0,
@@ -670,14 +696,10 @@ def plan(
 
 
 def _check_fraction(value):
-    from ._validation import check_label_protocol
-
     return check_label_protocol(value, 0, 0)[0]
 
 
 def _check_delay(value):
-    from ._validation import check_label_protocol
-
     return check_label_protocol(0.0, value, 0)[1]
 
 
@@ -695,8 +717,6 @@ def find_data_files(streams, data_home):
 
     Fails before any run when files are missing, naming all of them.
     """
-    from .datasets._registry import REAL_FILES, find_files, resolve_data_home, table_entry
-
     problems, found = [], {}
     for name in sorted(streams):
         if name in REAL_FILES:
@@ -768,8 +788,6 @@ def _load_run(path, run):
 
 def _checked_record(record, run):
     """``record`` (a run file's content) checked against ``run`` (see :func:`_load_run`)."""
-    from .evaluation import StreamEvaluation
-
     stored = record["run"]
     expected = {**run.identity(), "label": run.label, "key": run.key}
     expected = json.loads(json.dumps(expected, default=repr))  # as a run file holds it
@@ -835,8 +853,6 @@ def check_data_home(data_home):
     if data_home is None:
         return None
     if isinstance(data_home, (str, os.PathLike)):
-        from .datasets._registry import check_not_blank
-
         try:
             check_not_blank(data_home)  # Path("") is the current folder
         except ValueError as error:
@@ -854,8 +870,6 @@ def check_data_home(data_home):
     else:
         if stat.S_ISDIR(mode):
             return path
-        from .datasets._arff import file_kind
-
         what = "is a regular file" if stat.S_ISREG(mode) else f"is {file_kind(mode)}"
         what += ", not a folder"
     error = ValueError(f"data_home {str(data_home)!r} {what}")
@@ -925,8 +939,6 @@ def _check_scheduler(scheduler, n_jobs, connect_timeout):
 
 @lru_cache(maxsize=4)
 def _load_stream(name, n_instances, data_home, source=None):
-    from .datasets import load
-
     if is_real_stream(name):
         return load(name, data_home=data_home)
     return load(name, n_instances=n_instances, random_state=STREAM_SEED, source=source)
@@ -938,8 +950,6 @@ def run_one(run, *, data_home=None):
     The run's fields give the stream, the method and the protocol (windows, 0/0 convention,
     chunks); ``data_home`` is the folder of a real stream's files.
     """
-    from .protocol import evaluate
-
     ds = _load_stream(
         run.stream, run.n_instances, data_home, _stream_source(run.stream, run.stream_source)
     )
@@ -1194,28 +1204,8 @@ def run_experiment(
     ExperimentInterrupted
         On Ctrl-C while the runs execute; the finished runs are kept.
     """
-    return prepare_experiment(
-        profile,
-        out_dir,
-        streams=streams,
-        methods=methods,
-        grid_sizes=grid_sizes,
-        seeds=seeds,
-        n_instances=n_instances,
-        data_home=data_home,
-        n_jobs=n_jobs,
-        scheduler=scheduler,
-        connect_timeout=connect_timeout,
-        n_windows=n_windows,
-        zero_division=zero_division,
-        chunk_size=chunk_size,
-        plots=plots,
-        progress=progress,
-        label_fractions=label_fractions,
-        label_delays=label_delays,
-        label_seed=label_seed,
-        stream_source=stream_source,
-    ).run()
+    arguments = locals()  # every parameter of this function, which prepare_experiment takes
+    return prepare_experiment(**arguments).run()
 
 
 async def _handshake(address, timeout):
@@ -1232,9 +1222,6 @@ def _probe_scheduler(address, timeout):
     connection and says nothing would hang the experiment. The probe runs in a thread of its own,
     with its own event loop, so it works under a running loop (a notebook) as well.
     """
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
     coro = asyncio.wait_for(_handshake(address, timeout), timeout)
     with ThreadPoolExecutor(1) as pool:
         try:
@@ -1313,8 +1300,6 @@ class _QuietLocalWorkers:
             self._excepthook(args)
 
     def _stop(self):
-        import multiprocessing
-
         if self._excepthook is None:
             self._excepthook = threading.excepthook
             threading.excepthook = self._quiet_executor_thread
@@ -1330,8 +1315,6 @@ class _QuietLocalWorkers:
         if not self.active:
             yield
             return
-        from multiprocessing import resource_tracker
-
         resource_tracker.ensure_running()
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         self._spawning = True
@@ -1463,8 +1446,6 @@ def _progress(total, enabled):
 
 
 def _result_objects(results):
-    from .evaluation import StreamEvaluation
-
     return [StreamEvaluation.from_dict({k: v for k, v in r.items() if k != "run"}) for r in results]
 
 
@@ -1549,8 +1530,6 @@ def _report(results, out, *, profile, zero_division, plots):
     common = set.intersection(*(set(v) for v in stat_table.values())) if stat_table else set()
     result = None
     if len(stat_table) >= 2 and len(common) >= 2:
-        from .stats import friedman_nemenyi
-
         names = sorted(common)
         scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
         result = friedman_nemenyi(scores, methods=names, datasets=sorted(stat_table))
@@ -1571,14 +1550,6 @@ def _report(results, out, *, profile, zero_division, plots):
 
 
 def _plots(results, evals, best_d, stat_result, out, zero_division):
-    from .plotting import (
-        method_styles,
-        plot_critical_difference,
-        plot_curves,
-        plot_nemenyi_heatmap,
-        save_png,
-    )
-
     written = []
     by_stream = {}
     for r, ev in zip(results, evals, strict=True):
@@ -1651,8 +1622,6 @@ def _estimate_paper_seconds(results, n_jobs):
     for MINAS-BR, one run for the others) and divided by the worker count. Methods not measured
     here are not counted; the estimate says so.
     """
-    from .datasets import TABLE1
-
     speed = {}
     for r in results:
         run = r["run"]

@@ -253,7 +253,7 @@ def test_a_method_keeps_its_style_in_every_curves_panel(monkeypatch, tmp_path):
         )
         return fig
 
-    monkeypatch.setattr(plotting, "plot_curves", spy)
+    monkeypatch.setattr(experiment, "plot_curves", spy)
     best = {"A": {"grid_size": 3}, "B": {"grid_size": 5}}
     experiment._plots(results, evals, best, None, tmp_path, 1.0)
     assert len(seen) == 2

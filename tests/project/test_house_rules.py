@@ -2,11 +2,10 @@
 
 * No private name (``_name``, not a dunder) is imported from another module of the package:
   what several modules share is a public name of a (private) module.
-* No function is longer than 100 lines of code (its docstring, the reference documentation of a
-  public function's parameters, is not counted).
+* No function is longer than 100 lines, counted from its ``def`` to its last line, docstring
+  included (as a reader measures it).
 * Imports are at the top of the module, except of optional dependencies (and of platform
-  modules that may be absent), and except the cycle-breaking imports listed here with their
-  reason.
+  modules that may be absent), and except the imports listed here with their reason.
 
 The allow-lists below name each exception; an entry that no longer matches anything fails too,
 so that the lists only shrink.
@@ -37,19 +36,20 @@ OPTIONAL = {
     "resource",  # absent on Windows
 }
 
-# Temporary: private names imported by or from the model-state modules, which are being
-# rebuilt (their old names are kept there as aliases). (file, imported module, name).
-PRIVATE_IMPORTS_ALLOWED = {
-    ("_som.py", "mlsom._validation", "_describe"),
-    ("experiment.py", "mlsom._som", "_fit_nbytes"),
-}
+# Private names imported across modules. (file, imported module, name).
+PRIVATE_IMPORTS_ALLOWED = set()
 
-# Temporary: functions still over the limit. (file, function).
+# Temporary: functions over the limit, being split. (file, function).
 LONG_ALLOWED = {
-    ("_som.py", "_fit_maps"),
-    ("_model_file.py", "check_state"),
-    ("_cli.py", "_parser"),
+    ("dask.py", "predict"),
     ("datasets/_arff.py", "__init__"),
+    ("datasets/_arff.py", "load_arff"),
+    ("datasets/_generators.py", "moa_spherical"),
+    ("datasets/_generators.py", "read_multilabel"),
+    ("plotting.py", "plot_curves"),
+    ("plotting.py", "plot_nemenyi_heatmap"),
+    ("plotting.py", "plot_critical_difference"),
+    ("protocol.py", "evaluate"),
 }
 
 # Function-local imports of the package's own modules. (file, function, module): reason.
@@ -57,9 +57,6 @@ LOCAL_IMPORTS_ALLOWED = {
     # mlsom._version is written at build time; the estimator reads it when it saves.
     ("_som.py", "_version", "mlsom._version"): "excluded file, being rebuilt",
 }
-# Temporary: the experiment runner and the command line keep their function-local imports
-# until their long functions are split (the command line starts faster without them too).
-LOCAL_IMPORTS_PENDING = {"_cli.py", "experiment.py"}
 
 
 def _modules():
@@ -97,14 +94,9 @@ def _is_private(name):
     return name.startswith("_") and not name.startswith("__")
 
 
-def _code_lines(function):
-    """Lines of ``function`` from its ``def`` to its end, less those of its docstring."""
-    n_lines = function.end_lineno - function.lineno + 1
-    first = function.body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-        if isinstance(first.value.value, str):
-            n_lines -= first.end_lineno - first.lineno + 1
-    return n_lines
+def _total_lines(function):
+    """Lines of ``function`` from its ``def`` to its last line, docstring included."""
+    return function.end_lineno - function.lineno + 1
 
 
 def _functions_and_imports(tree):
@@ -114,7 +106,7 @@ def _functions_and_imports(tree):
     def visit(node, function):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.append((child, _code_lines(child)))
+                functions.append((child, _total_lines(child)))
                 visit(child, child)
             else:
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
@@ -159,7 +151,7 @@ def _findings():
                 key = (rel, function.name, target)
                 if key in LOCAL_IMPORTS_ALLOWED:
                     used_local.add(key)
-                elif rel not in LOCAL_IMPORTS_PENDING:
+                else:
                     local.append((rel, node.lineno, f"{target} in {function.name}"))
     stale = (
         sorted(PRIVATE_IMPORTS_ALLOWED - used_private)
@@ -205,7 +197,7 @@ def test_the_checks_find_what_they_look_for():
         "    import scipy\n" + "    x = 1\n" * MAX_LINES
     )
     functions, imports = _functions_and_imports(tree)
-    assert [(n.name, size) for n, size in functions] == [("f", MAX_LINES + 3)]
+    assert [(n.name, size) for n, size in functions] == [("f", MAX_LINES + 5)]
     local = [(n.names[0].name, f.name) for n, f in imports if f is not None]
     assert local == [("json", "f"), ("scipy", "f")]
     node = imports[0][0]

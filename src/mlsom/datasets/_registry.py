@@ -339,6 +339,18 @@ def load(
     entry = table_entry(name)
     if not isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
         seed_sequence(random_state, "random_state")  # the type and sign (nothing is drawn)
+    source = _check_source(entry, source)
+    if source != "file":
+        if keep_labels is not None or min_label_freq is not None:
+            raise ValueError("keep_labels= and min_label_freq= apply to real streams only")
+        return _load_synthetic(entry, random_state, n_instances, source)
+    if n_instances is not None:
+        raise ValueError(f"n_instances= applies to synthetic streams only, not to {entry.name}")
+    return _load_real(entry, data_home, keep_labels, min_label_freq)
+
+
+def _check_source(entry: TableEntry, source: str | None) -> str:
+    """The source of ``entry``'s stream: ``source`` checked, or the stream's default."""
     if source is not None and entry.kind != "spherical":
         raise ValueError(
             f"source= applies only to the MOA-Spher streams, not to {entry.name} (got "
@@ -356,13 +368,7 @@ def load(
             f"source='file' applies only to MOA-Spher-2C-2A (the paper's stream); {entry.name} "
             "is generated: source='generator' (the default) or 'generator-v1'"
         )
-    if source != "file":
-        if keep_labels is not None or min_label_freq is not None:
-            raise ValueError("keep_labels= and min_label_freq= apply to real streams only")
-        return _load_synthetic(entry, random_state, n_instances, source)
-    if n_instances is not None:
-        raise ValueError(f"n_instances= applies to synthetic streams only, not to {entry.name}")
-    return _load_real(entry, data_home, keep_labels, min_label_freq)
+    return source
 
 
 def _spherical_options(entry: TableEntry, source: str) -> dict[str, Any]:
