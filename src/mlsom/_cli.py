@@ -983,7 +983,7 @@ def _parser():
     """The argument parser of ``mlsom`` and its subcommands.
 
     Every option has help text with its default (a default of None is said in words), and the
-    descriptions are plain text laid out for an 80-column terminal (tests/test_cli_help.py).
+    descriptions are plain text laid out for an 80-column terminal (tests/cli/test_cli_help.py).
     """
     formatter = _Formatter
     parser = _Parser(

@@ -1186,10 +1186,7 @@ def run_experiment(
         fraction and delay; the method's label in the reports says which, e.g.
         ``mlsom-d2-f0.01-l1000``.
     stream_source : {"generator", "generator-v1"}, optional
-        The generator of the MOA-Spher streams that are generated (:func:`plan`): None or
-        "generator", the calibrated one; "generator-v1", the first one (the streams of
-        experiments made before the calibrated generator existed, whose runs it finds
-        finished).
+        The generator of the generated MOA-Spher streams (:func:`plan`).
 
     Returns
     -------
@@ -1204,8 +1201,28 @@ def run_experiment(
     ExperimentInterrupted
         On Ctrl-C while the runs execute; the finished runs are kept.
     """
-    arguments = locals()  # every parameter of this function, which prepare_experiment takes
-    return prepare_experiment(**arguments).run()
+    return prepare_experiment(
+        profile,
+        out_dir,
+        streams=streams,
+        methods=methods,
+        grid_sizes=grid_sizes,
+        seeds=seeds,
+        n_instances=n_instances,
+        data_home=data_home,
+        n_jobs=n_jobs,
+        scheduler=scheduler,
+        connect_timeout=connect_timeout,
+        n_windows=n_windows,
+        zero_division=zero_division,
+        chunk_size=chunk_size,
+        plots=plots,
+        progress=progress,
+        label_fractions=label_fractions,
+        label_delays=label_delays,
+        label_seed=label_seed,
+        stream_source=stream_source,
+    ).run()
 
 
 async def _handshake(address, timeout):
