@@ -8,8 +8,8 @@ some also have a hand-written AVX2 or AVX-512F version that the dispatch prefers
 file, _kernels_screen.h, _kernels_search.h, ... holds both).
 ``mlsom._testing.switches(plain=...)`` swaps one of them back to the plain body (the results
 are bit-identical: tests/core/test_testing_interface.py), so its gain is measured in one
-process, the two variants run in turn (a b a b ...: a slow spell of the shared machine falls on both), best
-of ``--rounds`` each, one thread.
+process, the two variants run in turn (a b a b ...: a slow spell of the shared machine falls
+on both), best of ``--rounds`` each, one thread.
 
 The work is the suite's (benchmarks/suite.py), smaller: ``fit`` of one 10 x 10 map on
 20,000 x 100 (10 epochs), ``predict_stream`` over 20,000 instances and frozen ``predict`` of
