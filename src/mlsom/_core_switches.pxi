@@ -2,8 +2,9 @@
 #
 # The phases read the switches through `_sw` (once per call) and count through `_counts`;
 # Python reaches both only through `_switches` and `_counters` below, which mlsom._testing
-# wraps (docs/architecture.md). The Python layer never calls them (tests/core/test_testing_interface.py
-# checks that). No switch changes a result: tests flip them and compare outputs bit for bit.
+# wraps (docs/architecture.md). The Python layer never calls them
+# (tests/core/test_testing_interface.py checks that). No switch changes a result: tests flip them
+# and compare outputs bit for bit.
 #
 # Part of the _core extension: included by _core.pyx.
 
