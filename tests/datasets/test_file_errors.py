@@ -17,13 +17,14 @@ import subprocess
 import sys
 import threading
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
+import mlsom
 from mlsom import _memory
 from mlsom._cli import main
 from mlsom.datasets import ArffError, iter_arff, load, load_arff
-from tests.helpers.paths import SRC
 
 MIB = 1 << 20
 TRAIN, TEST = "4CRE-V2-train.arff", "4CRE-V2-test.arff"  # MOA-Spher-2C-2A: its own split
@@ -245,7 +246,9 @@ except MemoryError as exc:
 grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
 print("grown kB:", grown)
 """
-    env = dict(os.environ, PYTHONPATH=str(SRC), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    # the package under test, wherever it is imported from (an install, or src/ built in place)
+    package_home = str(Path(mlsom.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=package_home, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     out = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
     )

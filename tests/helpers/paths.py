@@ -8,4 +8,3 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 DATA = TESTS / "data"
-SRC = ROOT / "src"
