@@ -1418,7 +1418,8 @@ class SOMStreamClassifier(ParamsMixin):
 _PICKLED = frozenset((*_schema.BY_NAME, *_schema.FIELDS))
 
 # the core's arguments for each label's guards (the state's arrays of the same names)
-_GUARD_KEYS = ("guards", "guard_counts", "supports", "support_counts", "guards_on")
+# the guards group's members the core takes by their own names (margin_vetoes goes as mv)
+_GUARD_KEYS = tuple(n for n in _schema.names("guards") if n != "margin_vetoes")
 
 
 def _probabilities(st):
