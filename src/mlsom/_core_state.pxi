@@ -33,11 +33,11 @@ cdef class MapsGroup:
     cdef object rows
     cdef const int32_t[::1] ncls
     cdef const int64_t[::1] offsets
-    cdef int64_t[::1] counts
-    cdef double[::1] logA
+    cdef const int64_t[::1] counts
+    cdef const double[::1] logA
     cdef const int64_t[:, ::1] positions
-    cdef float[:, ::1] Ws
-    cdef float[::1] ww
+    cdef const float[:, ::1] Ws
+    cdef const float[::1] ww
     cdef const double[::1] cc
     cdef Py_ssize_t A, M, L, k_nn
     cdef bint squared
@@ -69,8 +69,8 @@ cdef class MapsGroup:
 cdef class CountsGroup:
     """The label counts: T (L, L) and NS (2) = [N, S], instances seen and the sum of the
     predicted label-set sizes."""
-    cdef int64_t[:, ::1] T
-    cdef int64_t[::1] NS
+    cdef const int64_t[:, ::1] T
+    cdef const int64_t[::1] NS
 
     def __init__(self, dict st, Py_ssize_t L):
         self.T = st["T"]
@@ -83,7 +83,7 @@ cdef class LabelledGroup:
     """Each label's last labelled positive instance (L, A) in the model's type, and whether it
     has one (L)."""
     cdef object last_positive
-    cdef uint8_t[::1] has_positive
+    cdef const uint8_t[::1] has_positive
 
     def __init__(self, dict st, Py_ssize_t L, Py_ssize_t A):
         self.last_positive = st["last_positive"]
@@ -97,15 +97,15 @@ cdef class RuleGroup:
     and kinds (L, W), their entries ever (L), the labelled cardinality (2), and the online
     phase's cache of the rings' tested entries in order (order (L, W), how many (L), their
     margins (L, W), as the rings were at synced (L) entries ever; LabelMem)."""
-    cdef double[::1] label_offsets
-    cdef double[:, ::1] margin_memory
-    cdef uint8_t[:, ::1] margin_kinds
-    cdef int64_t[::1] margin_counts
-    cdef double[::1] labelled_cardinality
-    cdef int32_t[:, ::1] order
-    cdef int64_t[::1] n_sorted
-    cdef double[:, ::1] sorted_margins
-    cdef int64_t[::1] synced
+    cdef const double[::1] label_offsets
+    cdef const double[:, ::1] margin_memory
+    cdef const uint8_t[:, ::1] margin_kinds
+    cdef const int64_t[::1] margin_counts
+    cdef const double[::1] labelled_cardinality
+    cdef const int32_t[:, ::1] order
+    cdef const int64_t[::1] n_sorted
+    cdef const double[:, ::1] sorted_margins
+    cdef const int64_t[::1] synced
 
     def __init__(self, dict st, Py_ssize_t L):
         self.label_offsets = st["label_offsets"]
@@ -140,10 +140,10 @@ cdef class GuardsGroup:
     entry's instance was nearer one of its guards (L, W)."""
     cdef object guards
     cdef object supports
-    cdef int64_t[::1] guard_counts
-    cdef int64_t[::1] support_counts
-    cdef uint8_t[::1] guards_on
-    cdef uint8_t[:, ::1] margin_vetoes
+    cdef const int64_t[::1] guard_counts
+    cdef const int64_t[::1] support_counts
+    cdef const uint8_t[::1] guards_on
+    cdef const uint8_t[:, ::1] margin_vetoes
 
     def __init__(self, dict st, Py_ssize_t L, Py_ssize_t W):
         self.guards = st["guards"]
@@ -161,10 +161,10 @@ cdef class PairsGroup:
     (M, A) in the model's type, its tries (M) and whether the strong choice was made (M); the
     ring of the last pairs (P) and their count ever (1)."""
     cdef object alt_place
-    cdef int8_t[::1] alt_uses
-    cdef uint8_t[::1] alt_strong
-    cdef uint8_t[::1] pair_ring
-    cdef int64_t[::1] pair_total
+    cdef const int8_t[::1] alt_uses
+    cdef const uint8_t[::1] alt_strong
+    cdef const uint8_t[::1] pair_ring
+    cdef const int64_t[::1] pair_total
 
     def __init__(self, dict st, Py_ssize_t M, Py_ssize_t A):
         self.alt_place = st["alt_place"]
@@ -183,10 +183,10 @@ cdef class PersistenceGroup:
     """Label persistence's record (Record): the last row classified (A) in the model's type,
     the labels (3, L), the flags (3), the ring of pairs (P) and their count ever (1)."""
     cdef object persist_row
-    cdef int8_t[:, ::1] persist_labels
-    cdef uint8_t[::1] persist_flags
-    cdef uint8_t[::1] persist_ring
-    cdef int64_t[::1] persist_total
+    cdef const int8_t[:, ::1] persist_labels
+    cdef const uint8_t[::1] persist_flags
+    cdef const uint8_t[::1] persist_ring
+    cdef const int64_t[::1] persist_total
 
     def __init__(self, dict st, Py_ssize_t L, Py_ssize_t A):
         self.persist_row = st["persist_row"]
@@ -207,10 +207,10 @@ cdef class DriftGroup:
     from online (L, A), its training mean (L, A), the squared distance from it that opens its
     gate (L) and whether it has opened (L); beta, the recent mean's weight of a new instance,
     and sigma, the neighbourhood's width in grid units (_drift_step)."""
-    cdef double[:, ::1] drift_mean
+    cdef const double[:, ::1] drift_mean
     cdef const double[:, ::1] drift_center
     cdef const double[::1] drift_limit
-    cdef uint8_t[::1] drift_open
+    cdef const uint8_t[::1] drift_open
     cdef double beta, sigma
 
     def __init__(self, dict st, Py_ssize_t L, Py_ssize_t A):
@@ -233,8 +233,8 @@ cdef class AcceptanceGroup:
     offset and the recent predicted cardinality it tracks), and each label's [phi, rate,
     target] (3, L), or None for a model saved before labels had offsets of their own
     (stream's _accept_step)."""
-    cdef double[::1] ctl
-    cdef double[:, ::1] label_acceptance
+    cdef const double[::1] ctl
+    cdef const double[:, ::1] label_acceptance
     cdef double label_band
 
     def __init__(self, dict st, Py_ssize_t L):
@@ -246,11 +246,22 @@ cdef class AcceptanceGroup:
             raise _shape_error("acceptance", "ctl and label_acceptance", "(6,) and (3, L)")
 
 
+cdef _check_writable(dict st):
+    """Refuse a state some array of which is read-only (a model unpickled from a read-only
+    memory map): the online phase writes them."""
+    for key, value in st.items():
+        for a in (value if isinstance(value, tuple) else (value,)):
+            if isinstance(a, np.ndarray) and not a.flags.writeable:
+                raise ValueError(f"the model's state is read-only ({key!r}): a model that "
+                                 "learns needs its own copy (copy.deepcopy(model))")
+
+
 cdef class State:
     """The model's state, by group (None: the state lacks it), made from the estimator's arrays
     ``st`` (a dict holding the schema's members, the fields ``k_nn``, ``squared``,
     ``grid_size``, ``ctl`` and the copies ``screen``, ``rows`` and ``margin_order`` where the
-    call needs them)."""
+    call needs them). The views are read only; with ``writable`` (the calls that learn) every
+    array must be writable, as the core writes through them."""
     cdef readonly MapsGroup maps
     cdef readonly CountsGroup counts
     cdef readonly LabelledGroup labelled
@@ -261,7 +272,9 @@ cdef class State:
     cdef readonly DriftGroup drift
     cdef readonly AcceptanceGroup acceptance
 
-    def __init__(self, dict st):
+    def __init__(self, dict st, bint writable=True):
+        if writable:
+            _check_writable(st)
         cdef MapsGroup maps = MapsGroup(st)
         cdef Py_ssize_t L = maps.L, A = maps.A, M = maps.M
         self.maps = maps
@@ -313,15 +326,15 @@ cdef void _bind_maps(ModelView *v, State state, floating *wt, floating *pos):
     v.wt = wt
     v.ncls = &m.ncls[0]
     v.offsets = &m.offsets[0]
-    v.counts = &m.counts[0]
-    v.logA = &m.logA[0]
-    v.T = &state.counts.T[0, 0]
-    v.NS = &state.counts.NS[0]
-    v.Ws = &m.Ws[0, 0]
-    v.ww = &m.ww[0]
+    v.counts = <int64_t *> &m.counts[0]
+    v.logA = <double *> &m.logA[0]
+    v.T = <int64_t *> &state.counts.T[0, 0]
+    v.NS = <int64_t *> &state.counts.NS[0]
+    v.Ws = <float *> &m.Ws[0, 0]
+    v.ww = <float *> &m.ww[0]
     v.cc = &m.cc[0]
     v.pos = pos
-    v.hp = &state.labelled.has_positive[0] if state.labelled is not None else NULL
+    v.hp = <uint8_t *> &state.labelled.has_positive[0] if state.labelled is not None else NULL
     v.A = m.A
     v.M = m.M
     v.L = m.L
@@ -330,17 +343,17 @@ cdef void _bind_maps(ModelView *v, State state, floating *wt, floating *pos):
 
 
 cdef void _bind_rule(LabelMem *lm, RuleGroup r, GuardsGroup g):
-    lm.thl = &r.label_offsets[0]
-    lm.mg = &r.margin_memory[0, 0]
-    lm.mk = &r.margin_kinds[0, 0]
-    lm.mtot = &r.margin_counts[0]
-    lm.zl = &r.labelled_cardinality[0]
+    lm.thl = <double *> &r.label_offsets[0]
+    lm.mg = <double *> &r.margin_memory[0, 0]
+    lm.mk = <uint8_t *> &r.margin_kinds[0, 0]
+    lm.mtot = <int64_t *> &r.margin_counts[0]
+    lm.zl = <double *> &r.labelled_cardinality[0]
     lm.win = r.margin_memory.shape[1]
-    lm.srt = &r.order[0, 0]
-    lm.nsrt = &r.n_sorted[0]
-    lm.srtm = &r.sorted_margins[0, 0]
-    lm.stot = &r.synced[0]
-    lm.mv = &g.margin_vetoes[0, 0] if g is not None else NULL
+    lm.srt = <int32_t *> &r.order[0, 0]
+    lm.nsrt = <int64_t *> &r.n_sorted[0]
+    lm.srtm = <double *> &r.sorted_margins[0, 0]
+    lm.stot = <int64_t *> &r.synced[0]
+    lm.mv = <uint8_t *> &g.margin_vetoes[0, 0] if g is not None else NULL
 
 
 cdef void _bind_guards(Guards *gd, GuardsGroup g, MapsGroup m, const floating[:, ::1] guards,
@@ -353,35 +366,35 @@ cdef void _bind_guards(Guards *gd, GuardsGroup g, MapsGroup m, const floating[:,
 
 cdef void _bind_pairs(Pairs *p, PairsGroup g, void *place):
     p.place = place
-    p.uses = &g.alt_uses[0]
-    p.strong = &g.alt_strong[0]
-    p.ring = &g.pair_ring[0]
-    p.total = &g.pair_total[0]
+    p.uses = <int8_t *> &g.alt_uses[0]
+    p.strong = <uint8_t *> &g.alt_strong[0]
+    p.ring = <uint8_t *> &g.pair_ring[0]
+    p.total = <int64_t *> &g.pair_total[0]
     p.win = g.pair_ring.shape[0]
 
 
 cdef void _bind_drift(Drift *d, DriftGroup g, MapsGroup m):
-    d.mean = &g.drift_mean[0, 0]
+    d.mean = <double *> &g.drift_mean[0, 0]
     d.center = &g.drift_center[0, 0]
     d.limit = &g.drift_limit[0]
-    d.open = &g.drift_open[0]
+    d.open = <uint8_t *> &g.drift_open[0]
     d.pos = &m.positions[0, 0]
     d.beta = g.beta
     d.two_s2 = 2.0 * g.sigma * g.sigma
 
 
 cdef void _bind_acceptance(Accept *a, AcceptanceGroup g):
-    a.ctl = &g.ctl[0]
-    a.lctl = &g.label_acceptance[0, 0] if g.label_acceptance is not None else NULL
+    a.ctl = <double *> &g.ctl[0]
+    a.lctl = <double *> &g.label_acceptance[0, 0] if g.label_acceptance is not None else NULL
     a.label_band = g.label_band
 
 
 cdef void _bind_record(Record *rec, PersistenceGroup g, void *row):
     rec.row = row
-    rec.lab = &g.persist_labels[0, 0]
-    rec.flags = &g.persist_flags[0]
-    rec.ring = &g.persist_ring[0]
-    rec.total = &g.persist_total[0]
+    rec.lab = <int8_t *> &g.persist_labels[0, 0]
+    rec.flags = <uint8_t *> &g.persist_flags[0]
+    rec.ring = <uint8_t *> &g.persist_ring[0]
+    rec.total = <int64_t *> &g.persist_total[0]
     rec.W = g.persist_ring.shape[0]
 
 

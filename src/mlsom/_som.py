@@ -1102,7 +1102,7 @@ class SOMStreamClassifier(ParamsMixin):
             self._copy(st, "rows")
             _ensure_margin_order(st)
             settings = _core.Settings(skip_zero=skip_zero, n_threads=n_threads)
-            _core.predict(_core.State(st), settings, X, Y)
+            _core.predict(_core.State(st, writable=False), settings, X, Y)
         finally:
             self._lock.release_read()
         return _as_labels(st, Y)
