@@ -26,6 +26,7 @@ from ._method import (
     VARIANTS,
 )
 from ._validation import (
+    LABEL_DTYPES,
     as_array,
     as_numeric,
     check_features,
@@ -34,8 +35,10 @@ from ._validation import (
     check_labels,
     check_option,
     check_partial_labels,
+    check_training_set,
     describe,
     effective_n_threads,
+    feature_names,
     value_limit,
 )
 from .evaluation import confusion_counts, macro_f1
@@ -67,6 +70,24 @@ _MAX_SEED = 2**128 - 1
 # each candidate is scored on (docs/method.md, "Choosing d from the labelled set").
 AUTO_GRID_SIZES = tuple(range(1, 11))
 _AUTO_FOLDS = 5
+
+
+def _check_fit_memory(d, X, L):
+    """``fit``'s memory check, before any work: the maps of grid side ``d`` (None: the largest
+    that grid_size="auto" tries; its folds fit on fewer rows) on the checked X, and the label
+    statistics of L labels."""
+    n, A = X.shape
+    if d is None:
+        top = max(AUTO_GRID_SIZES)
+        need = fit_nbytes(top, n, A, L, X.itemsize)
+        what = f"{L} maps of up to {top} x {top} neurons on {A} features"
+        check_allocation("grid_size", "auto", need, f"{what} (grid distances, training sums)")
+    else:
+        need = fit_nbytes(d, n, A, L, X.itemsize)
+        what = f"{L} maps of {d} x {d} neurons on {A} features"
+        check_allocation("grid_size", d, need, f"{what} (grid distances, training sums)")
+    # label counts T and, in every later call, the L x L conditional log-probabilities
+    check_allocation("Y", f"{n} x {L}", 24 * L * L, f"the label statistics of {L} labels")
 
 
 def fit_nbytes(grid_size, n_samples, n_features, n_labels, itemsize=8):
@@ -545,17 +566,9 @@ class SOMStreamClassifier(ParamsMixin):
         self
         """
         d, _, n_epochs, max_epochs = self._validate_params()
-        names = _feature_names(X)
-        if names is not None and (problem := _names.bad_names(names)) is not None:
-            raise ValueError(
-                f"X has the column names {_names.show(names)}, but {problem}: the model joins "
-                "later data to its features by name, so they must be unique and not empty "
-                "(rename the columns)"
-            )
-        X = check_features("X", X, dtype=None, n_threads=effective_n_threads(self.n_jobs))
-        labels_dtype = _labels_dtype(Y)
-        Y = check_labels("Y", Y, X.shape[0])
         n_threads = effective_n_threads(self.n_jobs)
+        X, Y, names, labels_dtype = check_training_set(X, Y, n_threads)
+        _check_fit_memory(d, X, Y.shape[1])
         scores = None
         if d is None:
             d, scores = self._choose_grid_size(X, Y, n_epochs, max_epochs, n_threads)
@@ -585,15 +598,6 @@ class SOMStreamClassifier(ParamsMixin):
                 f"grid_size='auto' scores each grid size on part of the training set held out: "
                 f"it needs at least 2 instances, got n_samples = {n}"
             )
-        A, L = X.shape[1], Y.shape[1]
-        top = max(AUTO_GRID_SIZES)
-        check_allocation(
-            "grid_size",
-            "auto",
-            fit_nbytes(top, n, A, L, X.itemsize),
-            f"{L} maps of up to {top} x {top} neurons on {A} features (grid distances, "
-            "training sums)",
-        )
         seed = self.random_state
         if isinstance(seed, np.random.Generator):
             seed = int(seed.integers(2**63))
@@ -651,14 +655,6 @@ class SOMStreamClassifier(ParamsMixin):
         L = Y.shape[1]
         rng = np.random.default_rng(self.random_state)
         M0 = d * d
-        check_allocation(
-            "grid_size",
-            d,
-            fit_nbytes(d, n, A, L, X.itemsize),
-            f"{L} maps of {d} x {d} neurons on {A} features (grid distances, training sums)",
-        )
-        # label counts T and, in every later call, the L x L conditional log-probabilities
-        check_allocation("Y", f"{n} x {L}", 24 * L * L, f"the label statistics of {L} labels")
         G = grid_distances(d)
         r0 = initial_radius(d)
         positions = grid_positions(d)
@@ -1406,12 +1402,12 @@ def _fitted_record(fitted, model):
     variant = check_option("fitted variant", fitted.get("variant", "paper"), set(VARIANTS))
     ctl = _check_acceptance(fitted.get("acceptance"), variant)
     labels_dtype = check_option(
-        "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(_LABEL_DTYPES)
+        "fitted labels_dtype", fitted.get("labels_dtype", "uint8"), set(LABEL_DTYPES)
     )
     fields = {
         "grid_size": d,
         "squared": fitted["averout_distance"] == "sqeuclidean",
-        "labels_dtype": _LABEL_DTYPES[labels_dtype],
+        "labels_dtype": LABEL_DTYPES[labels_dtype],
         "grid_scores": scores,
     }
     if variant != "paper":
@@ -1472,7 +1468,7 @@ def _arrivals_as_given(st, X_l, Y_l, after, n, dtype):
         and type(Y_l) is np.ndarray
         and type(after) is np.ndarray
         and X_l.dtype == dtype
-        and Y_l.dtype in _ARRIVAL_LABEL_DTYPES
+        and Y_l.dtype in _ARRIVALLABEL_DTYPES
         and after.dtype == np.int64
         and X_l.ndim == 2
         and X_l.shape[0] > 0
@@ -1489,13 +1485,13 @@ def _arrivals_as_given(st, X_l, Y_l, after, n, dtype):
     return {"Xl": X_l, "Yl": Y_l.view(np.int8), "after": after}
 
 
-_ARRIVAL_LABEL_DTYPES = (np.dtype(np.int8), np.dtype(np.uint8))
+_ARRIVALLABEL_DTYPES = (np.dtype(np.int8), np.dtype(np.uint8))
 
 
 def _check_stream_X(st, X, n_threads=1, name="X"):
     """Validate X (called ``name`` in errors) against the fitted model, feature names included
     when both have them (the values checked over n_threads threads)."""
-    names = _feature_names(X)
+    names = feature_names(X)
     fitted = st.get("feature_names")
     if names is not None and fitted is not None and names != fitted:
         raise ValueError(
@@ -1545,47 +1541,6 @@ def _margin_order(margins, kinds, counts):
     return order, n_sorted, sorted_margins, np.array(counts, dtype=np.int64)
 
 
-# Label dtypes a model gives its predictions in (those of Y at fit), by name in model files.
-_LABEL_DTYPES = {
-    np.dtype(t).name: np.dtype(t)
-    for t in (
-        bool,
-        np.uint8,
-        np.uint16,
-        np.uint32,
-        np.uint64,
-        np.int8,
-        np.int16,
-        np.int32,
-        np.int64,
-        np.float32,
-        np.float64,
-    )
-}
-
-
-def _labels_dtype(Y):
-    """The dtype predictions are given in: Y's own (a pandas nullable column: its NumPy type),
-    uint8 for anything else."""
-    dtypes = getattr(Y, "dtypes", None)
-    if dtypes is not None and not isinstance(Y, np.ndarray):  # pandas
-        found = {
-            np.dtype(getattr(d, "numpy_dtype", d)) if getattr(d, "kind", "O") in "biuf" else None
-            for d in (dtypes.tolist() if hasattr(dtypes, "tolist") else [dtypes])
-        }
-        dtype = found.pop() if len(found) == 1 else None
-    else:
-        dtype = getattr(Y, "dtype", None)
-        if not isinstance(dtype, np.dtype):
-            try:
-                dtype = np.asarray(Y).dtype
-            except Exception:  # check_labels says what is wrong
-                dtype = None
-    if dtype is None or dtype.newbyteorder("=").name not in _LABEL_DTYPES:
-        return np.dtype(np.uint8)
-    return _LABEL_DTYPES[dtype.newbyteorder("=").name]
-
-
 def _as_labels(st, Y):
     return Y if st["labels_dtype"] == np.uint8 else Y.astype(st["labels_dtype"])
 
@@ -1604,26 +1559,6 @@ def _feature_value(key, value):
             f"x[{key!r}] must be a real number, got {describe(value)} ({type(value).__name__})"
         )
     return value
-
-
-def _feature_names(X):
-    """Column names of a DataFrame-like X (all strings), else None; names of mixed types are
-    refused, as scikit-learn refuses them (the order of such columns could not be checked)."""
-    cols = getattr(X, "columns", None)
-    if cols is None:
-        return None
-    names = list(cols)
-    strings = [isinstance(c, str) for c in names]
-    if all(strings):
-        return names
-    if any(strings):
-        kinds = sorted({type(c).__name__ for c in names})
-        raise TypeError(
-            f"X has column names of mixed types ({', '.join(kinds)}): feature names are used "
-            "only when all of them are strings; convert them with X.columns = "
-            "X.columns.astype(str)"
-        )
-    return None
 
 
 def _version():

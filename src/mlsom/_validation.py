@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from . import _core
+from . import _core, _names
 from .exceptions import DataTypeError
 
 # Squared Euclidean distances of float64 vectors overflow near 1e154; refuse values that could get
@@ -380,3 +380,81 @@ def effective_n_threads(n_jobs):
     if n_jobs < 0:
         return max(1, n_cpus + 1 + n_jobs)
     return min(n_jobs, n_cpus)
+
+
+#: the dtypes a model gives its predictions in (those of Y at fit), by name in model files
+LABEL_DTYPES = {
+    np.dtype(t).name: np.dtype(t)
+    for t in (
+        bool,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.float32,
+        np.float64,
+    )
+}
+
+
+def labels_dtype(Y):
+    """The dtype predictions are given in: Y's own (a pandas nullable column: its NumPy type),
+    uint8 for anything else."""
+    dtypes = getattr(Y, "dtypes", None)
+    if dtypes is not None and not isinstance(Y, np.ndarray):  # pandas
+        found = {
+            np.dtype(getattr(d, "numpy_dtype", d)) if getattr(d, "kind", "O") in "biuf" else None
+            for d in (dtypes.tolist() if hasattr(dtypes, "tolist") else [dtypes])
+        }
+        dtype = found.pop() if len(found) == 1 else None
+    else:
+        dtype = getattr(Y, "dtype", None)
+        if not isinstance(dtype, np.dtype):
+            try:
+                dtype = np.asarray(Y).dtype
+            except Exception:  # check_labels says what is wrong
+                dtype = None
+    if dtype is None or dtype.newbyteorder("=").name not in LABEL_DTYPES:
+        return np.dtype(np.uint8)
+    return LABEL_DTYPES[dtype.newbyteorder("=").name]
+
+
+def feature_names(X):
+    """Column names of a DataFrame-like X (all strings), else None; names of mixed types are
+    refused, as scikit-learn refuses them (the order of such columns could not be checked)."""
+    cols = getattr(X, "columns", None)
+    if cols is None:
+        return None
+    names = list(cols)
+    strings = [isinstance(c, str) for c in names]
+    if all(strings):
+        return names
+    if any(strings):
+        kinds = sorted({type(c).__name__ for c in names})
+        raise TypeError(
+            f"X has column names of mixed types ({', '.join(kinds)}): feature names are used "
+            "only when all of them are strings; convert them with X.columns = "
+            "X.columns.astype(str)"
+        )
+    return None
+
+
+def check_training_set(X, Y, n_threads=1):
+    """``fit``'s X and Y, checked: (X as float64 or float32, Y as uint8 0/1, the feature names
+    of a DataFrame X or None, the dtype predictions are given in). Feature names must be unique
+    and not empty: the model joins later data to its features by name."""
+    names = feature_names(X)
+    if names is not None and (problem := _names.bad_names(names)) is not None:
+        raise ValueError(
+            f"X has the column names {_names.show(names)}, but {problem}: the model joins "
+            "later data to its features by name, so they must be unique and not empty "
+            "(rename the columns)"
+        )
+    X = check_features("X", X, dtype=None, n_threads=n_threads)
+    dtype = labels_dtype(Y)
+    Y = check_labels("Y", Y, X.shape[0])
+    return X, Y, names, dtype
