@@ -113,38 +113,50 @@ def predict(model, X, *, client=None, n_jobs=1):
     """
     n_features, names, empty = _check_model(model)
     effective_n_threads(n_jobs)  # validated here; resolved on the worker, against its cores
-    if client is not None and not callable(getattr(client, "scatter", None)):
-        raise TypeError(
-            f"client must be a distributed.Client or None, got {describe(client)} "
-            f"({type(client).__name__})"
-        )
+    _check_client(client)
     frame = _dask_frame_module(X)
     if frame is not None:
         X = _check_frame(frame, X, n_features, names)
     else:
         X = _check_array(X, n_features)
+    shipped = _ship(model, client, n_jobs)
+    if frame is not None:
+        return _map_partitions(X, shipped, empty)
+    return _map_blocks(X, shipped, empty)
 
+
+# --------------------------------------------------------------------------- graph
+
+
+def _ship(model, client, n_jobs):
+    """A frozen copy of ``model`` (``n_jobs`` threads per block), as one delayed key of the
+    graph, or scattered to every worker of ``client``."""
     blob = pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
     frozen = pickle.loads(blob)
     frozen.set_params(n_jobs=n_jobs)
     if client is None:
-        shipped = dask.delayed(frozen, name=f"mlsom-model-{tokenize(blob, n_jobs)}", pure=True)
-    else:
-        shipped = client.scatter(frozen, broadcast=True, hash=False)
+        return dask.delayed(frozen, name=f"mlsom-model-{tokenize(blob, n_jobs)}", pure=True)
+    return client.scatter(frozen, broadcast=True, hash=False)
 
-    if frame is not None:
-        import pandas as pd
 
-        columns = [f"label_{j}" for j in range(empty.shape[1])]
-        meta = pd.DataFrame(
-            {c: np.empty(0, dtype=empty.dtype) for c in columns}, index=X._meta.index[:0]
-        )
-        return X.map_partitions(
-            _predict_partition,
-            shipped,
-            columns,
-            meta=meta,
-        )
+def _map_partitions(X, shipped, empty):
+    """The lazy DataFrame of the label columns, one ``_predict_partition`` per partition."""
+    import pandas as pd
+
+    columns = [f"label_{j}" for j in range(empty.shape[1])]
+    meta = pd.DataFrame(
+        {c: np.empty(0, dtype=empty.dtype) for c in columns}, index=X._meta.index[:0]
+    )
+    return X.map_partitions(
+        _predict_partition,
+        shipped,
+        columns,
+        meta=meta,
+    )
+
+
+def _map_blocks(X, shipped, empty):
+    """The lazy array of the label sets, one ``_predict_block`` per block of rows."""
     return da.map_blocks(
         _predict_block,
         X,
@@ -175,6 +187,15 @@ def _check_model(model):
     # the dtype and width of the predictions, as model.predict gives them
     empty = np.asarray(model.predict(np.zeros((0, n_features))))
     return n_features, names, empty
+
+
+def _check_client(client):
+    """Refuses a ``client`` that is neither None nor a Client (no ``scatter`` method)."""
+    if client is not None and not callable(getattr(client, "scatter", None)):
+        raise TypeError(
+            f"client must be a distributed.Client or None, got {describe(client)} "
+            f"({type(client).__name__})"
+        )
 
 
 def _dask_frame_module(X):

@@ -6,7 +6,7 @@ guard stopped (its guards), and those with it that a guard stopped (its supports
 of each as its map has neurons; a label's decisions use its guards while its memory of labelled
 entries finds a strictly better F1 with them. Everything must be the NumPy reference's, bit for
 bit in the choices, whatever the chunking, a save and load or a pickle in between, the SIMD path
-or the frozen scoring path; a tampered file is refused; without labels nothing changes.
+or the frozen scoring path; without labels nothing changes.
 """
 
 import copy
@@ -28,31 +28,7 @@ from tests.helpers.compare import (
     fit_both,
     params,
 )
-from tests.helpers.model_files import rewrite
-
-
-def overlapping_discs(seed, n, centres=((0.0, 0.0), (1.3, 0.0), (0.6, 0.9)), radii=(1, 1, 0.7)):
-    """Instances uniform over the union of overlapping discs in the plane, each label the
-    membership of one disc: where a label's disc ends inside another's, the instances just
-    outside it are the negatives that its Bayes test accepts (its map's neurons are inside its
-    disc), which is what guards are for."""
-    rng = np.random.default_rng(seed)
-    C, R = np.asarray(centres, dtype=float), np.asarray(radii, dtype=float)
-    X = np.empty((0, 2))
-    while len(X) < n:
-        P = rng.uniform(C.min(0) - R.max(), C.max(0) + R.max(), size=(4 * n, 2))
-        inside = ((P[:, None, :] - C[None]) ** 2).sum(-1) <= R**2
-        X = np.vstack([X, P[inside.any(axis=1)]])
-    X = X[:n]
-    Y = (((X[:, None, :] - C[None]) ** 2).sum(-1) <= R**2).astype(np.uint8)
-    return X, Y
-
-
-def _arrivals(seed, n, L, share=0.3, unknown=0.1):
-    """The true labels of a random share of the rows (some unknown: -1)."""
-    rng = np.random.default_rng(seed)
-    rows = np.flatnonzero(rng.random(n) < share)
-    return rows, rng.random((len(rows), L)) < unknown
+from tests.helpers.labelled import due_arrivals, label_arrivals, overlapping_discs
 
 
 def _run_both(model, st, X, Y, arrivals, chunks, delay=40):
@@ -98,7 +74,7 @@ def test_guards_match_reference(d, dist, zc, seed):
     model, st = fit_both(X_tr, Y_tr, params(d, averout_distance=dist, zero_cooccurrence=zc))
     assert st["min_gap"] > MIN_GAP
     chunks = [(lo, min(lo + 100, len(X_te))) for lo in range(0, len(X_te), 100)]
-    st, _ = _run_both(model, st, X_te, Y_te, _arrivals(seed, len(X_te), 3), chunks)
+    st, _ = _run_both(model, st, X_te, Y_te, label_arrivals(seed, len(X_te), 3), chunks)
     pk = model._state
     assert pk["guards_on"].any(), "no label used its guards"
     assert pk["margin_vetoes"].any(), "no tested instance was nearer a guard"
@@ -132,10 +108,10 @@ def test_guards_stop_acceptances_the_paper_rule_makes():
     X, Y = overlapping_discs(3, 2300)
     X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
     model = SOMStreamClassifier(**params(3)).fit(X_tr, Y_tr)
-    rows, unknown = _arrivals(3, len(X_te), 3, unknown=0.0)
+    rows, unknown = label_arrivals(3, len(X_te), 3, unknown=0.0)
     Yl = Y_te[rows].astype(np.int8)
     after = np.searchsorted(rows + 40, np.arange(len(X_te)), side="right")
-    got = model.predict_stream(X_te[:1000], arrivals=_due(X_te, Yl, rows, 0, 1000))
+    got = model.predict_stream(X_te[:1000], arrivals=due_arrivals(X_te, Yl, rows, 0, 1000))
     assert model.guards_on_.any()
     off = copy.deepcopy(model)
     off._state["guards_on"][:] = 0
@@ -147,12 +123,6 @@ def test_guards_stop_acceptances_the_paper_rule_makes():
     assert got.shape == (1000, 3) and after.shape == (len(X_te),)
 
 
-def _due(X, Yl, rows, lo, hi, delay=40):
-    """predict_stream's arrivals for rows lo:hi of the stream: the labelled rows due then."""
-    due = (rows + delay >= lo) & (rows + delay < hi)
-    return X[rows[due]], Yl[due], (rows[due] + delay - lo).astype(np.int64)
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_guards_resume_exactly_after_save_load_and_pickle(tmp_path, dtype):
     """A model saved, loaded or pickled in the middle of a stream with guards in use goes on
@@ -161,14 +131,14 @@ def test_guards_resume_exactly_after_save_load_and_pickle(tmp_path, dtype):
     X, Y = overlapping_discs(4, 2100)
     X = X.astype(dtype)
     X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
-    rows, unknown = _arrivals(4, len(X_te), 3)
+    rows, unknown = label_arrivals(4, len(X_te), 3)
     Yl = np.where(unknown, -1, Y_te[rows]).astype(np.int8)
     a = SOMStreamClassifier(**params(3)).fit(X_tr, Y_tr)
     b = copy.deepcopy(a)
-    ya = [a.predict_stream(X_te[lo : lo + 300], arrivals=_due(X_te, Yl, rows, lo, lo + 300))
+    ya = [a.predict_stream(X_te[lo : lo + 300], arrivals=due_arrivals(X_te, Yl, rows, lo, lo + 300))
           for lo in range(0, 900, 300)]  # fmt: skip
     for lo in range(0, 900, 300):  # the pieces: stream rows and labelled calls in order
-        Xl, Yd, after = _due(X_te, Yl, rows, lo, lo + 300)
+        Xl, Yd, after = due_arrivals(X_te, Yl, rows, lo, lo + 300)
         cut = 0
         pieces = []
         for k in range(len(after) + 1):
@@ -188,7 +158,7 @@ def test_guards_resume_exactly_after_save_load_and_pickle(tmp_path, dtype):
         for k in _schema.names("guards"):
             np.testing.assert_array_equal(a._state[k], other._state[k], err_msg=k)
     for lo in range(900, len(X_te), 300):
-        args = _due(X_te, Yl, rows, lo, lo + 300)
+        args = due_arrivals(X_te, Yl, rows, lo, lo + 300)
         y = a.predict_stream(X_te[lo : lo + 300], arrivals=args)
         for other in (loaded, unpickled):
             np.testing.assert_array_equal(
@@ -207,12 +177,13 @@ def test_every_simd_path_gives_the_same_guarded_model(dtype):
     X, Y = overlapping_discs(5, 1500)
     X = X.astype(dtype)
     X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
-    rows, unknown = _arrivals(5, len(X_te), 3)
+    rows, unknown = label_arrivals(5, len(X_te), 3)
     Yl = np.where(unknown, -1, Y_te[rows]).astype(np.int8)
 
     def run():
         m = SOMStreamClassifier(**params(3)).fit(X_tr, Y_tr)
-        y = [m.predict_stream(X_te[lo : lo + 400], arrivals=_due(X_te, Yl, rows, lo, lo + 400))
+        y = [m.predict_stream(X_te[lo : lo + 400],
+                              arrivals=due_arrivals(X_te, Yl, rows, lo, lo + 400))
              for lo in range(0, len(X_te), 400)]  # fmt: skip
         return m, np.vstack(y), m.predict(X_te)
 
@@ -238,73 +209,6 @@ def test_without_labels_there_are_no_guards():
     assert not set(_schema.names("guards")) & set(model._state)
 
 
-def test_tampered_guards_are_refused(tmp_path):
-    """Every guard member is checked on load: dtypes, shapes, values, counts, unused rows, flags;
-    the untouched file loads, and a file from before guards (rule arrays without them) loads and
-    starts them at its next labelled call."""
-    X, Y = overlapping_discs(7, 1500)
-    X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
-    rows, unknown = _arrivals(7, len(X_te), 3)
-    Yl = np.where(unknown, -1, Y_te[rows]).astype(np.int8)
-    model = SOMStreamClassifier(**params(3)).fit(X_tr, Y_tr)
-    model.predict_stream(X_te, arrivals=_due(X_te, Yl, rows, 0, len(X_te)))
-    st = model._state
-    assert st["guards_on"].any() and st["support_counts"].any()
-    src = tmp_path / "m.npz"
-    model.save(src)
-    g, gn, on, mv = st["guards"], st["guard_counts"], st["guards_on"], st["margin_vetoes"]
-    sizes = np.diff(st["offsets"])
-    c = int(np.flatnonzero(on)[0])
-
-    def changed(a, where, value):
-        out = a.copy()
-        out[where] = value
-        return out
-
-    unused = int(st["offsets"][c] + gn[c]) if gn[c] < sizes[c] else None
-    cases = [
-        ({"guards": None}, "'guards' is missing"),
-        ({"margin_vetoes": None}, "'margin_vetoes' is missing"),
-        ({"guards": g.astype(np.float32)}, "guards has dtype"),
-        ({"supports": st["supports"][:, :1].copy()}, "supports has dtype"),
-        ({"guard_counts": gn.astype(np.int32)}, "guard_counts has dtype"),
-        ({"guards_on": on[:2].copy()}, "guards_on has dtype"),
-        ({"guards": changed(g, (0, 0), np.nan)}, "guards: non-finite"),
-        ({"supports": changed(st["supports"], (0, 1), 1e300)}, "supports: non-finite"),
-        (
-            {"guard_counts": changed(gn, c, min(sizes[c], _core.GUARD_CAP) + 1)},
-            "guard_counts: negative, or",
-        ),
-        ({"support_counts": changed(st["support_counts"], 0, -1)}, "support_counts: negative"),
-        ({"guards_on": changed(on, c, 2)}, "guards_on: values other than 0/1"),
-        (
-            {
-                "guards": changed(g, slice(st["offsets"][c], st["offsets"][c + 1]), 0),
-                "guard_counts": changed(gn, c, 0),
-            },
-            "guards_on: values other than 0/1, or set for a label without guards",
-        ),
-        ({"margin_vetoes": changed(mv, (0, 0), 2)}, "margin_vetoes: values other"),
-        ({"margin_vetoes": np.ones_like(mv)}, "margin_vetoes: values other than 0/1, or set"),
-    ]
-    if unused is not None:
-        cases.append(({"guards": changed(g, (unused, 0), 0.5)}, "guards: values in a row"))
-    for i, (change, match) in enumerate(cases):
-        dst = tmp_path / f"bad{i}.npz"
-        rewrite(src, dst, **change)
-        with pytest.raises(ValueError, match=match):
-            SOMStreamClassifier.load(dst)
-    SOMStreamClassifier.load(src)
-    # a file from before guards: it loads, classifies without them, and starts them afresh
-    rewrite(src, tmp_path / "old.npz", format_1=True, **dict.fromkeys(_schema.names("guards")))
-    old = SOMStreamClassifier.load(tmp_path / "old.npz")
-    assert old.guards_ is None
-    old.predict_stream(X_te[:50])
-    old.partial_fit(X_te[:50], Y_te[:50].astype(np.int8))
-    assert old._state["guard_counts"].sum() >= 0 and old.guards_on_ is not None
-    SOMStreamClassifier.load(src)
-
-
 def test_a_support_on_a_guard_wins_the_tie():
     """x is stopped by a guard only where it is strictly nearer the guard than the label's map
     and every support: the same instance labelled without the label (its test accepts it: it
@@ -315,7 +219,7 @@ def test_a_support_on_a_guard_wins_the_tie():
     X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
     model, st = fit_both(X_tr, Y_tr, params(4))
     chunks = [(lo, lo + 100) for lo in range(0, 300, 100)]
-    st, _ = _run_both(model, st, X_te, Y_te, _arrivals(8, 300, 3), chunks)
+    st, _ = _run_both(model, st, X_te, Y_te, label_arrivals(8, 300, 3), chunks)
 
     def steps(state, x, c):
         """The reference's (guard count, support count) of label c after each step."""

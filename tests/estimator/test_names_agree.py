@@ -3,7 +3,8 @@
 A training and a test file, a model and the data given to it, the training set and the test
 stream of the protocol: where both sides name their features (and labels), the names must be the
 same, in the same order, or the input is refused with an error showing both sides. Duplicated
-and empty feature names are refused where the model keeps them (fit, model files).
+and empty feature names are refused where the model keeps them (fit; model files:
+tests/model_file/test_tampered_files.py).
 """
 
 import copy
@@ -18,6 +19,7 @@ from mlsom import SOMStreamClassifier
 from mlsom._cli import main
 from mlsom.datasets import load
 from mlsom.protocol import evaluate
+from tests.helpers.streams import left_right_rows, three_named_columns
 
 pd = pytest.importorskip("pandas")
 
@@ -28,16 +30,6 @@ FAST = {"grid_size": 2, "n_epochs": 3, "max_epochs": 10, "random_state": 0, "n_j
 
 LABELS = ["class0", "class1", "class2", "class3"]
 FEATURES = ["att0", "att1"]
-
-
-def _rows(n, seed):
-    """n rows of two features and four labels: class2 left of 0, class3 right of it."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2)) + np.where(np.arange(n)[:, None] % 2, 2.0, -2.0)
-    Y = np.zeros((n, 4), dtype=int)
-    Y[:, 2] = X[:, 0] < 0
-    Y[:, 3] = X[:, 0] >= 0
-    return X, Y
 
 
 def _write_meka(path, X, Y, features=FEATURES, labels=LABELS, columns=None):
@@ -59,8 +51,8 @@ def _write_meka(path, X, Y, features=FEATURES, labels=LABELS, columns=None):
 def split_files(tmp_path):
     """The paper's MOA-Spher-2C-2A layout: a training and a test file, in MEKA format; returns
     the folder and a function (re)writing the test file with the given declaration."""
-    train = _write_meka(tmp_path / "4CRE-V2-train.arff", *_rows(40, 0))
-    X, Y = _rows(60, 1)
+    train = _write_meka(tmp_path / "4CRE-V2-train.arff", *left_right_rows(40, 0))
+    X, Y = left_right_rows(60, 1)
 
     def write_test(**kw):
         return _write_meka(tmp_path / "4CRE-V2-test.arff", X, Y, **kw)
@@ -72,7 +64,7 @@ def test_split_files_with_the_same_names_are_read(split_files):
     folder, _, write_test = split_files
     write_test()
     ds = load("MOA-Spher-2C-2A", data_home=folder)
-    X_test, _ = _rows(60, 1)
+    X_test, _ = left_right_rows(60, 1)
     np.testing.assert_array_equal(ds.X_stream, X_test)
     assert ds.label_names == ("class2", "class3")
 
@@ -161,7 +153,7 @@ def test_mulan_split_files_are_checked_too(tmp_path):
     )
 
     def write(name, order, seed):
-        X, Y = _rows(50, seed)
+        X, Y = left_right_rows(50, seed)
         feats = ["f0", "f1"]
         head = ["@relation yeast", ""]
         head += [f"@attribute {feats[j]} numeric" for j in order]
@@ -200,9 +192,7 @@ def test_mlsom_run_refuses_reordered_split_files(split_files, capsys):
 
 @pytest.fixture(scope="module")
 def data():
-    X, Y = _rows(120, 2)
-    X = np.column_stack([X, X[:, 0] - X[:, 1]])
-    return X, Y[:, 2:]
+    return three_named_columns()
 
 
 @pytest.fixture(scope="module")
@@ -298,32 +288,6 @@ def test_predict_one_refuses_a_dict_for_a_model_with_duplicated_names(named, dat
     assert len(model.predict_one(X[100], adapt=False)) == 2  # an array is still taken
 
 
-@pytest.mark.parametrize(
-    "names, problem",
-    [
-        (["a", "a", "b"], r"the name\(s\) \['a'\] appear more than once"),
-        (["", "", ""], r"the name\(s\) \[''\] appear more than once"),
-        (["a", "", "b"], "a name is empty"),
-    ],
-)
-def test_a_model_file_with_duplicated_or_empty_feature_names_is_refused(
-    tmp_path, data, names, problem
-):
-    X, Y = data
-    model = SOMStreamClassifier(**FAST).fit(pd.DataFrame(X[:80], columns=["a", "b", "c"]), Y[:80])
-    good = tmp_path / "good.npz"
-    model.save(good)
-    assert list(SOMStreamClassifier.load(good).feature_names_in_) == ["a", "b", "c"]
-    model._state["feature_names"] = names  # what a hand-made or altered file can hold
-    bad = tmp_path / "bad.npz"
-    model.save(bad)
-    with pytest.raises(ValueError, match=rf"inconsistent model file: feature_names .*{problem}"):
-        SOMStreamClassifier.load(bad)
-    with pytest.raises(ValueError) as info:
-        SOMStreamClassifier.load(bad)
-    assert repr(os.fspath(bad)) in str(info.value)
-
-
 def test_a_loaded_model_checks_the_columns(tmp_path, named, data):
     X, _ = data
     named.save(tmp_path / "m.npz")
@@ -395,15 +359,15 @@ def test_the_protocol_takes_chunks_with_the_training_columns(data):
 def test_the_protocol_checks_an_arff_streams_names(tmp_path, data):
     from mlsom.datasets import iter_arff
 
-    X, Y = _rows(30, 3)
+    X, Y = left_right_rows(30, 3)
     path = _write_meka(tmp_path / "s.arff", X, Y, features=["att1", "att0"], columns=[1, 0])
-    train = pd.DataFrame(_rows(40, 0)[0], columns=FEATURES)
+    train = pd.DataFrame(left_right_rows(40, 0)[0], columns=FEATURES)
     with pytest.raises(ValueError) as info:
         evaluate(
             SOMStreamClassifier(**FAST),
             iter_arff(path, chunk_size=10),
             X_train=train,
-            Y_train=_rows(40, 0)[1],
+            Y_train=left_right_rows(40, 0)[1],
             n_test=30,
             n_windows=2,
         )

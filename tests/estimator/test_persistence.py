@@ -6,7 +6,6 @@ model's own predictions, which a model with label_persistence="off" gives (the m
 proposal: the state is the same either way)."""
 
 import copy
-import warnings
 
 import numpy as np
 import pytest
@@ -14,42 +13,7 @@ import pytest
 from mlsom import SOMStreamClassifier, _schema, _testing
 from mlsom.river import SOMStreamML
 from tests.helpers import reference as ref
-from tests.helpers.model_files import changer, rewrite, saved_and_read_back
-
-
-def _runs(seed, n, L=4, A=5, stay=0.9, unknown=0.1):
-    """A stream whose label sets come in runs (each instance keeps the last one's main label
-    with probability ``stay``), with a share of its labels unknown (-1)."""
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(scale=3.0, size=(L, A))
-    Y = np.zeros((n, L), dtype=np.int8)
-    cur = 0
-    for i in range(n):
-        if rng.random() > stay:
-            cur = int(rng.integers(0, L))
-        Y[i, cur] = 1
-        if rng.random() < 0.2:
-            Y[i, rng.integers(0, L)] = 1
-    X = (Y @ centres) / Y.sum(1, keepdims=True) + rng.normal(scale=2.0, size=(n, A))
-    Yu = Y.copy()
-    Yu[rng.random(Y.shape) < unknown] = -1
-    return X, Y, Yu
-
-
-def _fitted(X, Y, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return SOMStreamClassifier(grid_size=2, random_state=0, n_jobs=1, **kw).fit(X, Y)
-
-
-def _schedule(seed, n, share=0.7, late=0.2, delay=3):
-    """Which rows get labels and when: (after, rows) in arrival order, most of them prompt."""
-    rng = np.random.default_rng(seed)
-    chosen = rng.random(n) < share
-    due = np.arange(n) + np.where(rng.random(n) < late, delay, 0)
-    order = np.lexsort((np.arange(n), due))
-    rows = np.array([i for i in order if chosen[i] and due[i] < n], dtype=np.int64)
-    return due[rows] + 1, rows
+from tests.helpers.labelled import arrival_schedule, label_runs, label_runs_case, small_model
 
 
 def _events(X, som, Xl, Yl, after):
@@ -65,11 +29,7 @@ def _events(X, som, Xl, Yl, after):
 
 @pytest.fixture(scope="module")
 def case():
-    X, _, Yu = _runs(0, 2500)
-    model = _fitted(X[:400], np.maximum(Yu[:400], 0))
-    Xs, Ys = X[400:], Yu[400:]
-    after, rows = _schedule(1, len(Xs))
-    return model, Xs, Ys, (Xs[rows], Ys[rows], after)
+    return label_runs_case()
 
 
 @pytest.mark.parametrize("corrections", ["strong", "tested"])
@@ -94,11 +54,11 @@ def test_persistence_matches_the_reference(case, corrections):
 
 
 def test_float32_matches_the_reference():
-    X, _, Yu = _runs(5, 1600)
+    X, _, Yu = label_runs(5, 1600)
     X = X.astype(np.float32)
-    model = _fitted(X[:400], np.maximum(Yu[:400], 0))
+    model = small_model(X[:400], np.maximum(Yu[:400], 0))
     Xs, Ys = X[400:], Yu[400:]
-    after, rows = _schedule(6, len(Xs))
+    after, rows = arrival_schedule(6, len(Xs))
     arrivals = (Xs[rows], Ys[rows], after)
     som = (
         copy.deepcopy(model)
@@ -222,66 +182,6 @@ def test_bad_label_persistence_is_refused_and_changes_nothing(case, value):
             np.testing.assert_array_equal(m._state[key], value)
 
 
-def test_hostile_persistence_members_are_refused(case, tmp_path):
-    model, Xs, _, arrivals = case
-    m = copy.deepcopy(model)
-    m.predict_stream(Xs, arrivals=arrivals)
-    st = m._state
-    src = saved_and_read_back(m, tmp_path, _schema.names("persistence"))
-    changed = changer(st)
-    A, L = st["persist_row"].shape[0], st["persist_labels"].shape[1]
-    flags0 = np.array(st["persist_flags"])
-    flags0[1] = 0
-    labs = np.array(st["persist_labels"])
-    labs[1] = 1
-    cases = [
-        ({"persist_ring": None}, "'persist_ring' is missing"),
-        ({k: None for k in _schema.names("labelled")}, "'last_positive' is missing"),
-        ({k: None for k in _schema.names("rule")}, "'label_offsets' is missing"),
-        ({"persist_row": st["persist_row"].astype(np.float32)}, "persist_row has dtype"),
-        ({"persist_row": np.zeros(A + 1)}, "persist_row has dtype"),
-        ({"persist_labels": np.zeros((3, L + 1), np.int8)}, "persist_labels has dtype"),
-        ({"persist_flags": np.zeros(3, np.int64)}, "persist_flags has dtype"),
-        ({"persist_ring": np.zeros(199, np.uint8)}, "persist_ring has dtype"),
-        ({"persist_total": np.zeros(2, np.int64)}, "persist_total has dtype"),
-        (changed("persist_row", lambda a: a.__setitem__(0, np.inf)), "persist_row: non-finite"),
-        (changed("persist_row", lambda a: a.__setitem__(0, 1e300)), "persist_row: non-finite"),
-        (changed("persist_labels", lambda a: a.__setitem__((0, 0), -1)), "predictions other"),
-        (changed("persist_labels", lambda a: a.__setitem__((2, 0), 3)), "labels other"),
-        (changed("persist_flags", lambda a: a.__setitem__(0, 2)), "values other than 0/1"),
-        (changed("persist_ring", lambda a: a.__setitem__(0, 9)), "values other than 0/1"),
-        ({"persist_flags": flags0, "persist_labels": labs}, "a proposal for an instance"),
-        (changed("persist_total", lambda a: a.__setitem__(0, -1)), "persist_total -1"),
-        (changed("persist_total", lambda a: a.__setitem__(0, 2**60)), "beyond 2"),
-        (changed("persist_total", lambda a: a.__setitem__(0, 3)), "fewer than the ring"),
-    ]
-    for i, (change, match) in enumerate(cases):
-        dst = tmp_path / f"bad{i}.npz"
-        rewrite(src, dst, **change)
-        with pytest.raises(ValueError, match=match):
-            SOMStreamClassifier.load(dst)
-
-
-def test_a_file_from_before_persistence_loads_and_starts_the_record(case, tmp_path):
-    """A model file with labelled members but no persistence (an earlier mlsom's) loads; its
-    next labelled call starts the record, as a model's first labelled call does."""
-    model, Xs, Ys, arrivals = case
-    m = copy.deepcopy(model)
-    m.partial_fit(Xs[:20], Ys[:20])
-    src = tmp_path / "m.npz"
-    m.save(src)
-    old = tmp_path / "old.npz"
-    rewrite(src, old, format_1=True, **dict.fromkeys(_schema.names("persistence")))
-    loaded = SOMStreamClassifier.load(old)
-    assert loaded.persistence_pairs_ is None
-    loaded.predict_stream(Xs[:10])
-    loaded.partial_fit(Xs[9:10], Ys[9:10])  # prompt, but the record starts here
-    loaded.predict_stream(Xs[10:11])
-    loaded.partial_fit(Xs[10:11], Ys[10:11])  # prompt: no proposal had been made yet
-    assert loaded.persistence_pairs_ == (0, 0)
-    assert loaded._state["persist_flags"][2] == 1
-
-
 @pytest.mark.parametrize("delay", [None, 50])
 def test_river_predict_one_stays_frozen_and_learn_one_is_the_step_then_the_labels(delay):
     """River's predict_one is predict (pure: it cannot tell whether the instance learnt last is
@@ -289,7 +189,7 @@ def test_river_predict_one_stays_frozen_and_learn_one_is_the_step_then_the_label
     labels, so the model's own test sees the instances in the order they are learnt."""
     evaluate = pytest.importorskip("river.evaluate")
     metrics = pytest.importorskip("river.metrics")
-    X, Y, _ = _runs(4, 900, stay=0.95)
+    X, Y, _ = label_runs(4, 900, stay=0.95)
     names = [f"f{j}" for j in range(X.shape[1])]
     data = [
         (dict(zip(names, x.tolist(), strict=True)), {f"l{c}": bool(v) for c, v in enumerate(y)})

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from mlsom import SOMStreamClassifier, _schema
+from mlsom import ConvergenceWarning, SOMStreamClassifier, _schema
 from tests.helpers import reference as ref
 
 TOL = dict(rtol=1e-10, atol=1e-10)
@@ -60,6 +60,13 @@ def params(d, **kw):
     )
     p.update(kw)
     return p
+
+
+def fit_quietly(X, Y, **kw):
+    """``SOMStreamClassifier(**kw).fit(X, Y)`` without its ConvergenceWarning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return SOMStreamClassifier(**kw).fit(X, Y)
 
 
 def fit_both(X, Y, p):

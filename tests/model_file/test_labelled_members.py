@@ -1,12 +1,21 @@
 """A model file's members of what labels taught the model (the last positives, the decision rule's
-offsets and margins, the corrections' paired test), tampered with: load refuses each change with
-an error naming the member, and reads the files written before those members existed."""
+offsets and margins, the corrections' paired test, the guards and supports, label persistence),
+tampered with: load refuses each change with an error naming the member, and reads the files
+written before those members existed."""
+
+import copy
 
 import numpy as np
 import pytest
 
-from mlsom import SOMStreamClassifier, _schema
+from mlsom import SOMStreamClassifier, _core, _schema
 from tests.helpers.compare import fit_both, make_stream, params
+from tests.helpers.labelled import (
+    due_arrivals,
+    label_arrivals,
+    label_runs_case,
+    overlapping_discs,
+)
 from tests.helpers.model_files import changer, rewrite, saved_and_read_back
 from tests.helpers.streams import random_labels
 
@@ -122,3 +131,136 @@ def test_hostile_pair_members_are_refused(tmp_path):
         rewrite(src, dst, **change)
         with pytest.raises(ValueError, match=match):
             SOMStreamClassifier.load(dst)
+
+
+def test_tampered_guards_are_refused(tmp_path):
+    """Every guard member is checked on load: dtypes, shapes, values, counts, unused rows, flags;
+    the untouched file loads, and a file from before guards (rule arrays without them) loads and
+    starts them at its next labelled call."""
+    X, Y = overlapping_discs(7, 1500)
+    X_tr, Y_tr, X_te, Y_te = X[:300], Y[:300], X[300:], Y[300:]
+    rows, unknown = label_arrivals(7, len(X_te), 3)
+    Yl = np.where(unknown, -1, Y_te[rows]).astype(np.int8)
+    model = SOMStreamClassifier(**params(3)).fit(X_tr, Y_tr)
+    model.predict_stream(X_te, arrivals=due_arrivals(X_te, Yl, rows, 0, len(X_te)))
+    st = model._state
+    assert st["guards_on"].any() and st["support_counts"].any()
+    src = tmp_path / "m.npz"
+    model.save(src)
+    g, gn, on, mv = st["guards"], st["guard_counts"], st["guards_on"], st["margin_vetoes"]
+    sizes = np.diff(st["offsets"])
+    c = int(np.flatnonzero(on)[0])
+
+    def changed(a, where, value):
+        out = a.copy()
+        out[where] = value
+        return out
+
+    unused = int(st["offsets"][c] + gn[c]) if gn[c] < sizes[c] else None
+    cases = [
+        ({"guards": None}, "'guards' is missing"),
+        ({"margin_vetoes": None}, "'margin_vetoes' is missing"),
+        ({"guards": g.astype(np.float32)}, "guards has dtype"),
+        ({"supports": st["supports"][:, :1].copy()}, "supports has dtype"),
+        ({"guard_counts": gn.astype(np.int32)}, "guard_counts has dtype"),
+        ({"guards_on": on[:2].copy()}, "guards_on has dtype"),
+        ({"guards": changed(g, (0, 0), np.nan)}, "guards: non-finite"),
+        ({"supports": changed(st["supports"], (0, 1), 1e300)}, "supports: non-finite"),
+        (
+            {"guard_counts": changed(gn, c, min(sizes[c], _core.GUARD_CAP) + 1)},
+            "guard_counts: negative, or",
+        ),
+        ({"support_counts": changed(st["support_counts"], 0, -1)}, "support_counts: negative"),
+        ({"guards_on": changed(on, c, 2)}, "guards_on: values other than 0/1"),
+        (
+            {
+                "guards": changed(g, slice(st["offsets"][c], st["offsets"][c + 1]), 0),
+                "guard_counts": changed(gn, c, 0),
+            },
+            "guards_on: values other than 0/1, or set for a label without guards",
+        ),
+        ({"margin_vetoes": changed(mv, (0, 0), 2)}, "margin_vetoes: values other"),
+        ({"margin_vetoes": np.ones_like(mv)}, "margin_vetoes: values other than 0/1, or set"),
+    ]
+    if unused is not None:
+        cases.append(({"guards": changed(g, (unused, 0), 0.5)}, "guards: values in a row"))
+    for i, (change, match) in enumerate(cases):
+        dst = tmp_path / f"bad{i}.npz"
+        rewrite(src, dst, **change)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(dst)
+    SOMStreamClassifier.load(src)
+    # a file from before guards: it loads, classifies without them, and starts them afresh
+    rewrite(src, tmp_path / "old.npz", format_1=True, **dict.fromkeys(_schema.names("guards")))
+    old = SOMStreamClassifier.load(tmp_path / "old.npz")
+    assert old.guards_ is None
+    old.predict_stream(X_te[:50])
+    old.partial_fit(X_te[:50], Y_te[:50].astype(np.int8))
+    assert old._state["guard_counts"].sum() >= 0 and old.guards_on_ is not None
+    SOMStreamClassifier.load(src)
+
+
+@pytest.fixture(scope="module")
+def case():
+    """A model fitted on a stream of label runs, the rest of the stream and its arrivals."""
+    return label_runs_case()
+
+
+def test_hostile_persistence_members_are_refused(case, tmp_path):
+    model, Xs, _, arrivals = case
+    m = copy.deepcopy(model)
+    m.predict_stream(Xs, arrivals=arrivals)
+    st = m._state
+    src = saved_and_read_back(m, tmp_path, _schema.names("persistence"))
+    changed = changer(st)
+    A, L = st["persist_row"].shape[0], st["persist_labels"].shape[1]
+    flags0 = np.array(st["persist_flags"])
+    flags0[1] = 0
+    labs = np.array(st["persist_labels"])
+    labs[1] = 1
+    cases = [
+        ({"persist_ring": None}, "'persist_ring' is missing"),
+        ({k: None for k in _schema.names("labelled")}, "'last_positive' is missing"),
+        ({k: None for k in _schema.names("rule")}, "'label_offsets' is missing"),
+        ({"persist_row": st["persist_row"].astype(np.float32)}, "persist_row has dtype"),
+        ({"persist_row": np.zeros(A + 1)}, "persist_row has dtype"),
+        ({"persist_labels": np.zeros((3, L + 1), np.int8)}, "persist_labels has dtype"),
+        ({"persist_flags": np.zeros(3, np.int64)}, "persist_flags has dtype"),
+        ({"persist_ring": np.zeros(199, np.uint8)}, "persist_ring has dtype"),
+        ({"persist_total": np.zeros(2, np.int64)}, "persist_total has dtype"),
+        (changed("persist_row", lambda a: a.__setitem__(0, np.inf)), "persist_row: non-finite"),
+        (changed("persist_row", lambda a: a.__setitem__(0, 1e300)), "persist_row: non-finite"),
+        (changed("persist_labels", lambda a: a.__setitem__((0, 0), -1)), "predictions other"),
+        (changed("persist_labels", lambda a: a.__setitem__((2, 0), 3)), "labels other"),
+        (changed("persist_flags", lambda a: a.__setitem__(0, 2)), "values other than 0/1"),
+        (changed("persist_ring", lambda a: a.__setitem__(0, 9)), "values other than 0/1"),
+        ({"persist_flags": flags0, "persist_labels": labs}, "a proposal for an instance"),
+        (changed("persist_total", lambda a: a.__setitem__(0, -1)), "persist_total -1"),
+        (changed("persist_total", lambda a: a.__setitem__(0, 2**60)), "beyond 2"),
+        (changed("persist_total", lambda a: a.__setitem__(0, 3)), "fewer than the ring"),
+    ]
+    for i, (change, match) in enumerate(cases):
+        dst = tmp_path / f"bad{i}.npz"
+        rewrite(src, dst, **change)
+        with pytest.raises(ValueError, match=match):
+            SOMStreamClassifier.load(dst)
+
+
+def test_a_file_from_before_persistence_loads_and_starts_the_record(case, tmp_path):
+    """A model file with labelled members but no persistence (an earlier mlsom's) loads; its
+    next labelled call starts the record, as a model's first labelled call does."""
+    model, Xs, Ys, arrivals = case
+    m = copy.deepcopy(model)
+    m.partial_fit(Xs[:20], Ys[:20])
+    src = tmp_path / "m.npz"
+    m.save(src)
+    old = tmp_path / "old.npz"
+    rewrite(src, old, format_1=True, **dict.fromkeys(_schema.names("persistence")))
+    loaded = SOMStreamClassifier.load(old)
+    assert loaded.persistence_pairs_ is None
+    loaded.predict_stream(Xs[:10])
+    loaded.partial_fit(Xs[9:10], Ys[9:10])  # prompt, but the record starts here
+    loaded.predict_stream(Xs[10:11])
+    loaded.partial_fit(Xs[10:11], Ys[10:11])  # prompt: no proposal had been made yet
+    assert loaded.persistence_pairs_ == (0, 0)
+    assert loaded._state["persist_flags"][2] == 1

@@ -1065,6 +1065,29 @@ def _column_of(a: _Attr, value: str | None) -> str:
     return f"the one-hot column of value {_show(value)} of nominal attribute {_show(a.name)}"
 
 
+class _FeatureNames:
+    """The feature columns' names in order; a name given twice is an ArffError naming both."""
+
+    def __init__(self, path):
+        self.path = path
+        self.names: list[str] = []
+        # feature name -> the attribute that gave it and its one-hot value (None: numeric)
+        self.given: dict[str, tuple[_Attr, str | None]] = {}
+
+    def add(self, name: str, a: _Attr, value: str | None) -> None:
+        if name in self.given:
+            first, first_value = self.given[name]
+            raise ArffError(
+                f"the feature name {_show(name)} is given twice: to "
+                f"{_column_of(first, first_value)} (line {first.line}) and to "
+                f"{_column_of(a, value)}; rename one of the attributes",
+                self.path,
+                a.line,
+            )
+        self.given[name] = (a, value)
+        self.names.append(name)
+
+
 class _Schema:
     """Parsing plan derived from the header and the options."""
 
@@ -1074,101 +1097,71 @@ class _Schema:
         attrs = h.attrs
         self.n_attr = len(attrs)
         self.label_idx = np.asarray(label_idx, dtype=np.intp)
-        self.label_set = label_set = frozenset(label_idx)
+        self.label_set = frozenset(label_idx)
         self.label_names = tuple(attrs[i].name for i in label_idx)
         for i in label_idx:
-            a = attrs[i]
-            if a.kind == "nominal":
-                bad = [v for v in a.values if v not in ("0", "1")]
-                if bad:
-                    raise ArffError(
-                        f"label attribute {_show(a.name)} must be nominal {{0,1}} or numeric; it "
-                        f"declares the value {_show(bad[0])}",
-                        self.path,
-                        a.line,
-                    )
-            elif a.kind != "numeric":
-                raise ArffError(
-                    f"label attribute {_show(a.name)} has type {a.kind}; labels must be nominal "
-                    "{0,1} or numeric 0/1",
-                    self.path,
-                    a.line,
-                )
+            self._check_label(attrs[i])
         # per attribute: is it parsed as a number (numeric features, all labels) or a nominal code
         self.is_code = np.zeros(self.n_attr, dtype=bool)
         self.codes: dict[int, dict[str, int]] = {}
         # value of an attribute omitted in a sparse row (Weka: 0, i.e. the first nominal value)
         self.sparse_default = np.zeros(self.n_attr)
-        feature_names: list[str] = []
-        out_num_in: list[int] = []
-        out_num_out: list[int] = []
         self.onehot: list[tuple[int, int, int]] = []  # (attribute, first out column, n values)
         self.col_attr: list[int] = []  # output column -> attribute index
-        onehot_chars = onehot_values = 0
         if budget is None and nominal == "onehot":
             budget = memory_budget()
         self.widest_onehot = 0
-        # feature name -> the attribute that gave it and its one-hot value (None: numeric)
-        named: dict[str, tuple[_Attr, str | None]] = {}
+        names, out_num_in, out_num_out = self._plan_columns(attrs, nominal, budget)
+        if not names:
+            raise ArffError("the file has no feature attribute", self.path, h.data_line)
+        self.feature_names = tuple(names)
+        self.n_out = len(names)
+        self.num_in = np.asarray(out_num_in, dtype=np.intp)
+        self.num_out = np.asarray(out_num_out, dtype=np.intp)
+        self.number_cols = np.flatnonzero(~self.is_code)
+        self.code_cols = np.flatnonzero(self.is_code)
+        self.all_numeric = not self.is_code.any()
 
-        def add_name(name: str, a: _Attr, value: str | None) -> None:
-            if name in named:
-                first, first_value = named[name]
+    def _check_label(self, a: _Attr) -> None:
+        """Refuses a label attribute that is neither nominal {0,1} nor numeric."""
+        if a.kind == "nominal":
+            bad = [v for v in a.values if v not in ("0", "1")]
+            if bad:
                 raise ArffError(
-                    f"the feature name {_show(name)} is given twice: to "
-                    f"{_column_of(first, first_value)} (line {first.line}) and to "
-                    f"{_column_of(a, value)}; rename one of the attributes",
+                    f"label attribute {_show(a.name)} must be nominal {{0,1}} or numeric; it "
+                    f"declares the value {_show(bad[0])}",
                     self.path,
                     a.line,
                 )
-            named[name] = (a, value)
-            feature_names.append(name)
+        elif a.kind != "numeric":
+            raise ArffError(
+                f"label attribute {_show(a.name)} has type {a.kind}; labels must be nominal "
+                "{0,1} or numeric 0/1",
+                self.path,
+                a.line,
+            )
 
+    def _plan_columns(
+        self, attrs: list[_Attr], nominal: str, budget
+    ) -> tuple[list[str], list[int], list[int]]:
+        """The feature columns in header order: their names, and for the numeric ones their
+        attribute and output column; the one-hot plan of the nominal ones."""
+        names = _FeatureNames(self.path)
+        out_num_in: list[int] = []
+        out_num_out: list[int] = []
+        totals = (0, 0)  # characters of the one-hot names so far, and one-hot columns
         for j, a in enumerate(attrs):
-            if j in label_set:
+            if j in self.label_set:
                 if a.kind == "nominal":
                     self.sparse_default[j] = float(a.values[0])
                 continue
             if a.kind == "numeric":
                 out_num_in.append(j)
-                out_num_out.append(len(feature_names))
-                add_name(a.name, a, None)
+                out_num_out.append(len(names.names))
+                names.add(a.name, a, None)
                 self.col_attr.append(j)
             elif a.kind == "nominal":
-                if nominal != "onehot":
-                    raise ArffError(
-                        f"feature attribute {_show(a.name)} is nominal ({len(a.values)} values); "
-                        "pass nominal='onehot' to expand it into 0/1 columns",
-                        self.path,
-                        a.line,
-                    )
-                onehot_chars += len(a.values) * (len(a.name) + 1) + sum(map(len, a.values))
-                if onehot_chars > _ONEHOT_NAME_CHARS:
-                    raise ArffError(
-                        f"nominal attribute {_show(a.name)} ({len(a.values)} values): its one-hot "
-                        f"columns would bring the feature names to over {_ONEHOT_NAME_CHARS} "
-                        "characters",
-                        self.path,
-                        a.line,
-                    )
-                onehot_values += len(a.values)
-                # a column's name, its entries in the lists and dicts below: about 200 bytes
-                check_memory(
-                    self.path,
-                    256 * onehot_values + onehot_chars,
-                    f"the names of {onehot_values} one-hot columns (nominal attribute "
-                    f"{_show(a.name)} at line {a.line} has {len(a.values)} values)",
-                    "leave nominal= at 'error'",
-                    budget=budget,
-                )
-                self.widest_onehot = max(self.widest_onehot, len(a.values))
-                self.is_code[j] = True
-                self.codes[j] = {v: float(k) for k, v in enumerate(a.values)}
-                self.codes[j]["?"] = math.nan  # ('?' cannot be a declared value)
-                self.onehot.append((j, len(feature_names), len(a.values)))
-                for v in a.values:
-                    add_name(f"{a.name}={v}", a, v)
-                    self.col_attr.append(j)
+                totals = self._plan_onehot(j, a, nominal, budget, names, totals)
             else:
                 raise ArffError(
                     f"feature attribute {_show(a.name)} has type {a.kind}, which mlsom cannot use "
@@ -1176,15 +1169,49 @@ class _Schema:
                     self.path,
                     a.line,
                 )
-        if not feature_names:
-            raise ArffError("the file has no feature attribute", self.path, h.data_line)
-        self.feature_names = tuple(feature_names)
-        self.n_out = len(feature_names)
-        self.num_in = np.asarray(out_num_in, dtype=np.intp)
-        self.num_out = np.asarray(out_num_out, dtype=np.intp)
-        self.number_cols = np.flatnonzero(~self.is_code)
-        self.code_cols = np.flatnonzero(self.is_code)
-        self.all_numeric = not self.is_code.any()
+        return names.names, out_num_in, out_num_out
+
+    def _plan_onehot(
+        self, j: int, a: _Attr, nominal: str, budget, names: _FeatureNames, totals
+    ) -> tuple[int, int]:
+        """The one-hot columns of nominal feature attribute ``j``; ``totals``: the characters of
+        the one-hot names and the one-hot columns before it, returned with its own added."""
+        if nominal != "onehot":
+            raise ArffError(
+                f"feature attribute {_show(a.name)} is nominal ({len(a.values)} values); "
+                "pass nominal='onehot' to expand it into 0/1 columns",
+                self.path,
+                a.line,
+            )
+        onehot_chars, onehot_values = totals
+        onehot_chars += len(a.values) * (len(a.name) + 1) + sum(map(len, a.values))
+        if onehot_chars > _ONEHOT_NAME_CHARS:
+            raise ArffError(
+                f"nominal attribute {_show(a.name)} ({len(a.values)} values): its one-hot "
+                f"columns would bring the feature names to over {_ONEHOT_NAME_CHARS} "
+                "characters",
+                self.path,
+                a.line,
+            )
+        onehot_values += len(a.values)
+        # a column's name, its entries in the lists and dicts below: about 200 bytes
+        check_memory(
+            self.path,
+            256 * onehot_values + onehot_chars,
+            f"the names of {onehot_values} one-hot columns (nominal attribute "
+            f"{_show(a.name)} at line {a.line} has {len(a.values)} values)",
+            "leave nominal= at 'error'",
+            budget=budget,
+        )
+        self.widest_onehot = max(self.widest_onehot, len(a.values))
+        self.is_code[j] = True
+        self.codes[j] = {v: float(k) for k, v in enumerate(a.values)}
+        self.codes[j]["?"] = math.nan  # ('?' cannot be a declared value)
+        self.onehot.append((j, len(names.names), len(a.values)))
+        for v in a.values:
+            names.add(f"{a.name}={v}", a, v)
+            self.col_attr.append(j)
+        return onehot_chars, onehot_values
 
     # ---- per-block parsing ------------------------------------------------------------------
 
@@ -1645,123 +1672,25 @@ def _fill_nan(X: np.ndarray, fill: np.ndarray) -> None:
         np.copyto(B, fill, where=np.isnan(B))
 
 
-def load_arff(
-    path: PathLike,
-    *,
-    labels: Sequence[str] | None = None,
-    label_location: tuple[Literal["first", "last"], int] | None = None,
-    xml: PathLike | None = None,
-    nominal: Literal["error", "onehot"] = "error",
-    missing: Literal["error", "mean", "zero"] = "error",
-    dtype: Any = np.float64,
-    encoding: str = "utf-8",
-    max_line_length: int = _MAX_LINE_LENGTH,
-) -> MultilabelDataset:
-    """Load a multi-label ARFF file (Mulan or MEKA convention) into memory.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The ARFF file. gzip, bzip2 and xz files (``.gz``, ``.bz2``, ``.xz``) are decompressed
-        transparently; the format is recognised by its magic bytes.
-    labels : sequence of str, optional
-        Names of the label attributes. The columns of ``Y`` follow the header order, not the
-        order of this list.
-    label_location : ("first" | "last", int), optional
-        The labels are the first or last n attributes.
-    xml : str or os.PathLike, optional
-        Mulan XML file naming the labels. Labels are matched by name; ``Y``'s column order is the
-        ARFF header order.
-    nominal : {"error", "onehot"}, default "error"
-        What to do with a nominal *feature*: raise :class:`ArffError` naming it, or expand it into
-        one 0/1 column per declared value, named ``"attribute=value"``. A name that another
-        feature column already has (a numeric attribute ``"c=x"`` beside ``c {x}``) is an
-        :class:`ArffError` naming both attributes.
-    missing : {"error", "mean", "zero"}, default "error"
-        Missing feature values (``?``): raise :class:`ArffError` naming the line and attribute,
-        or impute the column mean of the observed values (0 for a column with no observed value),
-        or 0. A missing nominal feature gives NaN in each of its one-hot columns before imputation
-        (so "mean" imputes the value frequencies). Missing labels are always an error.
-    dtype : floating dtype, default numpy.float64
-        dtype of ``X``.
-    encoding : str, default "utf-8"
-        Text encoding of the file.
-    max_line_length : int, default 10_000_000
-        The longest line accepted, in characters (after decompression and decoding); a longer
-        line raises :class:`ArffError` naming it, before it is read whole. The default is far
-        above real files (a dense row of 100,000 numbers, a sparse row of 500,000 entries) and
-        keeps the memory of reading a hostile file bounded.
-
-    Returns
-    -------
-    MultilabelDataset
-        ``X`` (n x features, ``dtype``), ``Y`` (n x labels, uint8), names, relation, source.
-
-    Raises
-    ------
-    ArffError
-        (a ``ValueError``) for a malformed file: wrong number of values in a row, a non-number in
-        a numeric column, a label value other than 0/1, an unknown attribute type, no ``@data``,
-        a sparse index out of range, a label of the XML missing from the header, a string or date
-        attribute, bytes that are not text in ``encoding``, a NUL character, a line longer than
-        ``max_line_length``, a damaged or truncated compressed file, compressed data that expands
-        over 100,000-fold (a decompression bomb: no ARFF file does), an XML file in an encoding
-        the XML parser cannot read, a path that is not a regular file (a directory, a FIFO, a
-        device), ... The message names the file and, where one applies, the line.
-    ValueError
-        for invalid options (TypeError for options of the wrong type).
-    OSError
-        ``FileNotFoundError`` if ``path`` or ``xml`` does not exist; an error of the system (a
-        symbolic link loop, a permission denied, an I/O error) names the file, and the line being
-        read.
-    MemoryError
-        before a block of rows is parsed, when the rows so far and the block would need more
-        memory than the process could get when reading started (the smallest of the physical
-        memory, ``RLIMIT_AS`` and the control group's limit, less what the process held): a
-        small file, compressed or of sparse rows or with a nominal attribute of many values
-        expanded one-hot, can stand for more rows than fit. The message names the file, the
-        estimate and the limit.
-
-    Notes
-    -----
-    Labels are taken, in this order of precedence, from ``labels=``, ``label_location=`` or
-    ``xml=`` (at most one may be given); else from a MEKA ``-C n`` in the relation name; else from
-    the Mulan XML file ``<stem>.xml`` next to the ARFF (``yeast.arff.gz`` -> ``yeast.xml``; for
-    ``scene-train.arff`` also ``scene.xml``). Label attributes must be nominal with values among
-    {0, 1}, or numeric with values 0 or 1.
-
-    Rows may be dense or sparse (``{index value, ...}``; omitted values are 0, for a nominal
-    attribute its first declared value, as in Weka). Values and names may be quoted with ``'`` or
-    ``"`` and backslash escapes; ``%`` starts a comment; blank lines are ignored; keywords and
-    type names are case-insensitive. Instance weights, string, date and relational attributes are
-    not supported.
-
-    Numbers are read as ARFF writes them: ASCII digits with an optional sign, decimal point and
-    exponent. What Python's ``float()`` accepts beyond that is an error naming the file, line and
-    attribute: ``nan`` and ``inf`` in any spelling, digit separators (``1_000``), blanks inside
-    quotes, non-ASCII digits; so is a value beyond the range of a double (``1e999``), which would
-    otherwise be read as infinity.
-
-    Files from untrusted sources: blank and comment lines cost little more than decompressing
-    them, no line longer than ``max_line_length`` is held, compressed data expanding beyond any
-    real file's ratio is refused, and only regular files are opened (a FIFO or a device could
-    block forever). The memory is that of the result, plus a bounded
-    working set; the result itself grows with the file: a small compressed file can hold millions
-    of rows, and a sparse row of a few characters stands for a full row of the matrix. Read such
-    files with :func:`iter_arff`, which holds one chunk at a time, and stop when it is enough.
-    """
-    dt = _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml)
-    budget = memory_budget()  # a small file can expand to rows beyond any memory
-    schema = _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length, budget)
-    Xs: list[np.ndarray] = []
-    Ys: list[np.ndarray] = []
-    n_rows = 0
-    # the bytes of a row at the end: the blocks and their concatenation, then the conversion to
-    # dtype and the mask of the missing values
+def _load_row_bytes(schema: _Schema, dt: np.dtype, missing: str) -> tuple[int, int]:
+    """(bytes of a row read, bytes of a row at the end of load_arff): the blocks and their
+    concatenation, then the conversion to ``dt`` and the mask of the missing values."""
     row = schema.row_bytes()
     per_row = max(2 * row, row + (dt.itemsize + 1 if dt != np.float64 else 0) * schema.n_out)
     if missing == "mean":
         per_row += schema.n_out
+    return row, per_row
+
+
+def _read_dataset(
+    schema: _Schema, path, dt: np.dtype, missing: str, encoding: str, max_line_length: int, budget
+) -> MultilabelDataset:
+    """Every data line of the file: X of ``dt`` (missing values imputed) and Y, the memory
+    checked against ``budget`` before each block."""
+    Xs: list[np.ndarray] = []
+    Ys: list[np.ndarray] = []
+    n_rows = 0
+    row, per_row = _load_row_bytes(schema, dt, missing)
     work = schema.block_bytes(schema.block_rows(_LOAD_BLOCK_LINES))
 
     def before(n_lines: int) -> None:
@@ -1811,6 +1740,105 @@ def load_arff(
         relation=schema.header.relation,
         source=os.fspath(path),
     )
+
+
+def load_arff(
+    path: PathLike,
+    *,
+    labels: Sequence[str] | None = None,
+    label_location: tuple[Literal["first", "last"], int] | None = None,
+    xml: PathLike | None = None,
+    nominal: Literal["error", "onehot"] = "error",
+    missing: Literal["error", "mean", "zero"] = "error",
+    dtype: Any = np.float64,
+    encoding: str = "utf-8",
+    max_line_length: int = _MAX_LINE_LENGTH,
+) -> MultilabelDataset:
+    """Load a multi-label ARFF file (Mulan or MEKA convention) into memory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ARFF file. gzip, bzip2 and xz files (``.gz``, ``.bz2``, ``.xz``) are decompressed
+        transparently; the format is recognised by its magic bytes.
+    labels : sequence of str, optional
+        Names of the label attributes. The columns of ``Y`` follow the header order, not the
+        order of this list.
+    label_location : ("first" | "last", int), optional
+        The labels are the first or last n attributes.
+    xml : str or os.PathLike, optional
+        Mulan XML file naming the labels. Labels are matched by name; ``Y``'s column order is the
+        ARFF header order.
+    nominal : {"error", "onehot"}, default "error"
+        What to do with a nominal *feature*: raise :class:`ArffError` naming it, or expand it into
+        one 0/1 column per declared value, named ``"attribute=value"``. A name that another
+        feature column already has (a numeric attribute ``"c=x"`` beside ``c {x}``) is an
+        :class:`ArffError` naming both attributes.
+    missing : {"error", "mean", "zero"}, default "error"
+        Missing feature values (``?``): raise :class:`ArffError` naming the line and attribute,
+        or impute the column mean of the observed values (0 for a column with no observed value),
+        or 0. A missing nominal feature gives NaN in each of its one-hot columns before imputation
+        (so "mean" imputes the value frequencies). Missing labels are always an error.
+    dtype : floating dtype, default numpy.float64
+        dtype of ``X``.
+    encoding : str, default "utf-8"
+        Text encoding of the file.
+    max_line_length : int, default 10_000_000
+        The longest line accepted, in characters (after decompression and decoding); a longer
+        line raises :class:`ArffError` naming it, before it is read whole. The default is far
+        above real files (a dense row of 100,000 numbers, a sparse row of 500,000 entries).
+
+    Returns
+    -------
+    MultilabelDataset
+        ``X`` (n x features, ``dtype``), ``Y`` (n x labels, uint8), names, relation, source.
+
+    Raises
+    ------
+    ArffError
+        (a ``ValueError``) for a malformed file: a row of the wrong length, a non-number in a
+        numeric column, a label other than 0/1, an unknown, string or date attribute, no
+        ``@data``, a sparse index out of range, a label of the XML missing from the header,
+        bytes that are not text in ``encoding``, a NUL character, a line longer than
+        ``max_line_length``, a damaged or truncated compressed file or one that expands over
+        100,000-fold, an XML file in an encoding the XML parser cannot read, a path that is not
+        a regular file (a directory, a FIFO, a device), ... It names the file and, where one
+        applies, the line.
+    ValueError
+        for invalid options (TypeError for options of the wrong type).
+    OSError
+        ``FileNotFoundError`` if ``path`` or ``xml`` does not exist; an error of the system (a
+        symbolic link loop, a permission denied, an I/O error) names the file and the line.
+    MemoryError
+        before a block of rows is parsed, when the rows so far and the block would need more
+        memory than the process could get when reading started (the smallest of the physical
+        memory, ``RLIMIT_AS`` and the control group's limit, less what the process held). The
+        message names the file, the estimate and the limit.
+
+    Notes
+    -----
+    Labels are taken, in this order of precedence, from ``labels=``, ``label_location=`` or
+    ``xml=`` (at most one may be given); else from a MEKA ``-C n`` in the relation name; else from
+    the Mulan XML file ``<stem>.xml`` next to the ARFF (``yeast.arff.gz`` -> ``yeast.xml``; for
+    ``scene-train.arff`` also ``scene.xml``). Label attributes must be nominal with values among
+    {0, 1}, or numeric with values 0 or 1.
+
+    Rows may be dense or sparse (``{index value, ...}``; omitted values are 0, for a nominal
+    attribute its first declared value, as in Weka). Values and names may be quoted with ``'`` or
+    ``"`` and backslash escapes; ``%`` starts a comment; blank lines are ignored; keywords and
+    type names are case-insensitive. Instance weights, string, date and relational attributes are
+    not supported. Numbers are read as ARFF writes them (ASCII digits, sign, point, exponent):
+    ``nan`` and ``inf`` in any spelling, ``1_000``, blanks inside quotes, non-ASCII digits and
+    values beyond the range of a double (``1e999``) are errors naming the file, line and attribute.
+
+    Files from untrusted sources: docs/datasets.md says what the reader guards against. The
+    result grows with the file (a small compressed file can hold millions of rows): read such
+    files with :func:`iter_arff`, which holds one chunk at a time, and stop when it is enough.
+    """
+    dt = _check_options(path, nominal, missing, dtype, encoding, max_line_length, xml)
+    budget = memory_budget()  # a small file can expand to rows beyond any memory
+    schema = _prepare(path, labels, label_location, xml, nominal, encoding, max_line_length, budget)
+    return _read_dataset(schema, path, dt, missing, encoding, max_line_length, budget)
 
 
 class ArffChunkIterator(Iterator[tuple[np.ndarray, np.ndarray]]):

@@ -37,7 +37,7 @@ import math
 import numbers
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -356,77 +356,42 @@ def moa_spherical(
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Spherical multi-label stream with moving kernels (MOA ``RandomRBFGeneratorEvents`` style).
 
-    ``n_classes`` hyperspherical kernels of common radius r, one per label, with equal weights. An
-    instance is drawn inside a kernel chosen uniformly, at a distance U[0, r) from its centre in a
-    direction given by uniform hyperspherical angles (MOA's sampling: mass concentrated near the
-    centre). Its label set is every kernel whose sphere contains it *at that time*, so overlapping
-    spheres give multi-label instances and the generating kernel is always included.
-
-    Every 10 instances each kernel takes one movement step of length 0.1 / ``shift_every``: kernels
-    travel 0.01 every ``shift_every`` instances, in straight legs towards destinations drawn from
-    U[0, 1)^d, redirected when a step would push the sphere out of the unit cube. This is the
-    paper's "clusters smoothly displaced after sd instances" with sd = ``shift_every``. The drift
-    is continuous: there are no drift points, but ``info["centers"]`` gives the kernel positions at
-    every step.
+    ``n_classes`` kernels of common radius r, one per label, moving in straight legs: an instance
+    is drawn inside a kernel chosen uniformly and carries every label whose sphere contains it at
+    its time. The model, its calibration and its variants: docs/datasets.md ("moa_spherical").
 
     Parameters
     ----------
-    n_classes : int
-        K, the number of kernels and labels (>= 1; 2 with ``rotate``).
-    n_features : int
-        d, the dimension (>= 2; 2 with ``rotate``).
+    n_classes, n_features : int
+        K, the number of kernels and labels (>= 1), and d, the dimension (>= 2); 2 with ``rotate``.
     n_instances : int
         Instances generated (before dropping unlabelled noise points, if any).
     shift_every : float or None
         V, instances per 0.01 of kernel travel (MOA's ``speed``). None or ``inf``: static kernels.
     seed : int, SeedSequence, Generator or None, default=0
-        Root of three child streams: kernel placement; per-instance numbers, one row of uniforms
-        per instance (kernel choice, radius fraction, d - 1 angles, then noise flag and noise
-        point if ``noise_level > 0``), so that a longer stream extends a shorter one with the same
-        radius; one destination stream per kernel.
-    radius : float, optional
-        Common kernel radius. If None it is calibrated (see ``target_cardinality``).
-    target_cardinality : float, optional
-        Label cardinality wanted on the first ``calib_fraction`` of the stream (the paper's z,
-        measured on the labelled set D_tr). Required when ``radius`` is None: r is found by
-        bisection on [0.02, 0.45] ([0.01, 0.5 - orbit_radius] with ``rotate``) with common random
-        numbers (the same draws for every trial radius; kernel centres are placed with the affine
-        map c = r + (1 - 2r) U, which makes the cardinality a smooth function of r), until the
-        cardinality is within 0.005 of the target. A target out of reach on [0.02, 0.45], or that
-        the bisection does not come within 0.005 of (a prefix too short to resolve it), raises a
-        ``ValueError``.
+        Root of three child streams: kernel placement; one row of uniforms per instance (so that
+        a longer stream extends a shorter one with the same radius); one of destinations per kernel.
+    radius, target_cardinality : float, optional
+        The common kernel radius; or, when it is None, the label cardinality wanted on the first
+        ``calib_fraction`` of the stream (the paper's z on D_tr): r is bisected on [0.02, 0.45]
+        ([0.01, 0.5 - orbit_radius] with ``rotate``) until within 0.005 of it, else ValueError.
     calib_fraction : float, default=0.1
-        Fraction of the stream (a prefix of round(calib_fraction * n) instances) used for the
-        calibration.
+        The calibration prefix: round(calib_fraction * n) instances.
     rotate : bool, default=False
-        MOA-Spher-2C-2A variant (our design; MOA has no rotation option): two kernels on a circle of
-        radius ``orbit_radius`` about (0.5, 0.5), counter-rotating at an arc speed of 0.01 per
-        ``shift_every`` instances (angle w t with w = 0.01 / (orbit_radius V), updated every 10
-        instances): c_1 = o + rho (cos wt, sin wt), c_2 = o + rho (cos(pi - wt), sin(pi - wt)).
-        Their distance 2 rho |cos wt| oscillates: they move close and away from each other.
+        MOA-Spher-2C-2A variant (our design): two kernels counter-rotating on a circle of radius
+        ``orbit_radius`` about (0.5, 0.5), at an arc speed of 0.01 per ``shift_every`` instances.
     orbit_radius : float, default=0.2
-        rho of the rotating variant; ``orbit_radius + radius <= 0.5`` keeps the spheres inside the
-        unit square.
+        rho of the rotating variant; ``orbit_radius + radius <= 0.5``.
     noise_level : float, default=0.0
-        Probability that an instance is a uniform noise point in [0, 1)^d instead (MOA's default is
-        0.1). A noise point gets the labels of the spheres that contain it.
+        Probability that an instance is a uniform noise point in [0, 1)^d (MOA's default is 0.1),
+        labelled by the spheres that contain it.
     drop_unlabeled : bool, default=True
         Drop noise points that fall in no sphere (the only instances that can have no label).
     placement : {"uniform", "pairs"}, default="uniform"
-        Where the kernels start. "uniform": every centre uniform in [r, 1 - r]^d, independently.
-        "pairs": the kernels come in pairs of near-coincident spheres (kernels 2i and 2i + 1 of a
-        random assignment of labels to kernels; the last one is single when K is odd): a pair's
-        centres are a apart, a uniform in ``pair_offset``, along a uniform direction,
-        symmetric about a midpoint. The G groups (the pairs and the single kernel) are
-        stratified: in each feature a random permutation gives each group one of G equal strata
-        of the interval that keeps its spheres inside the unit cube, and the group's midpoint is
-        uniform in its strata. The kernels then move independently, as with "uniform". The
-        pairs' draws (label assignment, offset fractions, directions, strata) come from a fourth
-        child stream of ``seed``, so the three others are those of "uniform". Not with
-        ``rotate``. The registry's MOA-Spher streams use it (``docs/datasets.md``).
+        Each centre uniform in [r, 1 - r]^d, or pairs of near-coincident spheres stratified over
+        the cube (the registry's streams), drawn from a fourth child stream. Not with ``rotate``.
     pair_offset : (float, float), default=(0.1, 0.2)
-        "pairs" placement: the range [lo, hi] of a, the distance between a pair's centres
-        (0 <= lo <= hi; at most 1 - 2r is used, so that both spheres fit in the cube).
+        "pairs": the range [lo, hi] of the distance between a pair's centres (at most 1 - 2r).
 
     Returns
     -------
@@ -435,25 +400,12 @@ def moa_spherical(
     Y : ndarray of shape (n, n_classes), uint8
         Label k is 1 iff the instance lies within r of kernel k at its time.
     info : dict
-        ``radius``; ``calibration`` (dict with target, achieved, n_calibration, iterations, bracket;
-        None if the radius was given); ``centers`` ((n_instances // 10 + 1, K, d): kernel centres
-        after each movement step; instance t = 1, 2, ... uses ``centers[t // 10]``); ``step_of``
-        (n,): that index for every returned instance; ``kernel`` (n,): the generating kernel, -1
-        for a noise point; ``source_index`` (n,): position among the generated instances;
-        ``shift_every``, ``rotate``, ``orbit_radius``, ``omega`` (rad per instance, rotating
-        variant) and ``meeting_times`` (instances at which the rotating kernels coincide).
-
-    See Also
-    --------
-    read_multilabel : Read et al.'s meta multi-label generator.
-
-    Notes
-    -----
-    Follows ``docs/protocol.md`` section 1.3. Kernel placement c ~ U[r, 1 - r]^d
-    (``placement="uniform"``) is MOA's rejection sampling in distribution; ``placement="pairs"``
-    is calibrated on the paper's streams, which have pairs of near-coincident kernels. The
-    cardinality of the whole stream drifts with the kernels: it is the first ``calib_fraction``
-    that matches the target.
+        ``radius``; ``calibration`` (target, achieved, n_calibration, iterations, bracket; None if
+        the radius was given); ``centers`` ((n_instances // 10 + 1, K, d): instance t = 1, 2, ...
+        uses ``centers[t // 10]``); per instance ``step_of`` (that index), ``kernel`` (-1: noise)
+        and ``source_index``; ``shift_every``, ``rotate``, ``placement``; ``pair_offset`` and
+        ``pairs`` ("pairs"); ``orbit_radius``, ``omega`` (rad per instance) and
+        ``meeting_times`` (rotating).
 
     Examples
     --------
@@ -466,6 +418,29 @@ def moa_spherical(
     >>> bool(Y.sum(axis=1).min() >= 1)
     True
     """
+    K, d, n, V = _check_spherical_sizes(n_classes, n_features, n_instances, shift_every)
+    calib_fraction = check_float("calib_fraction", calib_fraction, low=0.0, high=1.0, low_open=True)
+    noise_level = check_float("noise_level", noise_level, low=0.0, high=1.0)
+    rotate = bool(rotate)
+    pair_offset = _check_placement(placement, pair_offset, rotate)
+    orbit_radius, bounds = _check_rotation(K, d, V, rotate, orbit_radius)
+    radius, target_cardinality = _check_spherical_radius(
+        radius, target_cardinality, K, orbit_radius if rotate else None
+    )
+    omega = _rotation_speed(orbit_radius, V, n) if rotate else None
+    _check_spherical_memory(n, K, d)
+    draws = _SphericalDraws(seed_sequence(seed), K, d, n, noise_level, placement)
+    motion = (V, rotate, orbit_radius, pair_offset)
+    calibration = None
+    if radius is None:
+        radius, calibration = _calibrate_radius(
+            draws, motion, n, calib_fraction, target_cardinality, bounds, drop_unlabeled
+        )
+    return _spherical_stream(draws, radius, motion, n, omega, calibration, drop_unlabeled)
+
+
+def _check_spherical_sizes(n_classes, n_features, n_instances, shift_every):
+    """(K, d, n, V) of moa_spherical, checked; V is ``inf`` for static kernels."""
     K = check_int("n_classes", n_classes, low=1)
     d = check_int("n_features", n_features, low=2)
     n = check_int("n_instances", n_instances, low=1)
@@ -475,42 +450,44 @@ def moa_spherical(
         V = math.inf
     else:
         V = check_float("shift_every", shift_every, low=0.0, low_open=True)
-    calib_fraction = check_float("calib_fraction", calib_fraction, low=0.0, high=1.0, low_open=True)
-    noise_level = check_float("noise_level", noise_level, low=0.0, high=1.0)
-    rotate = bool(rotate)
+    return K, d, n, V
+
+
+def _check_placement(placement, pair_offset, rotate):
+    """``pair_offset``, checked when ``placement`` is "pairs" (else as given)."""
     check_option("placement", placement, {"uniform", "pairs"})
     if placement == "pairs":
         pair_offset = _check_pair_offset(pair_offset, rotate)
-    if rotate:
-        if K != 2 or d != 2:
-            raise ValueError(f"rotate=True needs n_classes=2 and n_features=2, got {K} and {d}")
-        if not math.isfinite(V):
-            raise ValueError("rotate=True needs a finite shift_every (the rotation speed)")
-        orbit_radius = check_float("orbit_radius", orbit_radius, low=0.0, high=0.5, low_open=True)
-        r_lo, r_hi = 0.01, 0.5 - orbit_radius
-    else:
-        r_lo, r_hi = 0.02, 0.45
-    radius, target_cardinality = _check_spherical_radius(
-        radius, target_cardinality, K, orbit_radius if rotate else None
-    )
-    omega = _rotation_speed(orbit_radius, V, n) if rotate else None
+    return pair_offset
+
+
+def _check_rotation(K, d, V, rotate, orbit_radius):
+    """(orbit_radius, the radii the calibration searches): the rotating variant's sizes and
+    speed checked (``orbit_radius`` is as given when the kernels do not rotate)."""
+    if not rotate:
+        return orbit_radius, (0.02, 0.45)
+    if K != 2 or d != 2:
+        raise ValueError(f"rotate=True needs n_classes=2 and n_features=2, got {K} and {d}")
+    if not math.isfinite(V):
+        raise ValueError("rotate=True needs a finite shift_every (the rotation speed)")
+    orbit_radius = check_float("orbit_radius", orbit_radius, low=0.0, high=0.5, low_open=True)
+    return orbit_radius, (0.01, 0.5 - orbit_radius)
+
+
+def _check_spherical_memory(n, K, d):
+    """Refuses sizes whose stream, draws and kernel positions exceed what memory holds."""
     check_allocation(
         ("n_instances", "n_classes", "n_features"),
         (n, K, d),
         _spherical_nbytes(n, K, d),
         "the stream, its per-instance draws and the kernel positions",
     )
-    root = seed_sequence(seed)
-    draws = _SphericalDraws(root, K, d, n, noise_level, placement)
+
+
+def _spherical_stream(draws, radius, motion, n, omega, calibration, drop_unlabeled):
+    """(X, Y, info) of moa_spherical once the radius is known."""
+    V, rotate, orbit_radius, pair_offset = motion
     n_steps = n // _STEP_EVERY
-
-    calibration = None
-    if radius is None:
-        motion = (V, rotate, orbit_radius, pair_offset)
-        radius, calibration = _calibrate_radius(
-            draws, motion, n, calib_fraction, target_cardinality, (r_lo, r_hi), drop_unlabeled
-        )
-
     centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius, pair_offset)
     X, Yb = _spherical_sample(draws, radius, centers, n)
     kernel = np.where(draws.noise, -1, draws.kernel)
@@ -527,12 +504,12 @@ def moa_spherical(
         "source_index": source,
         "shift_every": V,
         "rotate": rotate,
-        "placement": placement,
+        "placement": draws.placement,
     }
-    if placement == "pairs":
+    if draws.placement == "pairs":
         info["pair_offset"] = pair_offset
         sl = draws.slot_label
-        info["pairs"] = [(int(sl[2 * i]), int(sl[2 * i + 1])) for i in range(K // 2)]
+        info["pairs"] = [(int(sl[2 * i]), int(sl[2 * i + 1])) for i in range(len(sl) // 2)]
     if rotate:
         info["orbit_radius"] = float(orbit_radius)
         info["omega"] = omega
@@ -1456,8 +1433,9 @@ class _ReadDraws:
         return Y
 
 
-def _check_read_memory(n, L, A, S, n_map, transitions, remap):
+def _check_read_memory(size, n_map, transitions, remap):
     """Refuse sizes whose arrays cannot fit, naming the parameters that size each group."""
+    n, L, A, S = size.n, size.L, size.A, len(size.fractions)
     # per instance: raw label-set draws (2L), the sampler's (n, L) temporaries, the label sets,
     # the class-conditional base instances (two, drawn in batches) and the feature-mapped X
     per_row = nbytes_of(n, 8 * 2 * L + 8 * 4 * L + L + 8 * 6 * A + 48)
@@ -1512,80 +1490,45 @@ def read_multilabel(
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Read et al.'s meta multi-label stream with the paper's four-sub-stream drift.
 
-    Label model (MOA ``MetaMultilabelGenerator``, 2012 algorithm): priors p_j ~ U[0, 1) rescaled to
-    sum z (clipped at 1); each label pair is dependent with probability ``dependency``, and a
-    dependent pair takes, by a fair coin, the "mutual exclusion" bound max(0, p_j + p_k - 1) or the
-    "co-occurrence" bound min(1, p_k / p_j) as its conditional, independent pairs p(y_k | y_j) =
-    p(y_k) ("high if p(y_k) is high"). A label set is drawn by picking a first label from the
-    normalised priors, then visiting the other labels in random order and switching label j on with
-    probability prod_{l on} Q[j, l]; every set is non-empty.
-
-    Features: each attribute a is attached to a label combination S_a, taken from the most frequent
-    label sets of 100,000 draws; an instance takes attribute a from a positive (class 1) instance of
-    the base stream when S_a is a subset of its label set, from a negative (class 0) one otherwise.
-
-    Drift (the paper): the stream is cut into len(drift_fractions) sub-streams at
-    b_s = floor(s n / S + 1/2); in sub-stream s a fraction f_s of the L (L - 1) conditional
-    probabilities p(y_k | y_j) is redrawn from N(p(y_k), sigma^2) (clipped to [0, 1]). The
-    defaults (0, 0.1, 0.1, 0.3) are the paper's: 10 % in the second and third sub-streams, 30 % in
-    the fourth.
+    MOA's ``MetaMultilabelGenerator`` (label priors and pairwise dependencies; each attribute
+    from a positive or a negative instance of a binary base stream, by the label set) over
+    ``len(drift_fractions)`` sub-streams, in each of which a fraction f_s of the conditionals
+    p(y_k | y_j) is redrawn from N(p(y_k), sigma^2). The model: docs/datasets.md
+    ("read_multilabel").
 
     Parameters
     ----------
     base : {"waveform", "random_tree", "hyperplane", "rbf"} or generator object
-        The binary base stream: :class:`WaveformGenerator` (two classes),
+        The binary base stream (:class:`WaveformGenerator` of two classes,
         :class:`RandomTreeGenerator`, :class:`HyperplaneGenerator`, :class:`RandomRBFGenerator`,
-        built with ``n_features`` attributes and a seed derived from ``seed``; or any object with
-        ``n_features`` and ``sample(n, random_state) -> (X, y)``.
-    n_labels : int
-        L (2 to 1,000: the label-set sampler costs n L**2 operations).
-    n_features : int
-        A, the base stream's number of attributes (the paper: 21, 30, 10, 80; waveform: 21 or 40).
+        seeded from ``seed``), or an object with ``n_features`` and ``sample(n, random_state)``.
+    n_labels, n_features, n_instances : int
+        L (2 to 1,000: the sampler costs n L**2 operations), the base stream's attributes A (the
+        paper: 21, 30, 10, 80; waveform: 21 or 40) and the stream's length n.
     z : float
-        MOA's ``labelCardinality`` option (0 < z <= L), used as is when ``target_cardinality`` is
-        None. The realised cardinality differs from it (MOA's Q is not a consistent conditional
-        table).
-    n_instances : int
-        Stream length n.
+        MOA's ``labelCardinality`` (0 < z <= L), used as is when ``target_cardinality`` is None.
     drift_fractions : sequence of float, default=(0.0, 0.1, 0.1, 0.3)
-        f_s per sub-stream, in [0, 1]; its length is the number of sub-streams (at most
-        ``n_instances``, so that no sub-stream is empty).
+        f_s per sub-stream, in [0, 1] (the paper's); at most ``n_instances`` sub-streams.
     seed : int, SeedSequence, Generator or None, default=0
-        Root of the random streams (derived with SeedSequence.spawn): meta (priors, flags, coins,
-        feature-map draws, slot shuffle), base model, base instances, one drift stream and one
-        label-set stream per sub-stream, sigmoid transitions.
-    dependency : float, default=0.25
-        u, probability that a label pair is dependent (MOA's ``labelDependency``).
-    sigma : float, default=1.0
-        Standard deviation of the Gaussian redraws.
+        Root of the random streams: meta, base model, base instances, one drift and one label-set
+        stream per sub-stream, sigmoid transitions.
+    dependency, sigma : float, default=0.25, 1.0
+        The probability that a label pair is dependent; the deviation of the Gaussian redraws.
     drift_mode : {"gaussian", "moa"}, default="gaussian"
-        "gaussian": the paper's redraw of f_s L (L - 1) ordered pairs (k, j), chosen uniformly
-        without replacement; priors unchanged. "moa": MOA's ``labelDependencyRatioChange``
-        semantics -- each prior redrawn from U[0, 1) with probability f_s (not rescaled), each
-        dependency flag toggled with probability f_s, coins redrawn, Q rebuilt.
-    cumulative : bool, default=False
-        False: each sub-stream's concept starts from the undrifted one (sub-streams 2 and 3 both
-        differ from the first in 10 % of the entries, different entries). True: from the previous
-        sub-stream's.
-    remap_features : bool, default=False
-        False: one feature map (from the undrifted concept) for the whole stream, so only p(Y)
-        drifts, which is what the paper describes. True: each sub-stream recomputes the map from its
-        own concept (what chaining MOA generators would do).
+        The paper's redraw of f_s L (L - 1) ordered pairs (k, j), or MOA's
+        ``labelDependencyRatioChange`` (priors redrawn, dependency flags toggled).
+    cumulative, remap_features : bool, default=False
+        Each sub-stream's concept drifts from the previous one's, and its feature map follows its
+        own concept (else both come from the undrifted concept).
     transition_width : float, default=0
-        0: abrupt switches at the boundaries. w > 0: MOA ``ConceptDriftStream`` mixing; instance t
-        comes from the concept after boundary b with probability 1 / (1 + exp(-4 (t - b) / w)).
+        0: abrupt switches at the boundaries; w > 0: MOA's ``ConceptDriftStream`` sigmoid.
     target_cardinality : float, optional
-        If given, z_param (the z used to scale the priors) is calibrated by bisection on (0, L] so
-        that the label cardinality of the first ``calib_fraction`` of the stream is within 0.01 of
-        this value, with common random numbers (all raw draws fixed, only the prior rescaling
-        varies). If the dependency structure makes the target unreachable (floor or ceiling), the
-        next sub-seed is tried, up to ``max_attempts`` times; ``info["attempt"]`` records it.
-    calib_fraction : float, default=0.1
-        Size of the calibration prefix (the paper's labelled set D_tr is the first 10 %).
-    n_map_samples : int, default=100_000
-        Label sets drawn to build the feature map (MOA: 100,000).
-    max_attempts : int, default=20
-        Sub-seeds tried by the calibration (at most 100: each draws the whole stream again).
+        If given, z_param is bisected on (0, L] until the first ``calib_fraction`` (default 0.1)
+        of the stream has this cardinality within 0.01, trying up to ``max_attempts`` sub-seeds
+        (default 20, at most 100; ``info["attempt"]``).
+    calib_fraction, n_map_samples, max_attempts : optional
+        The calibration prefix, the label sets drawn for the feature map (default 100,000) and
+        the sub-seeds tried.
 
     Returns
     -------
@@ -1595,27 +1538,12 @@ def read_multilabel(
     info : dict
         ``boundaries`` (S + 1 ints, b_0 = 0 ... b_S = n); ``drift_points`` (b_1 ... b_{S-1});
         ``concept`` (n,) int32, the sub-stream whose concept generated each instance; ``priors``
-        ((S, L) per concept) and ``conditional`` ((S, L, L) matrices Q, Q[k, j] = p(y_k | y_j));
-        ``conditional_undrifted`` ((L, L) Q_0); ``redrawn_pairs`` (per sub-stream, an (m_s, 2)
-        array of the (k, j) entries redrawn from the undrifted Q; None with ``drift_mode="moa"``);
-        ``dependency`` ((L, L) bool, upper triangle);
-        ``feature_maps`` ((S, A, L) bool, S_a per concept); ``z_param``; ``attempt``;
-        ``calibration`` (dict or None); ``cardinality_per_substream`` (S,); ``base`` (the base
-        generator object).
-
-    See Also
-    --------
-    moa_spherical : spherical streams with moving clusters.
-
-    Notes
-    -----
-    ``docs/protocol.md`` sections 2.1-2.3. Deviations from MOA, all distribution-preserving unless
-    said:
-    coins are drawn for every pair (MOA draws them for dependent pairs only); the priors are the
-    closed-form limit of MOA's rescaling loop; class-c base instances are the class-c
-    sub-sequences of one i.i.d. stream rather than MOA's bounded queues. The calibration prefix is
-    the stream's own first instances, not a separate Monte-Carlo sample, so the prefix cardinality
-    matches the target exactly up to the tolerance.
+        ((S, L)) and ``conditional`` ((S, L, L) Q, Q[k, j] = p(y_k | y_j)) per concept;
+        ``conditional_undrifted`` ((L, L) Q_0); ``redrawn_pairs`` (per sub-stream, the (m_s, 2)
+        entries (k, j) redrawn; None with ``drift_mode="moa"``); ``dependency`` ((L, L) bool,
+        upper triangle); ``feature_maps`` ((S, A, L) bool, S_a per concept); ``z_param``;
+        ``attempt``; ``calibration`` (dict or None); ``cardinality_per_substream`` (S,);
+        ``base`` (the base generator object).
 
     Examples
     --------
@@ -1629,27 +1557,81 @@ def read_multilabel(
     >>> bool(abs(Y[:1000].sum(axis=1).mean() - 1.68) <= 0.01)
     True
     """
+    size = _check_read_sizes(n_labels, n_features, z, n_instances, drift_fractions)
+    drift = _check_read_drift(dependency, sigma, drift_mode, cumulative, transition_width)
+    sampling = _check_read_sampling(
+        calib_fraction, n_map_samples, max_attempts, target_cardinality, size.L
+    )
+    if isinstance(base, str):
+        check_option("base", base, _BASES)
+    _check_read_memory(size, sampling.n_map_samples, drift.width > 0, bool(remap_features))
+    return _read_stream(base, seed, size, drift, sampling, remap_features)
+
+
+class _ReadSizes(NamedTuple):
+    """read_multilabel's sizes, checked."""
+
+    L: int  # labels
+    A: int  # attributes
+    n: int  # instances
+    z: float
+    fractions: list[float]  # the drift fraction of each sub-stream
+
+
+class _ReadDrift(NamedTuple):
+    """read_multilabel's drift, checked."""
+
+    dependency: float
+    sigma: float
+    mode: str
+    cumulative: Any  # (its truth value taken when the concepts are drawn)
+    width: float  # of the transitions
+
+
+class _ReadSampling(NamedTuple):
+    """read_multilabel's calibration and feature-map sample, checked."""
+
+    calib_fraction: float
+    n_map_samples: int
+    max_attempts: int
+    target: float | None
+
+
+def _check_read_sizes(n_labels, n_features, z, n_instances, drift_fractions):
+    """The sizes of read_multilabel, checked in the order of its parameters."""
     L = check_int("n_labels", n_labels, low=2, high=_MAX_READ_LABELS)
     A = check_int("n_features", n_features, low=1)
     n = check_int("n_instances", n_instances, low=1)
     z = check_float("z", z, low=0.0, high=L, low_open=True)
-    fractions = _check_drift_fractions(drift_fractions, n)
-    S = len(fractions)
+    return _ReadSizes(L, A, n, z, _check_drift_fractions(drift_fractions, n))
+
+
+def _check_read_drift(dependency, sigma, drift_mode, cumulative, transition_width):
+    """The drift of read_multilabel, checked in the order of its parameters."""
     dependency = check_float("dependency", dependency, low=0.0, high=1.0)
     sigma = check_float("sigma", sigma, low=0.0)
     check_option("drift_mode", drift_mode, {"gaussian", "moa"})
     transition_width = check_float("transition_width", transition_width, low=0.0)
+    return _ReadDrift(dependency, sigma, drift_mode, cumulative, transition_width)
+
+
+def _check_read_sampling(calib_fraction, n_map_samples, max_attempts, target_cardinality, L):
+    """The calibration and feature-map sample of read_multilabel, checked in the order of its
+    parameters (``target_cardinality`` last, up to ``L``)."""
     calib_fraction = check_float("calib_fraction", calib_fraction, low=0.0, high=1.0, low_open=True)
     n_map_samples = check_int("n_map_samples", n_map_samples, low=1)
     max_attempts = check_int("max_attempts", max_attempts, low=1, high=_MAX_ATTEMPTS)
     if target_cardinality is not None:
         target_cardinality = check_float("target_cardinality", target_cardinality, low=1.0, high=L)
-    if isinstance(base, str):
-        check_option("base", base, _BASES)
-    _check_read_memory(n, L, A, S, n_map_samples, transition_width > 0, bool(remap_features))
+    return _ReadSampling(calib_fraction, n_map_samples, max_attempts, target_cardinality)
 
+
+def _read_stream(base, seed, size, drift, sampling, remap_features):
+    """(X, Y, info) of read_multilabel from its checked arguments."""
+    L, A, n, z, fractions = size
+    S = len(fractions)
     boundaries = np.array([_round_half_up(s * n / S) for s in range(S + 1)], dtype=np.int64)
-    n_cal = max(1, _prefix_size(calib_fraction, n))
+    n_cal = max(1, _prefix_size(sampling.calib_fraction, n))
     root = seed_sequence(seed)
 
     def draws(attempt):
@@ -1660,21 +1642,23 @@ def read_multilabel(
             n,
             fractions,
             boundaries,
-            dependency,
-            sigma,
-            drift_mode,
-            bool(cumulative),
-            transition_width,
-            n_map_samples,
+            drift.dependency,
+            drift.sigma,
+            drift.mode,
+            bool(drift.cumulative),
+            drift.width,
+            sampling.n_map_samples,
         )
 
     stream, z_param, calibration, attempt = _calibrated_draws(
-        draws, z, target_cardinality, n_cal, L, max_attempts, seed
+        draws, z, sampling.target, n_cal, L, sampling.max_attempts, seed
     )
     model, concept = stream.model, stream.concept
     (p0, Q0), concepts = model.concepts(z_param)
     Yb = stream.label_sets(z_param)
-    maps = _read_feature_maps(stream, p0, Q0, concepts, A, remap_features, n_map_samples, L)
+    maps = _read_feature_maps(
+        stream, p0, Q0, concepts, A, remap_features, sampling.n_map_samples, L
+    )
     base_gen = _make_base(base, A, stream.base_model_ss)
     X_neg, X_pos = _base_by_class(base_gen, n, stream.base_instance_ss)
     X = np.empty((n, A))
