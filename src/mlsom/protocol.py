@@ -51,6 +51,15 @@ methods without ``partial_fit`` (MINAS-BR) are run as without it. With ``label_f
 incremental ones learn every label right after predicting its row). With 0, an online method's
 run is exactly that of None; with 1 and delay 0, every method is tested then trained on each row.
 
+Scaling (``scale``): None, the default, gives every method the features as they are (the paper
+says nothing of scaling). ``scale="minmax_on_train"`` scales each feature with the training set's
+minimum and range, fitted on the training set alone, applied to it and to each chunk of the test
+stream: the numbers :func:`mlsom.datasets.minmax_scale` gives (docs/your-data.md).
+
+Each result's ``info`` records the windows, the stream's own info, the scaling (``"scale"``, when
+one is used), the label setting (``"labels"``) and, for mlsom, the grid side d the fitted model
+uses (``"fitted_grid_size"``: the choice of ``grid_size="auto"``, or the d given).
+
 Timing: ``fit_seconds`` is the time spent in ``fit``, ``stream_seconds`` the time spent in the
 method's calls on the test stream (evaluation overhead excluded), ``instances_per_second`` their
 ratio to the test rows.
@@ -79,6 +88,7 @@ from ._validation import (
     describe,
 )
 from ._windows import WindowAccumulator, check_window_memory, fixed_edges, window_edges
+from .datasets._preprocess import MinMaxScaling, check_scale
 
 __all__ = ["KINDS", "evaluate", "evaluate_many"]
 
@@ -129,7 +139,7 @@ def _is_array_pair(stream):
 class _Source:
     """The training set and the test stream in chunks of at most ``chunk_size`` rows."""
 
-    def __init__(self, stream, X_train, Y_train, n_test, chunk_size):
+    def __init__(self, stream, X_train, Y_train, n_test, chunk_size, scale=None):
         self.chunk_size = chunk_size
         self.name = ""
         self.label_names = None
@@ -172,6 +182,10 @@ class _Source:
         if len(self.X_train) != len(self.Y_train):
             raise ValueError(f"X_train has {len(self.X_train)} rows, Y_train {len(self.Y_train)}")
         self.n_labels = self.Y_train.shape[1]
+        self.scaling = None
+        if scale is not None:  # "minmax_on_train": fitted on the labelled set alone
+            self.scaling = MinMaxScaling(self.X_train, "X_train")
+            self.X_train = self.scaling.transform(self.X_train, "X_train")
         if self.n_labels == 0:
             raise ValueError("Y_train has no label column: there is nothing to evaluate")
         if self._arrays is not None:
@@ -207,7 +221,16 @@ class _Source:
         )
 
     def chunks(self):
-        """Yield (X_chunk, Y_chunk as bool) pairs of at most ``chunk_size`` rows, in order."""
+        """Yield (X_chunk, Y_chunk as bool) pairs of at most ``chunk_size`` rows, in order, the
+        features scaled as the training set was."""
+        pos = 0
+        for X_chunk, Y_chunk in self._raw_chunks():
+            if self.scaling is not None:
+                X_chunk = self.scaling.transform(X_chunk, "X_stream", first_row=pos)
+            pos += len(X_chunk)
+            yield X_chunk, Y_chunk
+
+    def _raw_chunks(self):
         size = self.chunk_size
         if self._arrays is not None:
             X, Y = self._arrays
@@ -451,6 +474,7 @@ def evaluate(
     label_fraction=None,
     label_delay=0,
     label_seed=0,
+    scale=None,
 ):
     """Evaluate one method on a test stream with the protocol of its kind.
 
@@ -498,6 +522,13 @@ def evaluate(
     label_delay, label_seed : int, default=0
         Rows predicted between a row's prediction and the arrival of its labels; the seed of the
         choice of the rows that get labels (the same for every method).
+    scale : {None, "minmax_on_train"}, default=None
+        None: every method gets the features as they are (the paper says nothing of scaling).
+        "minmax_on_train": each feature is scaled with the labelled set's minimum and range,
+        (x - min) / (max - min), fitted on the training set alone and applied to it and to
+        every chunk of the test stream (a feature constant on the training set becomes 0; test
+        values outside its range are not clipped): the numbers of
+        :func:`mlsom.datasets.minmax_scale` (docs/your-data.md). Recorded as ``info["scale"]``.
 
     Returns
     -------
@@ -530,6 +561,7 @@ def evaluate(
         label_fraction=label_fraction,
         label_delay=label_delay,
         label_seed=label_seed,
+        scale=scale,
     )[name]
 
 
@@ -565,6 +597,7 @@ def evaluate_many(
     label_fraction=None,
     label_delay=0,
     label_seed=0,
+    scale=None,
 ):
     """Evaluate several methods on one test stream, in a single pass over it.
 
@@ -593,6 +626,8 @@ def evaluate_many(
     label_fraction, label_delay, label_seed : optional
         The delayed-label protocol, as in :func:`evaluate`; every method that learns labels
         gets the same ones at the same times.
+    scale : {None, "minmax_on_train"}, default=None
+        The features' scaling, as in :func:`evaluate` (the same for every method).
 
     Returns
     -------
@@ -601,13 +636,14 @@ def evaluate_many(
     """
     chunk_size = check_count("chunk_size", chunk_size, low=1)
     zero_division = check_zero_division(zero_division)
+    scale = check_scale(scale)
     feed = _label_feed(label_fraction, label_delay, label_seed)
     if n_test is not None:
         n_test = check_count("n_test", n_test, low=1, high=MAX_ROWS)
     methods = _named_methods(methods)
     kinds, seeds = _check_method_mappings(methods, kinds, seeds)
 
-    source = _Source(stream, X_train, Y_train, n_test, chunk_size)
+    source = _Source(stream, X_train, Y_train, n_test, chunk_size, scale)
     n_test = source.n_test
     if feed is not None:
         feed.bound(n_test, source.X_train.shape[1], source.X_train.dtype.itemsize, source.n_labels)
@@ -630,6 +666,9 @@ def evaluate_many(
     windows = (
         {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
     )
+    setting = {"windows": windows, "stream_info": source.stream_info}
+    if scale is not None:
+        setting["scale"] = scale
     recorded = {
         "stream": stream_name if stream_name is not None else source.name,
         "zero_division": zero_division,
@@ -639,7 +678,7 @@ def evaluate_many(
     }
     return {
         runner.name: _runner_result(
-            runner, seeds.get(runner.name), recorded, windows, source.stream_info, feed, learners
+            runner, seeds.get(runner.name), recorded, setting, feed, learners
         )
         for runner in runners
     }
@@ -700,17 +739,21 @@ def _run_methods(runners, source, feed):
     return learners
 
 
-def _runner_result(runner, seed, recorded, windows, stream_info, feed, learners):
-    """The StreamEvaluation of one method; ``recorded`` holds the fields all methods share."""
+def _runner_result(runner, seed, recorded, setting, feed, learners):
+    """The StreamEvaluation of one method; ``recorded`` holds the fields all methods share,
+    ``setting`` what its ``info`` records of the windows, the stream and the scaling."""
     edges, counts, ex, packed = runner.acc.finish()
     params = _method_params(runner.method)
     if seed is None:
         rs = params.get("random_state")
         if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
             seed = int(rs)
-    labels = {}
+    extra = {}
     if feed is not None:
-        labels = {"labels": {**feed.info(), "learns_labels": runner.name in learners}}
+        extra["labels"] = {**feed.info(), "learns_labels": runner.name in learners}
+    d = _fitted_grid_size(runner.method)
+    if d is not None:
+        extra["fitted_grid_size"] = d
     return StreamEvaluation(
         edges,
         counts,
@@ -723,13 +766,28 @@ def _runner_result(runner, seed, recorded, windows, stream_info, feed, learners)
         stream_seconds=runner.stream_seconds,
         info={
             "class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
-            "windows": windows,
-            "stream_info": stream_info,
-            **labels,
+            **setting,
+            **extra,
         },
         predictions=packed,
         **recorded,
     )
+
+
+def _fitted_grid_size(method):
+    """The grid side d a fitted mlsom model uses (its ``grid_size_``: the choice of
+    ``grid_size="auto"``), also inside a wrapper with an ``estimator_`` (mlsom frozen after
+    fit); None for a method without one."""
+    model = method
+    for _ in range(2):
+        try:
+            d = getattr(model, "grid_size_", None)
+            if isinstance(d, numbers.Integral) and not isinstance(d, bool):
+                return int(d)
+            model = getattr(model, "estimator_", None)
+        except (AttributeError, ValueError):  # not fitted, or no such attribute
+            return None
+    return None
 
 
 @contextmanager
