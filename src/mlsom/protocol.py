@@ -496,19 +496,16 @@ def evaluate(
     chunk_size : int, default=1000
         Most rows given to the method at once. Results do not depend on it for methods that
         follow the protocol.
-    X_train : array-like of shape (n_train, n_features), optional
-    Y_train : array-like of shape (n_train, n_labels), optional
-        The labelled training set, for streams that do not carry it (its column names, if
-        any, as in the module documentation).
+    X_train, Y_train : array-like of shape (n_train, n_features), (n_train, n_labels), optional
+        The labelled set, for streams that do not carry it (column names: module documentation).
     n_test : int, optional
         Rows of an iterable test stream, to place ``n_windows`` windows over it.
     kind : {"online", "batch", "incremental"}, optional
         Run the method under this protocol instead of its own ``kind`` (for example an online
         method frozen after ``fit``: ``kind="batch"``).
-    name : str, optional
-        Name of the method in the result (default: its class name).
-    stream_name : str, optional
-        Name of the stream in the result (default: the stream's ``name``).
+    name, stream_name : str, optional
+        Names of the method and of the stream in the result (default: the method's class name,
+        the stream's ``name``).
     seed : int, optional
         Seed recorded for the run (default: the method's ``random_state`` when it is an integer).
     zero_division : {1, 0, "exclude", "mulan"}, default=1
@@ -516,19 +513,14 @@ def evaluate(
     keep_predictions : bool, default=False
         Keep the predictions, bit-packed, in the result.
     label_fraction : float in [0, 1], optional
-        Labels that arrive (the delayed-label protocol of the module documentation): the share
-        of the test rows whose true labels come back. None (the default): the protocol of
-        each kind.
+        The share of the test rows whose true labels come back (labels that arrive, the module
+        documentation). None (the default): the protocol of each kind.
     label_delay, label_seed : int, default=0
         Rows predicted between a row's prediction and the arrival of its labels; the seed of the
         choice of the rows that get labels (the same for every method).
     scale : {None, "minmax_on_train"}, default=None
-        None: every method gets the features as they are (the paper says nothing of scaling).
-        "minmax_on_train": each feature is scaled with the labelled set's minimum and range,
-        (x - min) / (max - min), fitted on the training set alone and applied to it and to
-        every chunk of the test stream (a feature constant on the training set becomes 0; test
-        values outside its range are not clipped): the numbers of
-        :func:`mlsom.datasets.minmax_scale` (docs/your-data.md). Recorded as ``info["scale"]``.
+        The features as they are, or scaled with the training set's minimum and range (the
+        module documentation; :func:`mlsom.datasets.minmax_scale`'s numbers).
 
     Returns
     -------
@@ -612,12 +604,10 @@ def evaluate_many(
         appended to repeated names). The same object may not appear twice.
     stream : StreamDataset, (X_stream, Y_stream) or iterable of (X_chunk, Y_chunk)
         The stream (see the module documentation).
-    n_windows, window_size, chunk_size, n_test : int, optional
+    n_windows, window_size, chunk_size, n_test, X_train, Y_train, stream_name : optional
         As in :func:`evaluate`.
-    X_train, Y_train : array-like, optional
-        As in :func:`evaluate`.
-    stream_name, zero_division, keep_predictions : optional
-        As in :func:`evaluate`.
+    zero_division, keep_predictions, scale : optional
+        As in :func:`evaluate` (the same for every method).
     kinds : mapping of str to str, optional
         Protocol to use for some methods instead of their ``kind``, by name.
     seeds : mapping of str to int, optional
@@ -626,8 +616,6 @@ def evaluate_many(
     label_fraction, label_delay, label_seed : optional
         The delayed-label protocol, as in :func:`evaluate`; every method that learns labels
         gets the same ones at the same times.
-    scale : {None, "minmax_on_train"}, default=None
-        The features' scaling, as in :func:`evaluate` (the same for every method).
 
     Returns
     -------
