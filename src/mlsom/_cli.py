@@ -118,6 +118,9 @@ def run_demo(
     res = evaluate_many(methods, ds, n_windows=n_windows, kinds={"frozen": "batch"})
     curves = {name: r.curve("macro_f1") for name, r in res.items()}
     ends = res["adaptive"].window_edges[1:]
+    if grid_size == "auto":
+        grid_size = f"{model.grid_size_}, chosen by auto"
+        print(f"grid size chosen by auto on the labelled set: d = {model.grid_size_}", file=out)
     print("\nwindow    end   cumulative macro F  (adaptive | frozen after fit)", file=out)
     for i in sorted({0, 4, 9, 19, 29, 39, len(ends) - 1}):
         if i < len(ends):

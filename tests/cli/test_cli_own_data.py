@@ -4,13 +4,14 @@ chosen, --scale, ``experiment --param``, and the d that ``grid_size="auto"`` cho
 output."""
 
 import csv
+import io
 import json
 
 import numpy as np
 import pytest
 
 from mlsom import SOMStreamClassifier
-from mlsom._cli import main
+from mlsom._cli import main, run_demo
 from mlsom.datasets import load_file, minmax_scale
 from mlsom.protocol import evaluate
 
@@ -312,3 +313,11 @@ def test_experiment_refuses_bad_options_naming_them(extra, message, meka, tmp_pa
     assert not (tmp_path / "exp" / "runs").exists() or not any(
         (tmp_path / "exp" / "runs").iterdir()
     )
+
+
+def test_the_demo_prints_the_grid_size_auto_chose():
+    out = io.StringIO()
+    res = run_demo(n_instances=2000, grid_size="auto", n_windows=5, plot=False, file=out)
+    chosen = res["results"]["adaptive"].info["fitted_grid_size"]
+    assert f"\ngrid size chosen by auto on the labelled set: d = {chosen}\n" in out.getvalue()
+    assert 1 <= chosen <= 10
