@@ -79,6 +79,7 @@ from .datasets._files import (
     check_train_fraction,
     check_train_rows,
     data_format,
+    regular_file,
 )
 from .datasets._preprocess import check_scale, n_initial
 from .datasets._registry import (
@@ -636,6 +637,8 @@ def check_data_file(data_file):
             raise ValueError(
                 f"an XML file of labels applies to ARFF files, not to {data_file.path}"
             )
+        if data_file.xml is not None:
+            regular_file(data_file.xml)
     with _about("label_location"):
         label_location = check_label_location(data_file.label_location)
         if data_file.xml is not None and label_location is not None:

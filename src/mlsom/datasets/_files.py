@@ -116,7 +116,7 @@ def _train_size(n, train_fraction, train_rows, source):
     return k, fraction
 
 
-def _regular(path) -> str:
+def regular_file(path) -> str:
     """``path`` as str, an existing regular file (a FIFO, a device, a folder: refused, never
     opened)."""
     path = os.fspath(path)
@@ -215,7 +215,7 @@ class DataFile:
     def columns(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The feature and label names, from the file's header alone (an ARFF header and its
         labels' source, or an .npz file's arrays): a check that costs no data row."""
-        path = _regular(self.path)
+        path = regular_file(self.path)
         if data_format(path) == "npz":
             try:
                 with zipfile.ZipFile(path) as zf:
@@ -224,7 +224,7 @@ class DataFile:
             except zipfile.BadZipFile as exc:
                 raise ValueError(f"{path}: not a readable .npz file ({exc})") from None
             return tuple(f"x{j}" for j in range(a)), tuple(f"y{j}" for j in range(k))
-        xml = None if self.xml is None else _regular(self.xml)
+        xml = None if self.xml is None else regular_file(self.xml)
         with iter_arff(path, 1, xml=xml, label_location=self.label_location) as it:
             return it.feature_names, it.label_names
 
@@ -308,7 +308,7 @@ def load_file(
     label_location = check_label_location(label_location)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty str, got {describe(name)}")
-    path = _regular(path)
+    path = regular_file(path)
     if fmt == "npz":
         if xml is not None or label_location is not None:
             raise ValueError(f"{path}: xml= and label_location= apply to ARFF files only")
