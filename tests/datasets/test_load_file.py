@@ -1,6 +1,8 @@
 """A data file of one's own as a stream (mlsom.datasets.load_file, DataFile): the formats, the
 labelled part and the errors, each naming the file or the argument and the value."""
 
+import zipfile
+
 import numpy as np
 import pytest
 
@@ -122,3 +124,16 @@ def test_an_npz_file_gives_what_the_same_arff_file_gives(tmp_path):
     a, b = load_file(path), load_file(DATA / "emotions.arff")
     for part in ("X_train", "Y_train", "X_stream", "Y_stream"):
         np.testing.assert_array_equal(getattr(a, part), getattr(b, part))
+
+
+def test_a_truncated_npz_array_is_refused_naming_the_file(tmp_path):
+    whole = _npz(tmp_path / "whole.npz", *_xy())
+    with zipfile.ZipFile(whole) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["X.npy"] = members["X.npy"][:200]  # the header, and part of the data
+    cut = tmp_path / "cut.npz"
+    with zipfile.ZipFile(cut, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    with pytest.raises(ValueError, match=r"cut\.npz: array X cannot be read: EOF"):
+        load_file(cut)

@@ -162,7 +162,10 @@ def _read_npz(path):
             arrays = {}
             for key in ("X", "Y"):
                 with zf.open(f"{key}.npy") as f:
-                    arrays[key] = np.lib.format.read_array(f, allow_pickle=False)
+                    try:
+                        arrays[key] = np.lib.format.read_array(f, allow_pickle=False)
+                    except ValueError as exc:  # a truncated array, ...
+                        raise ValueError(f"{path}: array {key} cannot be read: {exc}") from None
     except (zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"{path}: not a readable .npz file ({exc})") from None
     X, Y = arrays["X"], arrays["Y"]
