@@ -25,7 +25,15 @@ like them; a command has a few dozen): argparse's time grows with the square of 
 
 ``mlsom run --param KEY=VALUE`` cannot set a parameter that has its own option (``grid_size``:
 ``--grid-size``, ``random_state``: ``--seed``): such a ``--param`` is refused, so that there is
-one place for each value.
+one place for each value. ``mlsom experiment --param`` gives the parameter to every method that
+takes it (and refuses one that none takes, and ``grid_size`` and ``random_state``).
+
+``--data FILE`` (``run``: one file instead of ``--stream``; ``experiment``: files beside or
+instead of ``--streams``) evaluates on a file of one's own (:func:`mlsom.datasets.load_file`:
+ARFF or .npz), with ``--xml``, ``--labels``, ``--train-fraction``, ``--train-rows`` and
+``--split`` telling its labels and its labelled part; those options are refused without it.
+``--scale minmax_on_train`` scales the features with the labelled set's minimum and range. With
+``--grid-size auto`` / ``--grid-sizes auto``, the d chosen is printed and stored.
 """
 
 import argparse
@@ -44,10 +52,13 @@ import numpy as np
 from . import __version__
 from ._config import show_config
 from ._som import SOMStreamClassifier
-from .datasets import list_streams, load
+from .datasets import DataFile, list_streams, load
+from .datasets._files import SPLITS
+from .datasets._preprocess import SCALINGS
 from .evaluation import StreamEvaluation
 from .experiment import (
     PROFILES,
+    REFERENCE_MARK,
     STREAM_SOURCES,
     ExperimentInterrupted,
     Run,
@@ -61,11 +72,13 @@ from .experiment import (
     default_grid_size,
     find_data_files,
     is_real_stream,
+    is_reference,
     prepare_experiment,
     run_one,
 )
 from .plotting import plot_curves, save_png
 from .protocol import evaluate_many
+from .references import REFERENCES
 
 _TABLE_MEASURES = ("macro_f1", "micro_f1", "example_f1", "hamming_loss", "subset_accuracy")
 
@@ -105,6 +118,9 @@ def run_demo(
     res = evaluate_many(methods, ds, n_windows=n_windows, kinds={"frozen": "batch"})
     curves = {name: r.curve("macro_f1") for name, r in res.items()}
     ends = res["adaptive"].window_edges[1:]
+    if grid_size == "auto":
+        grid_size = f"{model.grid_size_}, chosen by auto"
+        print(f"grid size chosen by auto on the labelled set: d = {model.grid_size_}", file=out)
     print("\nwindow    end   cumulative macro F  (adaptive | frozen after fit)", file=out)
     for i in sorted({0, 4, 9, 19, 29, 39, len(ends) - 1}):
         if i < len(ends):
@@ -198,6 +214,17 @@ class _Parser(argparse.ArgumentParser):
 _MAX_OPTIONS = 256
 
 
+# the options of a data file of one's own and of the scaling, in ``run`` and ``experiment``
+_DATA_OPTIONS = {
+    "data_file": "--data",
+    "xml": "--xml",
+    "label_location": "--labels",
+    "train_fraction": "--train-fraction",
+    "train_rows": "--train-rows",
+    "split": "--split",
+    "scale": "--scale",
+}
+
 # the option of each argument that the library's checks name (``exc.argument``), per command
 _OPTIONS = {
     "demo": {
@@ -223,6 +250,7 @@ _OPTIONS = {
         "label_delay": "--label-delay",
         "label_seed": "--label-seed",
         "stream_source": "--stream-source",
+        **_DATA_OPTIONS,
     },
     "experiment": {
         "profile": "--profile",
@@ -246,6 +274,9 @@ _OPTIONS = {
         "label_delays": "--label-delays",
         "label_seed": "--label-seed",
         "stream_source": "--stream-source",
+        "params": "--param",
+        "data_files": "--data",
+        **_DATA_OPTIONS,
     },
 }
 
@@ -255,6 +286,10 @@ def _usage_message(command, exc):
     argument = getattr(exc, "argument", None)
     option = _OPTIONS.get(command, {}).get(argument)
     text = _one_line(exc)
+    if argument in ("data_file", "data_files"):  # the reader's advice, in options
+        text = text.replace(
+            "pass xml=, labels= or label_location=", "give --xml FILE or --labels last:N"
+        )
     if option is None:
         return text
     return f"argument {option}: {text.removeprefix(f'{argument}: ')}"
@@ -350,12 +385,40 @@ def _fraction(value):
 _LABEL_FRACTION = _typed(float, "a number", _fraction)
 _LABEL_DELAY = _typed(int, "an integer", _at_least(0))
 
-# parameters with their own option in ``mlsom run``: a --param may not set them
+
+def _open_fraction(value):
+    if not 0.0 < value < 1.0:  # also refuses NaN
+        raise ValueError(f"must be in (0, 1), got {value}")
+    return value
+
+
+def _label_location(text):
+    where, sep, count = text.partition(":")
+    try:
+        n = int(count)
+    except ValueError:
+        n = 0
+    if not sep or where not in ("first", "last") or n < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected first:N or last:N (the labels are the first or last N attributes), "
+            f"got {text!r}"
+        )
+    return (where, n)
+
+
+_TRAIN_FRACTION = _typed(float, "a number", _open_fraction)
+_TRAIN_ROWS = _typed(int, "an integer", _at_least(1))
+
+# parameters with their own option in ``mlsom run`` (and ``experiment``): a --param may not set
+# them
 _OWN_OPTION = {"grid_size": "--grid-size", "random_state": "--seed"}
+_OWN_OPTIONS = {"grid_size": "--grid-sizes", "random_state": "--seeds"}
 
 
-def _parse_params(items):
-    """``--param KEY=VALUE`` items as a dict; a VALUE that is not JSON is taken as a string."""
+def _parse_params(items, own_option=None):
+    """``--param KEY=VALUE`` items as a dict; a VALUE that is not JSON is taken as a string.
+    ``own_option``: the parameters that have an option of their own (default ``run``'s)."""
+    own_option = _OWN_OPTION if own_option is None else own_option
     params = {}
     for item in items or []:
         key, sep, value = item.partition("=")
@@ -365,10 +428,10 @@ def _parse_params(items):
                 f"--param expects KEY=VALUE with KEY a parameter name, e.g. learning_rate=0.1; "
                 f"got {item!r}"
             )
-        if key in _OWN_OPTION:
+        if key in own_option:
             raise ValueError(
-                f"--param {item} conflicts with {_OWN_OPTION[key]}: give {key} with "
-                f"{_OWN_OPTION[key]} only"
+                f"--param {item} conflicts with {own_option[key]}: give {key} with "
+                f"{own_option[key]} only"
             )
         if key in params:
             raise ValueError(f"--param {key} is given twice")
@@ -445,7 +508,51 @@ def _cmd_demo(args):
     )
 
 
+def _data_files(args):
+    """The DataFile of each ``--data`` path with ``--xml``, ``--labels``, ``--train-fraction``,
+    ``--train-rows`` and ``--split``; [] without ``--data``, where those options are refused."""
+    paths = args.data if isinstance(args.data, list) else [args.data] if args.data else []
+    options = {
+        "--xml": args.xml,
+        "--labels": args.labels,
+        "--train-fraction": args.train_fraction,
+        "--train-rows": args.train_rows,
+        "--split": args.split,
+    }
+    if not paths:
+        for option, value in options.items():
+            if value is not None:
+                raise ValueError(
+                    f"{option} applies to a data file of one's own (--data FILE), not to the "
+                    "streams of Table 1"
+                )
+        return []
+    if args.xml is not None and len(paths) > 1:
+        raise ValueError(
+            f"--xml {args.xml} names the labels of one file, and --data gives {len(paths)}: run "
+            "them one at a time, or let each file find its labels (MEKA's -C n in its relation "
+            "name, or a Mulan <name>.xml beside it)"
+        )
+    return [
+        DataFile(
+            path,
+            xml=args.xml,
+            label_location=args.labels,
+            train_fraction=args.train_fraction,
+            train_rows=args.train_rows,
+            split="prefix" if args.split is None else args.split,
+        )
+        for path in paths
+    ]
+
+
 def _cmd_run(args):
+    (data_file,) = _data_files(args) or [None]
+    if data_file is not None and args.data_home is not None:
+        raise ValueError(
+            f"--data-home {args.data_home} applies to the real streams of Table 1; --data reads "
+            "its file where it is"
+        )
     data_home = check_data_home(args.data_home)
     run = check_run(
         Run(
@@ -461,9 +568,12 @@ def _cmd_run(args):
             label_delay=args.label_delay,
             label_seed=args.label_seed,
             stream_source=args.stream_source,
+            data_file=data_file,
+            scale=args.scale,
         )
     )
-    find_data_files([run.stream], data_home)
+    if data_file is None:
+        find_data_files([run.stream], data_home)
     out = None if args.out is None else _check_out_file(args.out)
     return lambda: _do_run(run, data_home, out)
 
@@ -473,10 +583,13 @@ def _do_run(run, data_home, out):
     if out is not None:  # first: a reader of stdout that goes away cannot lose the result
         _write_atomic(out, json.dumps(result))
     ev = StreamEvaluation.from_dict({k: v for k, v in result.items() if k != "run"})
+    label = run.label + (REFERENCE_MARK if is_reference(run.method) else "")
     print(
-        f"{run.label} on {run.stream} (seed {run.seed}): {ev.n_test} test instances, "
+        f"{label} on {run.stream} (seed {run.seed}): {ev.n_test} test instances, "
         f"{ev.n_windows} windows, 0/0 = {run.zero_division}"
     )
+    if run.grid_size == "auto":
+        print(f"  grid size chosen by auto on the labelled set: d = {ev.info['fitted_grid_size']}")
     for m in _TABLE_MEASURES:
         print(f"  {m:<16} mean over windows {ev.mean(m):.4f}   whole stream {ev.total(m):.4f}")
     print(
@@ -508,6 +621,9 @@ def _cmd_experiment(args):
         label_delays=args.label_delays,
         label_seed=args.label_seed,
         stream_source=args.stream_source,
+        data_files=_data_files(args) or None,
+        params=_parse_params(args.param, _OWN_OPTIONS) or None,
+        scale=args.scale,
     )
     return lambda: _report_experiment(experiment.run(), args.out)
 
@@ -518,12 +634,18 @@ def _report_experiment(summary, out):
         f"{summary['n_run_now']} run now) in {summary['wall_seconds']:.1f} s; results in "
         f"{out}"
     )
+    references = set(summary.get("references", ()))
+
+    def shown(label):  # a reference predictor's label with its mark
+        return label + REFERENCE_MARK if label in references else label
+
+    width = max([22, *(len(shown(m)) for v in summary["mean_macro_f1"].values() for m in v)])
     print("\nmean over windows of the cumulative macro F (mean over seeds):")
     for stream, methods in summary["mean_macro_f1"].items():
         best = summary["best_grid_size"].get(stream)
         print(f"  {stream}")
         for m, v in sorted(methods.items(), key=lambda kv: -kv[1]):
-            print(f"    {m:<22} {v:.4f}")
+            print(f"    {shown(m):<{width}} {v:.4f}{_auto_d(summary, stream, m)}")
         if best:
             print(f"    best d = {best['grid_size']} (optimistic: chosen on the test stream)")
     if "statistics" in summary:
@@ -533,12 +655,24 @@ def _report_experiment(summary, out):
             f"{st['iman_davenport_pvalue']:.3g}, Nemenyi CD = {st['nemenyi_cd']:.2f}"
         )
         for m, r in sorted(zip(st["methods"], st["mean_ranks"], strict=True), key=lambda t: t[1]):
-            print(f"    {m:<22} mean rank {r:.2f}")
+            print(f"    {shown(m):<{width}} mean rank {r:.2f}")
     est = summary["estimated_paper_seconds"]
     print(
         f"\nestimated time of --profile paper with {est['workers']} worker(s): "
         f"{est['seconds'] / 3600:.1f} h (methods measured here only)"
     )
+
+
+def _auto_d(summary, stream, label):
+    """What an experiment's table shows after a ``grid_size="auto"`` run's value: the d chosen,
+    once if every seed chose it, else per seed."""
+    if "-dauto" not in label:
+        return ""
+    chosen = summary.get("fitted_grid_size", {}).get(stream, {}).get(label) or [None]
+    shown = ["?" if d is None else str(d) for d in chosen]
+    if len(set(shown)) == 1:
+        return f"   (auto chose d = {shown[0]})"
+    return f"   (auto chose d = {', '.join(shown)} over the seeds)"
 
 
 def _cmd_info(args):
@@ -599,8 +733,8 @@ def _profiles():
         + "\n"
         + _wrap(
             "paper (the paper's design): every stream of Table 1 at its full size, every "
-            "method, grid sizes 1 to 10, seeds 0 to 9 (the summary of every experiment "
-            "estimates how long this one takes)"
+            "method but mlsom-frozen, grid sizes 1 to 10, seeds 0 to 9 (the summary of every "
+            "experiment estimates how long this one takes)"
         )
     )
 
@@ -621,6 +755,15 @@ _STREAM_SOURCE_HELP = (
     "the generator of the generated MOA-Spher streams (5C-2A, 5C-3A, 3C-2A): generator, the "
     "calibrated one, or generator-v1, the first one (the streams of earlier versions, bit for "
     "bit); {which} (default: generator)"
+)
+
+_REFERENCES_HELP = (
+    "The reference predictors, which a method must beat to show that it learnt something, are "
+    "marked (reference) in the output: every-label predicts every label for every instance; "
+    "label-rate each label independently at its rate in the labelled set (seeded); "
+    "top-z the ceil(z) most frequent labels of the labelled set for every instance (z: its "
+    "labels per instance); mlsom-frozen is mlsom fitted on the labelled set, then frozen "
+    "(no online update; it takes the grid size and parameters of mlsom)."
 )
 
 _DEBUG_HELP = "show the traceback of an error instead of one line (default: off)"
@@ -708,24 +851,38 @@ def _add_run(sub, common, streams):
         "read as JSON (0.1, 100, true, null), else taken as a string (gaussian).\n"
         "A parameter that has an option of its own cannot be set with --param\n"
         "(grid_size: --grid-size, random_state: --seed), so each value has one place.\n"
-        f"\n{streams}",
+        f"\n{_wrap(_REFERENCES_HELP, '')}\n\n{streams}",
     )
-    run.add_argument(
-        "--stream", type=_STREAM, required=True, help="a stream of Table 1, see below (required)"
+    source = run.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--stream",
+        type=_STREAM,
+        default=None,
+        help="a stream of Table 1, see below (default: none: give --stream or --data)",
+    )
+    source.add_argument(
+        "--data",
+        type=_PATH,
+        default=None,
+        metavar="FILE",
+        help="a data file of one's own instead: ARFF (Mulan, with its XML; MEKA, with -C in the "
+        "relation name; .gz, .bz2, .xz too) or .npz (arrays X and Y); its first rows are the "
+        "labelled set, the rest the stream in order (default: none: give --stream or --data)",
     )
     run.add_argument(
         "--method",
         type=_METHOD,
         default="mlsom",
-        help="mlsom, MINAS-BR or a baseline, e.g. BR-J48, ML-kNN, BR-HT (an unknown name "
-        "is refused with the list of all) (default: %(default)s)",
+        help=f"mlsom, MINAS-BR, a reference predictor ({', '.join(REFERENCES)}) or a "
+        "baseline, e.g. BR-J48, ML-kNN, BR-HT (an unknown name is refused with the list of "
+        "all) (default: %(default)s)",
     )
     run.add_argument(
         "--grid-size",
         type=_GRID_SIZE,
         default=None,
         help=f"mlsom's d (d x d neurons per label), or auto to choose it from the labelled set; "
-        f"mlsom only (default: the estimator's, {default_grid_size()})",
+        f"mlsom and mlsom-frozen only (default: the estimator's, {default_grid_size()})",
     )
     run.add_argument(
         "--seed", type=_SEED, default=0, help="seed of the method (default: %(default)s)"
@@ -759,7 +916,58 @@ def _add_run(sub, common, streams):
         default=None,
         help="folder of the real streams' data files (default: the folder in $MLSOM_DATA, if set)",
     )
+    _add_data_options(run, "the labels of the --data file")
     _add_run_protocol(run)
+
+
+def _add_data_options(parser, labels):
+    """The options of a data file of one's own (``--data``) and of the scaling."""
+    parser.add_argument(
+        "--xml",
+        type=_PATH,
+        default=None,
+        metavar="FILE",
+        help=f"the Mulan XML file naming {labels} (default: none: MEKA's -C n in the relation "
+        "name, else the file's <name>.xml beside it)",
+    )
+    parser.add_argument(
+        "--labels",
+        type=_label_location,
+        default=None,
+        metavar="first:N|last:N",
+        help="the labels are the first or last N attributes of the ARFF file (default: none: "
+        "as for --xml)",
+    )
+    parser.add_argument(
+        "--train-fraction",
+        type=_TRAIN_FRACTION,
+        default=None,
+        metavar="F",
+        help="the labelled set's share of the file's rows, in (0, 1) (default: none: 0.1, the "
+        "protocol's 10 %%)",
+    )
+    parser.add_argument(
+        "--train-rows",
+        type=_TRAIN_ROWS,
+        default=None,
+        metavar="N",
+        help="the labelled set's number of rows instead of --train-fraction (default: none)",
+    )
+    parser.add_argument(
+        "--split",
+        choices=SPLITS,
+        default=None,
+        help="how the labelled set is chosen: prefix, the first rows (the generated streams' "
+        "rule), or balanced, the label-balanced selection of the real streams; the stream is "
+        "every other row, in order (default: none: prefix)",
+    )
+    parser.add_argument(
+        "--scale",
+        choices=[s for s in SCALINGS if s is not None],
+        default=None,
+        help="minmax_on_train scales each feature with the labelled set's minimum and range "
+        "for every method (default: none: the features as they are, as in the paper)",
+    )
 
 
 def _add_run_protocol(run):
@@ -815,15 +1023,16 @@ def _add_experiment(sub, common, streams):
         parents=[common],
         formatter_class=formatter,
         help="run streams x methods x grid sizes x seeds, with reports and statistics",
-        description="Run every combination of streams, methods, grid sizes (mlsom) and seeds\n"
-        "(mlsom and MINAS-BR; the other methods run once, with the first seed), in\n"
-        "parallel processes or on a dask cluster, and write results.csv, curves.csv,\n"
-        "summary.json and the plots to --out. The options override the profile.\n"
+        description="Run every combination of streams, methods, grid sizes (mlsom and\n"
+        "mlsom-frozen) and seeds (mlsom, MINAS-BR, label-rate and mlsom-frozen; the\n"
+        "other methods run once, with the first seed), in parallel processes or on a\n"
+        "dask cluster, and write results.csv, curves.csv, summary.json and the plots\n"
+        "to --out. The options override the profile.\n"
         "\n"
         "Each finished run is stored in --out at once: Ctrl-C stops the experiment\n"
         "(exit status 130) keeping the finished runs, and the same command run again\n"
         "resumes, running only the runs not yet finished.",
-        epilog=f"{_profiles()}\n\n{streams}",
+        epilog=f"{_profiles()}\n\n{_wrap(_REFERENCES_HELP, '')}\n\n{streams}",
     )
     exp.add_argument(
         "--profile",
@@ -852,7 +1061,8 @@ def _add_experiment(sub, common, streams):
         type=_METHOD,
         default=None,
         metavar="METHOD",
-        help="mlsom, MINAS-BR, baselines (as 'mlsom run --method') (default: the profile's)",
+        help="mlsom, MINAS-BR, baselines, reference predictors (as 'mlsom run --method') "
+        "(default: the profile's)",
     )
     exp.add_argument(
         "--grid-sizes",
@@ -868,8 +1078,8 @@ def _add_experiment(sub, common, streams):
         type=_SEED,
         default=None,
         metavar="SEED",
-        help="seeds of mlsom and MINAS-BR; the generated streams always use seed 0 "
-        "(default: the profile's)",
+        help="seeds of mlsom, MINAS-BR, label-rate and mlsom-frozen; the generated streams "
+        "always use seed 0 (default: the profile's)",
     )
     exp.add_argument(
         "--n-instances",
@@ -894,6 +1104,30 @@ def _add_experiment(sub, common, streams):
         help="folder of the real streams' data files (default: the folder in $MLSOM_DATA, if set)",
     )
     return exp
+
+
+def _add_experiment_data(exp):
+    """The ``experiment`` subcommand's options of data files of one's own, of the methods'
+    parameters and of the scaling."""
+    exp.add_argument(
+        "--data",
+        nargs="+",
+        type=_PATH,
+        default=None,
+        metavar="FILE",
+        help="data files of one's own, a stream each, named after the file (as 'mlsom run "
+        "--data'); without --streams, the experiment runs on these files only (default: none)",
+    )
+    exp.add_argument(
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a constructor parameter, repeatable, given to every method that takes it (e.g. "
+        "variant=robust: mlsom and mlsom-frozen); one that no method takes is refused, and so "
+        "are grid_size and random_state (--grid-sizes, --seeds) (default: none: the methods' "
+        "defaults)",
+    )
+    _add_data_options(exp, "the labels of the one --data file")
 
 
 def _add_experiment_execution(exp):
@@ -1010,6 +1244,7 @@ def _parser():
     _add_demo(sub, common, streams)
     _add_run(sub, common, streams)
     exp = _add_experiment(sub, common, streams)
+    _add_experiment_data(exp)
     _add_experiment_execution(exp)
     _add_info(sub, common)
     return parser

@@ -6,21 +6,29 @@ disk as JSON (``<out>/runs/<key>.json``): a finished run is never computed twice
 experiment resumes where it stopped. Runs execute serially, in local worker processes (joblib), or
 on a dask.distributed cluster (a scheduler address, or ``"local"`` for a ``LocalCluster``).
 
+Streams are those of the paper's Table 1 or data files of one's own (``data_files``, a
+:class:`~mlsom.datasets.DataFile` each, read by :func:`mlsom.datasets.load_file`; the stream is
+named after the file).
+
 The cache key of a run (:attr:`Run.key`) is a hash of everything that can change its result: the
 stream (its canonical name, the number of instances and the seed of a generated stream, the
-generator of a moving-kernel stream, the content of a real stream's data files), the method with
-its grid size, seed and every parameter given, the number of windows, the 0/0 convention, the
-chunk size, the mlsom version and the format of the run files (:data:`CACHE_FORMAT`). Change any
-of them and the run is computed again.
+generator of a moving-kernel stream, the content of a real stream's data files, or a data file's
+path, options and content), the method with its grid size, seed and every parameter given, the
+number of windows, the 0/0 convention, the chunk size, the scaling, the mlsom version and the
+format of the run files (:data:`CACHE_FORMAT`). Change any of them and the run is computed again.
 
 Every argument is checked before any run starts (names, numbers, the results folder, the data
 files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs execute becomes
 :class:`ExperimentInterrupted`, which says how many runs are finished (and kept).
 
-The reports: ``results.csv`` (one row per run), ``curves.csv`` (one row per run and window),
+The reports: ``results.csv`` (one row per run; ``fitted_grid_size`` is the d each mlsom model was
+fitted with, the choice of ``grid_size="auto"``), ``curves.csv`` (one row per run and window),
 ``summary.json`` (version, profile, parameters, seeds, 0/0 convention, timings, the best grid size
-per stream and the statistics), and PNG plots of the curves, the Nemenyi p-values and the critical
-difference diagram.
+per stream, the statistics, and ``fitted_grid_size``: per stream and mlsom label, the d of each
+seed), and PNG plots of the curves, the Nemenyi p-values and the critical
+difference diagram. The reference predictors (:mod:`mlsom.references`) are marked: a column
+``reference`` in ``results.csv``, their labels under ``references`` in ``summary.json``, and
+:data:`REFERENCE_MARK` after their names in the plots.
 
 The paper picks the grid size d per stream by looking at the test results; the report gives that
 choice (``best_grid_size``) and flags it as optimistic.
@@ -54,12 +62,26 @@ from . import baselines
 from ._measures import check_zero_division
 from ._memory import check_allocation
 from ._som import AUTO_GRID_SIZES, SOMStreamClassifier, fit_nbytes
-from ._validation import available_cpus, check_float, check_int, check_label_protocol
+from ._validation import (
+    available_cpus,
+    check_float,
+    check_int,
+    check_label_protocol,
+    describe,
+)
 from ._version import __version__
 from .baselines import MINASBR
-from .datasets import TABLE1, list_streams, load
+from .datasets import TABLE1, DataFile, list_streams, load
 from .datasets._arff import file_kind
-from .datasets._preprocess import n_initial
+from .datasets._files import (
+    check_label_location,
+    check_split,
+    check_train_fraction,
+    check_train_rows,
+    data_format,
+    regular_file,
+)
+from .datasets._preprocess import check_scale, n_initial
 from .datasets._registry import (
     REAL_FILES,
     TRAIN_FRACTION,
@@ -77,42 +99,59 @@ from .plotting import (
     save_png,
 )
 from .protocol import evaluate
+from .references import REFERENCES, FrozenSOM
 from .stats import friedman_nemenyi
 
 __all__ = [
     "CACHE_FORMAT",
+    "CHEAP_REFERENCES",
+    "GRID_METHODS",
     "PROFILES",
+    "REFERENCE_MARK",
     "ExperimentInterrupted",
     "Run",
     "available_methods",
     "check_run",
+    "is_reference",
     "make_method",
     "plan",
     "run_experiment",
     "run_one",
 ]
 
+#: The reference predictors that every profile runs by default: they use the labelled set's labels
+#: only and cost O(n L), nothing beside the other methods. "mlsom-frozen" (an mlsom fit per grid
+#: size and seed) runs when it is named.
+CHEAP_REFERENCES = ("every-label", "label-rate", "top-z")
+
 #: The experiment designs. ``quick`` takes minutes on a laptop; ``paper`` is the paper's design
-#: (every stream of Table 1, d = 1..10, 10 seeds for the stochastic methods, all baselines).
+#: (every stream of Table 1, d = 1..10, 10 seeds for the stochastic methods, all baselines) with
+#: the cheap reference predictors.
 PROFILES = {
     "quick": {
         "streams": ["MOA-Spher-5C-2A", "MOA-Spher-3C-2A", "Mult-Non-Spher-HP"],
         "n_instances": 20_000,
-        "methods": ["mlsom", "MINAS-BR", "BR-J48", "ML-kNN", "BR-HT"],
+        "methods": ["mlsom", "MINAS-BR", "BR-J48", "ML-kNN", "BR-HT", *CHEAP_REFERENCES],
         "grid_sizes": [2, 4, 6],
         "seeds": [0, 1],
     },
     "paper": {
         "streams": None,  # all of Table 1
         "n_instances": None,  # the table's sizes
-        "methods": None,  # mlsom, MINAS-BR and every baseline
+        "methods": None,  # mlsom, MINAS-BR, every baseline and the cheap references
         "grid_sizes": list(range(1, 11)),
         "seeds": list(range(10)),
     },
 }
 
 #: methods whose results depend on the seed (run once per seed); the others run once
-STOCHASTIC = {"mlsom", "MINAS-BR"}
+STOCHASTIC = {"mlsom", "MINAS-BR", "label-rate", "mlsom-frozen"}
+
+#: methods with a grid size d (run once per grid size): mlsom and mlsom frozen after fit
+GRID_METHODS = ("mlsom", "mlsom-frozen")
+
+#: What tables, the summary and the plots write after the label of a reference predictor's run.
+REFERENCE_MARK = " (reference)"
 
 #: Version of the run files and of what their key covers; raise it whenever either changes, so
 #: that no run file written under other rules is taken for a finished run.
@@ -165,11 +204,28 @@ def _upper_bounds():
 
 
 def available_methods():
-    """Names of every method the runner knows: mlsom, MINAS-BR, the lower and upper bounds.
+    """Names of every method the runner knows: mlsom, MINAS-BR, the lower and upper bounds, and
+    the reference predictors (:data:`mlsom.references.REFERENCES`).
 
     The upper bounds need river; where it is not installed they are left out.
     """
-    return ["mlsom", "MINAS-BR", *baselines.LOWER_BOUNDS, *_upper_bounds()]
+    return ["mlsom", "MINAS-BR", *baselines.LOWER_BOUNDS, *_upper_bounds(), *REFERENCES]
+
+
+def is_reference(method):
+    """Whether a method name is one of the reference predictors (:mod:`mlsom.references`), which
+    reports mark with :data:`REFERENCE_MARK`."""
+    return method in REFERENCES
+
+
+def _default_methods():
+    """The methods of a profile that names none: every method but mlsom frozen after fit."""
+    return [m for m in available_methods() if m not in REFERENCES or m in CHEAP_REFERENCES]
+
+
+def _marked(label, method):
+    """A run's label as tables and plots show it: with :data:`REFERENCE_MARK` for a reference."""
+    return label + REFERENCE_MARK if is_reference(method) else label
 
 
 def default_grid_size():
@@ -182,10 +238,10 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     Parameters
     ----------
     name : str
-        ``"mlsom"``, ``"MINAS-BR"`` or a name of ``mlsom.baselines.LOWER_BOUNDS`` /
-        ``UPPER_BOUNDS``.
+        ``"mlsom"``, ``"MINAS-BR"``, a name of ``mlsom.baselines.LOWER_BOUNDS`` /
+        ``UPPER_BOUNDS`` or of ``mlsom.references.REFERENCES``.
     grid_size : int or "auto", optional
-        mlsom only: the grid side d (default: the estimator's, 5).
+        mlsom and mlsom-frozen only: the grid side d (default: the estimator's, 5).
     seed : int
         Passed as ``random_state``.
     params : dict, optional
@@ -196,16 +252,13 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     for key, arg in (("grid_size", "grid_size="), ("random_state", "seed=")):
         if key in params:
             raise ValueError(f"params may not set {key}: give it as {arg}")
-    if name == "mlsom":
-        factory = SOMStreamClassifier
+    if name in GRID_METHODS:
+        factory = SOMStreamClassifier if name == "mlsom" else FrozenSOM
         fixed = {"grid_size": default_grid_size() if grid_size is None else grid_size}
     else:
         if grid_size is not None:
-            raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
-        registry = {"MINAS-BR": MINASBR, **baselines.LOWER_BOUNDS, **_upper_bounds()}
-        if name not in registry:
-            raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
-        factory, fixed = registry[name], {}
+            raise ValueError(_grid_size_error(name))
+        factory, fixed = _factory(name), {}
     try:
         default = factory(random_state=seed, **fixed)
         fixed["random_state"] = seed
@@ -221,6 +274,23 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     return factory(**fixed, **params) if params else default
 
 
+def _factory(name):
+    """The class or factory of a method other than those of :data:`GRID_METHODS` (the baselines'
+    registries, which need scikit-learn and river, are imported for their own names only)."""
+    if name == "MINAS-BR":
+        return MINASBR
+    if name in REFERENCES:
+        return REFERENCES[name]
+    registry = {**baselines.LOWER_BOUNDS, **_upper_bounds()}
+    if name not in registry:
+        raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
+    return registry[name]
+
+
+def _grid_size_error(name):
+    return f"grid_size applies to mlsom only ({' and '.join(GRID_METHODS)}), not to {name!r}"
+
+
 @dataclass(frozen=True)
 class Run:
     """One run of an experiment: everything that defines its result.
@@ -232,7 +302,7 @@ class Run:
     method : str
         A name of :func:`available_methods`.
     grid_size : int, "auto" or None
-        mlsom's grid side d; None for the other methods.
+        The grid side d of mlsom and mlsom-frozen; None for the other methods.
     seed : int
         The method's ``random_state``.
     n_instances : int, optional
@@ -259,6 +329,12 @@ class Run:
         "generator-v1" (the first generator) is left out of the run's identity, so the runs of
         experiments made before the calibrated generator existed keep their keys, and they are
         runs on exactly those streams.
+    data_file : DataFile, optional
+        A data file of one's own (:func:`mlsom.datasets.load_file`) instead of a stream of
+        Table 1; ``stream`` is then the file's name. Left out of the run's identity when None.
+    scale : {None, "minmax_on_train"}, optional
+        The features' scaling (:func:`mlsom.protocol.evaluate`); None (the default): none, and
+        left out of the run's identity.
     """
 
     stream: str
@@ -275,6 +351,8 @@ class Run:
     label_delay: int = 0
     label_seed: int = 0
     stream_source: str | None = None
+    data_file: DataFile | None = None
+    scale: str | None = None
 
     @property
     def label(self):
@@ -297,6 +375,11 @@ class Run:
             del ident["stream_source"]
         else:
             ident["stream_source"] = source
+        for name in ("data_file", "scale"):  # the keys of earlier versions
+            if ident[name] is None:
+                del ident[name]
+        if self.data_file is not None:
+            ident["data_file"] = dataclasses.asdict(self.data_file)
         ident.update(stream_seed=STREAM_SEED, mlsom_version=__version__, cache_format=CACHE_FORMAT)
         return ident
 
@@ -383,7 +466,7 @@ def canonical_stream(name):
 
 def check_method_name(name):
     """``name`` if the runner knows the method; ValueError naming the valid ones otherwise."""
-    if name in ("mlsom", "MINAS-BR"):
+    if name in ("mlsom", "MINAS-BR") or name in REFERENCES:
         return name
     known = available_methods()
     if name not in known:
@@ -443,33 +526,29 @@ def _check_grid_memory(entry, n_instances, grid_size):
 def check_run(run):
     """Check every field of a run and return it in canonical form, before anything is computed.
 
-    The stream name is spelt as in Table 1; ``n_instances`` becomes the table's size for a
-    generated stream left at None, and must be None for a real one; mlsom's grid size defaults to
-    the estimator's; the method is built with its parameters and, where it can, checks them
-    (unknown names, values out of range).
+    The stream name is spelt as in Table 1 (a data file's run: the file's name); ``n_instances``
+    becomes the table's size for a generated stream left at None, and must be None for a real
+    one or a data file; mlsom's grid size defaults to the estimator's; the method is built with
+    its parameters and, where it can, checks them (unknown names, values out of range).
 
     Raises
     ------
     ValueError or TypeError
         Naming the field and the value.
     """
-    with _about("stream"):
-        entry = _stream_entry(run.stream)
-    with _about("n_instances"):
-        n_instances = _check_n_instances(entry, run.n_instances)
-    with _about("stream_source"):
-        stream_source = _check_stream_source(entry, run.stream_source)
+    stream, entry, n_instances, stream_source, data_file = _check_stream_fields(run)
     with _about("method"):
         method = check_method_name(run.method)
     with _about("seed"):
         seed = check_seed(run.seed)
     grid_size = run.grid_size
     with _about("grid_size"):
-        if method == "mlsom":
+        if method in GRID_METHODS:
             grid_size = default_grid_size() if grid_size is None else check_grid_size(grid_size)
-            _check_grid_memory(entry, n_instances, grid_size)
+            if entry is not None:  # (a data file's size is known once it is read)
+                _check_grid_memory(entry, n_instances, grid_size)
         elif grid_size is not None:
-            raise ValueError(f"grid_size applies to mlsom only, not to {method!r}")
+            raise ValueError(_grid_size_error(method))
     with _about("params"):
         if not isinstance(run.params, dict):
             raise TypeError(f"params must be a dict, got {type(run.params).__name__}")
@@ -479,8 +558,8 @@ def check_run(run):
             validate()
     with _about("n_windows"):
         n_windows = check_int("n_windows", run.n_windows, low=1)
-        n_test = _n_test(entry, n_instances)
-        if n_windows > n_test:
+        n_test = None if entry is None else _n_test(entry, n_instances)
+        if n_test is not None and n_windows > n_test:
             raise ValueError(
                 f"n_windows={n_windows} is more than the {n_test} test instances of {entry.name}"
                 + (f" (n_instances={n_instances})" if n_instances is not None else "")
@@ -489,6 +568,104 @@ def check_run(run):
         zero_division = check_zero_division(run.zero_division)
     with _about("chunk_size"):
         chunk_size = check_int("chunk_size", run.chunk_size, low=1)
+    with _about("scale"):
+        scale = check_scale(run.scale)
+    label_fraction, label_delay, label_seed = _check_label_fields(run)
+    return dataclasses.replace(
+        run,
+        label_fraction=label_fraction,
+        label_delay=label_delay,
+        label_seed=label_seed,
+        stream=stream,
+        method=method,
+        grid_size=grid_size,
+        seed=seed,
+        n_instances=n_instances,
+        n_windows=n_windows,
+        zero_division=zero_division,
+        chunk_size=chunk_size,
+        stream_source=stream_source,
+        data_file=data_file,
+        scale=scale,
+    )
+
+
+def _check_stream_fields(run):
+    """A run's stream, checked: (its name, its Table 1 entry or None for a data file,
+    n_instances, stream_source, the data file or None)."""
+    if run.data_file is None:
+        with _about("stream"):
+            entry = _stream_entry(run.stream)
+        with _about("n_instances"):
+            n_instances = _check_n_instances(entry, run.n_instances)
+        with _about("stream_source"):
+            stream_source = _check_stream_source(entry, run.stream_source)
+        return entry.name, entry, n_instances, stream_source, None
+    data_file = check_data_file(run.data_file)
+    with _about("stream"):
+        if run.stream not in (None, data_file.name):
+            raise ValueError(
+                f"stream={run.stream!r}, but a data file's stream is named after the file: "
+                f"{data_file.name!r}"
+            )
+    for name in ("n_instances", "stream_source"):
+        if getattr(run, name) is not None:
+            with _about(name):
+                raise ValueError(
+                    f"{name} applies to the generated streams only; {data_file.name} is read "
+                    f"from its file (got {name}={getattr(run, name)!r})"
+                )
+    return data_file.name, None, None, None, data_file
+
+
+def check_data_file(data_file):
+    """A :class:`~mlsom.datasets.DataFile` with each field checked (the file there, a regular
+    file, of a format mlsom reads, its labels found), before anything is read but its header.
+    Errors name the field (``exc.argument``) and the value."""
+    with _about("data_file"):
+        if not isinstance(data_file, DataFile):
+            raise TypeError(f"data_file must be a DataFile, got {type(data_file).__name__}")
+        data_format(data_file.path)
+    with _about("split"):
+        check_split(data_file.split)
+    with _about("train_fraction"):
+        train_fraction = check_train_fraction(data_file.train_fraction)
+    with _about("train_rows"):
+        train_rows = check_train_rows(data_file.train_rows, train_fraction)
+    with _about("xml"):
+        if data_file.xml is not None and data_format(data_file.path) != "arff":
+            raise ValueError(
+                f"an XML file of labels applies to ARFF files, not to {data_file.path}"
+            )
+        if data_file.xml is not None:
+            regular_file(data_file.xml)
+    with _about("label_location"):
+        label_location = check_label_location(data_file.label_location)
+        if data_file.xml is not None and label_location is not None:
+            raise ValueError("give the labels by an XML file or by their location, not both")
+    checked = dataclasses.replace(
+        data_file,
+        label_location=label_location,
+        path=os.path.abspath(os.path.expanduser(data_file.path)),
+        xml=None if data_file.xml is None else os.path.abspath(os.path.expanduser(data_file.xml)),
+        train_fraction=train_fraction,
+        train_rows=train_rows,
+    )
+    with _about("data_file"):
+        st = os.stat(checked.path)
+        _file_columns(checked, st.st_size, st.st_mtime_ns)  # the file, its format, its labels
+    return checked
+
+
+@lru_cache(maxsize=64)
+def _file_columns(data_file, size, mtime_ns):
+    """A data file's columns, read from its header (cached while its size and modification time
+    stay: every run of an experiment checks its file)."""
+    return data_file.columns()
+
+
+def _check_label_fields(run):
+    """A run's label_fraction, label_delay and label_seed, each checked under its own name."""
     label_fraction, label_delay, label_seed = run.label_fraction, run.label_delay, run.label_seed
     if label_fraction is None:  # a delay or a seed alone would be ignored
         for name, value in (("label_delay", label_delay), ("label_seed", label_seed)):
@@ -498,29 +675,15 @@ def check_run(run):
                         f"{name}={value!r} needs label_fraction (the share of test instances "
                         f"whose labels arrive); without it no label arrives"
                     )
-    else:
-        # each value checked under its own name, so that an error names its own option
-        with _about("label_fraction"):
-            label_fraction = check_label_protocol(label_fraction, 0, 0)[0]
-        with _about("label_delay"):
-            label_delay = check_label_protocol(label_fraction, label_delay, 0)[1]
-        with _about("label_seed"):
-            label_seed = check_label_protocol(label_fraction, label_delay, label_seed)[2]
-    return dataclasses.replace(
-        run,
-        label_fraction=label_fraction,
-        label_delay=label_delay,
-        label_seed=label_seed,
-        stream=entry.name,
-        method=method,
-        grid_size=grid_size,
-        seed=seed,
-        n_instances=n_instances,
-        n_windows=n_windows,
-        zero_division=zero_division,
-        chunk_size=chunk_size,
-        stream_source=stream_source,
-    )
+        return label_fraction, label_delay, label_seed
+    # each value checked under its own name, so that an error names its own option
+    with _about("label_fraction"):
+        label_fraction = check_label_protocol(label_fraction, 0, 0)[0]
+    with _about("label_delay"):
+        label_delay = check_label_protocol(label_fraction, label_delay, 0)[1]
+    with _about("label_seed"):
+        label_seed = check_label_protocol(label_fraction, label_delay, label_seed)[2]
+    return label_fraction, label_delay, label_seed
 
 
 def _is_zero(value):
@@ -570,6 +733,9 @@ def plan(
     label_delays=None,
     label_seed=0,
     stream_source=None,
+    data_files=None,
+    params=None,
+    scale=None,
 ):
     """The runs of a profile, with any part of the design overridden, checked before any work.
 
@@ -578,9 +744,14 @@ def plan(
     delayed-label protocol; the batch lower bounds and MINAS-BR, which learn none, run once,
     under the paper's protocol.
 
+    ``data_files`` (:class:`~mlsom.datasets.DataFile`) add a stream per file, named after it
+    (``streams`` then defaults to none). ``params`` go to every method that takes them (one no
+    method takes is refused, as are ``grid_size`` and ``random_state``). ``scale``: the
+    features' scaling of every run (:func:`mlsom.protocol.evaluate`).
+
     Unknown names, grid sizes or seeds the methods refuse, repeated values, empty lists, grid
     sizes without mlsom, ``n_instances`` without a generated stream and more windows than a
-    stream has test instances raise ValueError (or TypeError) naming the argument and the value.
+    stream has test rows raise ValueError (or TypeError) naming the argument and the value.
     Generated streams get ``n_instances`` (default: the profile's); real ones ignore it. The
     generated MOA-Spher streams get ``stream_source`` (:class:`Run`; None: the calibrated
     generator, "generator-v1": the first one); the other streams ignore it.
@@ -593,17 +764,16 @@ def plan(
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; valid: {sorted(PROFILES)}")
     design = dict(PROFILES[profile])
-    streams = _names("streams", streams, design["streams"] or list_streams(), canonical_stream)
-    methods = _names(
-        "methods", methods, design["methods"] or available_methods(), check_method_name
-    )
+    streams, files = _plan_streams(design, streams, data_files)
+    methods = _names("methods", methods, design["methods"] or _default_methods(), check_method_name)
     explicit_d = grid_sizes is not None
     grid_sizes = _names("grid_sizes", grid_sizes, design["grid_sizes"], check_grid_size)
     seeds = _names("seeds", seeds, design["seeds"], check_seed)
     with _about("grid_sizes"):
-        if explicit_d and "mlsom" not in methods:
+        if explicit_d and not any(m in GRID_METHODS for m in methods):
             raise ValueError(
-                f"grid_sizes={grid_sizes} apply to mlsom, which is not among the methods"
+                f"grid_sizes={grid_sizes} apply to mlsom ({' and '.join(GRID_METHODS)}), "
+                "which is not among the methods"
             )
     with _about("n_instances"):
         if n_instances is not None and all(is_real_stream(s) for s in streams):
@@ -621,32 +791,84 @@ def plan(
             )
     settings, fractions, delays = _label_settings(label_fractions, label_delays, label_seed)
     n_settings = 1 if settings is not None else len(fractions) * len(delays)
-    n_runs = len(streams) * sum(
+    n_runs = (len(streams) + len(files)) * sum(
         (len(seeds) if m in STOCHASTIC else 1)
-        * (len(grid_sizes) if m == "mlsom" else 1)
+        * (len(grid_sizes) if m in GRID_METHODS else 1)
         * (n_settings if _learns_labels(m) else 1)
         for m in methods
     )
     if n_runs > MAX_RUNS:
         raise ValueError(
-            f"the experiment would hold {n_runs} runs ({len(streams)} streams, {len(methods)} "
-            f"methods, {len(seeds)} seeds, {len(grid_sizes)} grid sizes, {n_settings} label "
-            f"settings); at most {MAX_RUNS} are planned at once"
+            f"the experiment would hold {n_runs} runs ({len(streams) + len(files)} streams, "
+            f"{len(methods)} methods, {len(seeds)} seeds, {len(grid_sizes)} grid sizes, "
+            f"{n_settings} label settings); at most {MAX_RUNS} are planned at once"
         )
     if settings is None:
         learners = any(_learns_labels(m) for m in methods)
         settings = [(f, dl) for f in fractions for dl in delays] if learners else []
     return _make_runs(
-        streams,
-        methods,
+        [*((s, None) for s in streams), *((f.name, f) for f in files)],
+        {m: p for m, p in zip(methods, _params_of_methods(methods, params), strict=True)},
         seeds,
         grid_sizes,
         settings,
         n_instances,
         label_seed,
         stream_source,
-        dict(n_windows=n_windows, zero_division=zero_division, chunk_size=chunk_size),
+        dict(n_windows=n_windows, zero_division=zero_division, chunk_size=chunk_size, scale=scale),
     )
+
+
+def _plan_streams(design, streams, data_files):
+    """:func:`plan`'s streams of Table 1 (the profile's unless given, none when only data
+    files are given) and its data files, checked."""
+    files = []
+    if data_files is not None:
+        with _about("data_files"):
+            if isinstance(data_files, (str, bytes, DataFile)) or not hasattr(
+                data_files, "__iter__"
+            ):
+                raise TypeError(
+                    f"data_files must be a list of DataFile, got {describe(data_files)}"
+                )
+        for data_file in data_files:
+            data_file = check_data_file(data_file)
+            with _about("data_files"):
+                same = [f for f in files if f.name == data_file.name]
+                if same:
+                    raise ValueError(
+                        f"data_files: {data_file.path} is given twice"
+                        if same[0].path == data_file.path
+                        else f"data_files: {same[0].path} and {data_file.path} have the same "
+                        "name, and the streams are named after their files: rename one"
+                    )
+            files.append(data_file)
+    default = design["streams"] or list_streams()
+    if streams is None and files:
+        default = []
+    streams = _names("streams", streams, default, canonical_stream)
+    return streams, files
+
+
+def _params_of_methods(methods, params):
+    """For each method, the parameters of ``params`` that it takes (``{}`` when None); a
+    ValueError naming ``params`` for one that no method takes, or for ``grid_size`` or
+    ``random_state``."""
+    if params is None:
+        return [{} for _ in methods]
+    with _about("params"):
+        if not isinstance(params, dict):
+            raise TypeError(f"params must be a dict, got {type(params).__name__}")
+        for key, option in (("grid_size", "grid_sizes"), ("random_state", "seeds")):
+            if key in params:
+                raise ValueError(f"params may not set {key}: give it with {option}")
+        taken = [set(make_method(m).get_params()) & set(params) for m in methods]
+        unknown = sorted(set(params) - set().union(*taken))
+        if unknown:
+            raise ValueError(
+                f"no method of the experiment ({', '.join(methods)}) has a parameter {unknown[0]!r}"
+            )
+    return [{k: params[k] for k in params if k in t} for t in taken]
 
 
 def _label_settings(label_fractions, label_delays, label_seed):
@@ -669,15 +891,17 @@ def _label_settings(label_fractions, label_delays, label_seed):
 def _make_runs(
     streams, methods, seeds, grid_sizes, settings, n_instances, label_seed, stream_source, protocol
 ):
-    """The checked runs of :func:`plan`'s design, in its order (``settings``: the label
-    fractions and delays; ``protocol``: the runs' windows, 0/0 convention and chunks)."""
+    """The checked runs of :func:`plan`'s design, in its order (``streams``: pairs of a name and
+    its data file or None; ``methods``: each with its parameters; ``settings``: the label
+    fractions and delays; ``protocol``: the runs' windows, 0/0 convention, chunks and
+    scaling)."""
     runs = []
-    for stream in streams:
-        n = None if is_real_stream(stream) else n_instances
-        for method in methods:
+    for stream, data_file in streams:
+        n = None if is_real_stream(stream) or data_file is not None else n_instances
+        for method, params in methods.items():
             learns = _learns_labels(method)
             for seed in seeds if method in STOCHASTIC else seeds[:1]:
-                for d in grid_sizes if method == "mlsom" else [None]:
+                for d in grid_sizes if method in GRID_METHODS else [None]:
                     for fraction, delay in settings if learns else [(None, 0)]:
                         run = Run(
                             stream,
@@ -685,11 +909,13 @@ def _make_runs(
                             d,
                             seed,
                             n,
+                            dict(params),
                             **protocol,
                             label_fraction=fraction,
                             label_delay=delay,
                             label_seed=label_seed if fraction is not None else 0,
                             stream_source=stream_source if _is_moving_kernels(stream) else None,
+                            data_file=data_file,
                         )
                         runs.append(check_run(run))
     return runs
@@ -848,6 +1074,15 @@ def _data_fingerprints(streams, data_home):
     return fingerprints
 
 
+def _file_fingerprint(data_file):
+    """A hash of a data file's content (and of the XML file given with it)."""
+    h = hashlib.sha256()
+    for p in [data_file.path, *([data_file.xml] if data_file.xml is not None else [])]:
+        st = os.stat(p)
+        h.update(f"{_file_digest(str(p), st.st_size, st.st_mtime_ns)}\n".encode())
+    return h.hexdigest()[:16]
+
+
 def check_data_home(data_home):
     """``data_home`` (None or an existing folder); ValueError otherwise."""
     if data_home is None:
@@ -938,7 +1173,10 @@ def _check_scheduler(scheduler, n_jobs, connect_timeout):
 
 
 @lru_cache(maxsize=4)
-def _load_stream(name, n_instances, data_home, source=None):
+def _load_stream(name, n_instances, data_home, source=None, data_file=None, data=None):
+    # (``data``, the fingerprint of a file's content, keeps a changed file from the cache)
+    if data_file is not None:
+        return data_file.load()
     if is_real_stream(name):
         return load(name, data_home=data_home)
     return load(name, n_instances=n_instances, random_state=STREAM_SEED, source=source)
@@ -947,11 +1185,18 @@ def _load_stream(name, n_instances, data_home, source=None):
 def run_one(run, *, data_home=None):
     """Execute one run and return its result as a JSON-serialisable dict.
 
-    The run's fields give the stream, the method and the protocol (windows, 0/0 convention,
-    chunks); ``data_home`` is the folder of a real stream's files.
+    The run's fields give the stream (of Table 1, or a data file), the method and the protocol
+    (windows, 0/0 convention, chunks, scaling); ``data_home`` is the folder of a real stream's
+    files. With mlsom, the result's ``info["fitted_grid_size"]`` is the d the model was fitted
+    with (the choice of ``grid_size="auto"``).
     """
     ds = _load_stream(
-        run.stream, run.n_instances, data_home, _stream_source(run.stream, run.stream_source)
+        run.stream,
+        run.n_instances,
+        data_home,
+        _stream_source(run.stream, run.stream_source),
+        run.data_file,
+        run.data,
     )
     method = make_method(run.method, grid_size=run.grid_size, seed=run.seed, params=run.params)
     t0 = time.perf_counter()
@@ -967,6 +1212,7 @@ def run_one(run, *, data_home=None):
         label_fraction=run.label_fraction,
         label_delay=run.label_delay,
         label_seed=run.label_seed,
+        scale=run.scale,
     )
     out = res.to_dict()
     out["run"] = {
@@ -1084,6 +1330,9 @@ def prepare_experiment(
     label_delays=None,
     label_seed=0,
     stream_source=None,
+    data_files=None,
+    params=None,
+    scale=None,
 ):
     """Check every argument of :func:`run_experiment` and return the experiment, ready to run."""
     data_home = check_data_home(data_home)
@@ -1102,8 +1351,14 @@ def prepare_experiment(
         label_delays=label_delays,
         label_seed=label_seed,
         stream_source=stream_source,
+        data_files=data_files,
+        params=params,
+        scale=scale,
     )
-    fingerprints = _data_fingerprints({r.stream for r in runs}, data_home)
+    fingerprints = _data_fingerprints({r.stream for r in runs if r.data_file is None}, data_home)
+    fingerprints.update(
+        {r.stream: _file_fingerprint(r.data_file) for r in runs if r.data_file is not None}
+    )
     runs = [
         dataclasses.replace(r, data=fingerprints[r.stream]) if r.stream in fingerprints else r
         for r in runs
@@ -1146,6 +1401,9 @@ def run_experiment(
     label_delays=None,
     label_seed=0,
     stream_source=None,
+    data_files=None,
+    params=None,
+    scale=None,
 ):
     """Run (or resume) an experiment and write its reports.
 
@@ -1187,6 +1445,13 @@ def run_experiment(
         ``mlsom-d2-f0.01-l1000``.
     stream_source : {"generator", "generator-v1"}, optional
         The generator of the generated MOA-Spher streams (:func:`plan`).
+    data_files : list of DataFile, optional
+        Data files of one's own, a stream each, named after the file (:func:`plan`); their
+        content (and that of an XML file given with one) is part of the runs' keys.
+    params : dict, optional
+        Constructor parameters of every method that takes them (:func:`plan`).
+    scale : {None, "minmax_on_train"}, optional
+        The features' scaling (:func:`mlsom.protocol.evaluate`); None: none.
 
     Returns
     -------
@@ -1201,28 +1466,7 @@ def run_experiment(
     ExperimentInterrupted
         On Ctrl-C while the runs execute; the finished runs are kept.
     """
-    return prepare_experiment(
-        profile,
-        out_dir,
-        streams=streams,
-        methods=methods,
-        grid_sizes=grid_sizes,
-        seeds=seeds,
-        n_instances=n_instances,
-        data_home=data_home,
-        n_jobs=n_jobs,
-        scheduler=scheduler,
-        connect_timeout=connect_timeout,
-        n_windows=n_windows,
-        zero_division=zero_division,
-        chunk_size=chunk_size,
-        plots=plots,
-        progress=progress,
-        label_fractions=label_fractions,
-        label_delays=label_delays,
-        label_seed=label_seed,
-        stream_source=stream_source,
-    ).run()
+    return prepare_experiment(**locals()).run()  # (every argument, as given)
 
 
 async def _handshake(address, timeout):
@@ -1477,7 +1721,9 @@ def _report(results, out, *, profile, zero_division, plots):
                 "stream": run["stream"],
                 "method": run["method"],
                 "label": run["label"],
+                "reference": is_reference(run["method"]),
                 "grid_size": run["grid_size"],
+                "fitted_grid_size": ev.info.get("fitted_grid_size"),
                 "seed": run["seed"],
                 "macro_f1_mean": float(np.nanmean(curve)),
                 "macro_f1_final": float(curve[-1]),
@@ -1535,8 +1781,35 @@ def _report(results, out, *, profile, zero_division, plots):
         "streams": sorted(means),
         "mean_macro_f1": means,
         "best_grid_size": best_d,
+        "references": sorted({row["label"] for row in rows if row["reference"]}),
+        "fitted_grid_size": _fitted_grid_sizes(rows),
     }
-    # statistics over streams: mlsom at its best d beside every other method
+    shown = {row["label"]: _marked(row["label"], row["method"]) for row in rows}
+    result, statistics = _statistics(means, best_d, shown)
+    if statistics is not None:
+        summary["statistics"] = statistics
+    if plots:
+        summary["plots"] = _plots(results, evals, best_d, result, out, zero_division)
+    return summary
+
+
+def _fitted_grid_sizes(rows):
+    """Per stream and mlsom label (``mlsom-dauto``, ``mlsom-frozen-d4``, ...), the grid sizes
+    the fitted models used, one per seed in the seeds' order (None for a run stored before the
+    results recorded it)."""
+    fitted = {}
+    for row in sorted(rows, key=lambda r: r["seed"]):
+        if row["grid_size"] is not None:
+            by_label = fitted.setdefault(row["stream"], {})
+            by_label.setdefault(row["label"], []).append(row["fitted_grid_size"])
+    return fitted
+
+
+def _statistics(means, best_d, shown):
+    """The Friedman and Nemenyi tests over streams of mlsom at its best d beside every other
+    method, and their summary; (None, None) without two streams and two methods in common.
+    ``shown``: the names the result gives to the runs' labels (the reference predictors'
+    marked)."""
     stat_table = {}
     for s, d in means.items():
         if s not in best_d:
@@ -1545,25 +1818,24 @@ def _report(results, out, *, profile, zero_division, plots):
         entry["mlsom (best d)"] = best_d[s]["macro_f1"]
         stat_table[s] = entry
     common = set.intersection(*(set(v) for v in stat_table.values())) if stat_table else set()
-    result = None
-    if len(stat_table) >= 2 and len(common) >= 2:
-        names = sorted(common)
-        scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
-        result = friedman_nemenyi(scores, methods=names, datasets=sorted(stat_table))
-        summary["statistics"] = {
-            "methods": names,
-            "mean_ranks": result.mean_ranks.tolist(),
-            "friedman_chi2": result.chi2,
-            "friedman_pvalue": result.chi2_pvalue,
-            "iman_davenport_f": result.f_statistic,
-            "iman_davenport_pvalue": result.f_pvalue,
-            "nemenyi_cd": result.cd,
-            "alpha": result.alpha,
-            "nemenyi_pvalues": result.pvalues.tolist(),
-        }
-    if plots:
-        summary["plots"] = _plots(results, evals, best_d, result, out, zero_division)
-    return summary
+    if len(stat_table) < 2 or len(common) < 2:
+        return None, None
+    names = sorted(common)
+    scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
+    result = friedman_nemenyi(
+        scores, methods=[shown.get(m, m) for m in names], datasets=sorted(stat_table)
+    )
+    return result, {
+        "methods": names,
+        "mean_ranks": result.mean_ranks.tolist(),
+        "friedman_chi2": result.chi2,
+        "friedman_pvalue": result.chi2_pvalue,
+        "iman_davenport_f": result.f_statistic,
+        "iman_davenport_pvalue": result.f_pvalue,
+        "nemenyi_cd": result.cd,
+        "alpha": result.alpha,
+        "nemenyi_pvalues": result.pvalues.tolist(),
+    }
 
 
 def _plots(results, evals, best_d, stat_result, out, zero_division):
@@ -1571,7 +1843,7 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
     by_stream = {}
     for r, ev in zip(results, evals, strict=True):
         run = r["run"]
-        label = run["label"]
+        label = _marked(run["label"], run["method"])
         if run["method"] == "mlsom":
             if best_d.get(run["stream"], {}).get("grid_size") != run["grid_size"]:
                 continue
@@ -1648,7 +1920,7 @@ def _estimate_paper_seconds(results, n_jobs):
     total_instances = sum(e.instances for e in TABLE1)
     total = 0.0
     for m, sec in per_instance.items():
-        n_runs = 100 if m == "mlsom" else (10 if m in STOCHASTIC else 1)
+        n_runs = 100 if m in GRID_METHODS else (10 if m in STOCHASTIC else 1)
         total += sec * total_instances * n_runs
     return {
         "seconds": total / max(1, n_jobs),

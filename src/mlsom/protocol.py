@@ -33,9 +33,32 @@ Streams can be given as
   runner checks that the stream has exactly that many rows) or, without ``n_test``, as windows of a
   fixed ``window_size`` rows, the last one ending with the stream (possibly shorter).
 
+Where the training set and the test data both name their columns (DataFrames, an ``iter_arff``
+stream), the feature and label names must be the same, in the same order, or a ValueError shows
+both.
+
 Windows: ``n_windows`` (default 50) windows, window w = rows ⌊w·n/W⌋ to ⌊(w+1)·n/W⌋ - 1 of the test
 stream (:func:`mlsom.evaluation.window_edges`), or windows of ``window_size`` rows. Windows and
 chunks are independent: predictions of a chunk that straddles a window boundary are split.
+
+Labels that arrive (the delayed-label protocol, ``label_fraction``, ``label_delay``,
+``label_seed``): a share of the test rows, chosen at random (``label_seed``), get their true labels
+back ``label_delay`` rows after they were predicted. Online methods with ``partial_fit`` (mlsom)
+get them through it; incremental methods (the upper bounds) get exactly the same labels at the
+same times, through ``predict`` and ``partial_fit``, and nothing else; batch methods and online
+methods without ``partial_fit`` (MINAS-BR) are run as without it. With ``label_fraction=None``
+(the default) each kind runs its own protocol above (online methods never see a test label,
+incremental ones learn every label right after predicting its row). With 0, an online method's
+run is exactly that of None; with 1 and delay 0, every method is tested then trained on each row.
+
+Scaling (``scale``): None, the default, gives every method the features as they are (the paper
+says nothing of scaling). ``scale="minmax_on_train"`` scales each feature with the training set's
+minimum and range, fitted on the training set alone, applied to it and to each chunk of the test
+stream: the numbers :func:`mlsom.datasets.minmax_scale` gives (docs/your-data.md).
+
+Each result's ``info`` records the windows, the stream's own info, the scaling (``"scale"``, when
+one is used), the label setting (``"labels"``) and, for mlsom, the grid side d the fitted model
+uses (``"fitted_grid_size"``: the choice of ``grid_size="auto"``, or the d given).
 
 Timing: ``fit_seconds`` is the time spent in ``fit``, ``stream_seconds`` the time spent in the
 method's calls on the test stream (evaluation overhead excluded), ``instances_per_second`` their
@@ -65,6 +88,7 @@ from ._validation import (
     describe,
 )
 from ._windows import WindowAccumulator, check_window_memory, fixed_edges, window_edges
+from .datasets._preprocess import MinMaxScaling, check_scale
 
 __all__ = ["KINDS", "evaluate", "evaluate_many"]
 
@@ -115,7 +139,7 @@ def _is_array_pair(stream):
 class _Source:
     """The training set and the test stream in chunks of at most ``chunk_size`` rows."""
 
-    def __init__(self, stream, X_train, Y_train, n_test, chunk_size):
+    def __init__(self, stream, X_train, Y_train, n_test, chunk_size, scale=None):
         self.chunk_size = chunk_size
         self.name = ""
         self.label_names = None
@@ -158,6 +182,10 @@ class _Source:
         if len(self.X_train) != len(self.Y_train):
             raise ValueError(f"X_train has {len(self.X_train)} rows, Y_train {len(self.Y_train)}")
         self.n_labels = self.Y_train.shape[1]
+        self.scaling = None
+        if scale is not None:  # "minmax_on_train": fitted on the labelled set alone
+            self.scaling = MinMaxScaling(self.X_train, "X_train")
+            self.X_train = self.scaling.transform(self.X_train, "X_train")
         if self.n_labels == 0:
             raise ValueError("Y_train has no label column: there is nothing to evaluate")
         if self._arrays is not None:
@@ -193,7 +221,16 @@ class _Source:
         )
 
     def chunks(self):
-        """Yield (X_chunk, Y_chunk as bool) pairs of at most ``chunk_size`` rows, in order."""
+        """Yield (X_chunk, Y_chunk as bool) pairs of at most ``chunk_size`` rows, in order, the
+        features scaled as the training set was."""
+        pos = 0
+        for X_chunk, Y_chunk in self._raw_chunks():
+            if self.scaling is not None:
+                X_chunk = self.scaling.transform(X_chunk, "X_stream", first_row=pos)
+            pos += len(X_chunk)
+            yield X_chunk, Y_chunk
+
+    def _raw_chunks(self):
         size = self.chunk_size
         if self._arrays is not None:
             X, Y = self._arrays
@@ -437,6 +474,7 @@ def evaluate(
     label_fraction=None,
     label_delay=0,
     label_seed=0,
+    scale=None,
 ):
     """Evaluate one method on a test stream with the protocol of its kind.
 
@@ -453,27 +491,21 @@ def evaluate(
     n_windows : int, default=50
         Number of evaluation windows over the test stream.
     window_size : int, optional
-        Windows of this many rows instead (the last one ends with the stream and may be shorter);
-        overrides ``n_windows``. Needed for an iterable stream without ``n_test``; the counts
-        kept then grow with the number of windows the stream turns out to have.
+        Windows of this many rows instead, overriding ``n_windows``; needed for an iterable
+        stream without ``n_test`` (the counts kept then grow with the stream's windows).
     chunk_size : int, default=1000
         Most rows given to the method at once. Results do not depend on it for methods that
         follow the protocol.
-    X_train : array-like of shape (n_train, n_features), optional
-    Y_train : array-like of shape (n_train, n_labels), optional
-        The labelled training set, for streams that do not carry it. Where the training set
-        and the test data both name their columns (DataFrames, an ``iter_arff`` stream), the
-        feature and label names must be the same, in the same order, or a ValueError shows
-        both.
+    X_train, Y_train : array-like of shape (n_train, n_features), (n_train, n_labels), optional
+        The labelled set, for streams that do not carry it (column names: module documentation).
     n_test : int, optional
         Rows of an iterable test stream, to place ``n_windows`` windows over it.
     kind : {"online", "batch", "incremental"}, optional
         Run the method under this protocol instead of its own ``kind`` (for example an online
         method frozen after ``fit``: ``kind="batch"``).
-    name : str, optional
-        Name of the method in the result (default: its class name).
-    stream_name : str, optional
-        Name of the stream in the result (default: the stream's ``name``).
+    name, stream_name : str, optional
+        Names of the method and of the stream in the result (default: the method's class name,
+        the stream's ``name``).
     seed : int, optional
         Seed recorded for the run (default: the method's ``random_state`` when it is an integer).
     zero_division : {1, 0, "exclude", "mulan"}, default=1
@@ -481,20 +513,14 @@ def evaluate(
     keep_predictions : bool, default=False
         Keep the predictions, bit-packed, in the result.
     label_fraction : float in [0, 1], optional
-        The delayed-label protocol (labels that arrive): this share of the test rows, chosen at
-        random (``label_seed``), get their true labels back ``label_delay`` rows after they
-        were predicted. Online methods with ``partial_fit`` (mlsom) get them through it;
-        incremental methods (the upper bounds) get exactly the same labels at the same times,
-        through ``predict`` and ``partial_fit``, and nothing else; batch methods and online
-        methods without ``partial_fit`` (MINAS-BR) are run as before. None (the default): the
-        protocol of each kind as above (online methods never see a test label, incremental
-        ones learn every label right after predicting its row). With 0, an online method's run
-        is exactly that of None; with 1 and delay 0, every method is tested then trained on
-        each row.
-    label_delay : int, default=0
-        Rows predicted between a row's prediction and the arrival of its labels.
-    label_seed : int, default=0
-        Seeds the choice of the rows that get labels (the same for every method).
+        The share of the test rows whose true labels come back (labels that arrive, the module
+        documentation). None (the default): the protocol of each kind.
+    label_delay, label_seed : int, default=0
+        Rows predicted between a row's prediction and the arrival of its labels; the seed of the
+        choice of the rows that get labels (the same for every method).
+    scale : {None, "minmax_on_train"}, default=None
+        The features as they are, or scaled with the training set's minimum and range (the
+        module documentation; :func:`mlsom.datasets.minmax_scale`'s numbers).
 
     Returns
     -------
@@ -509,11 +535,7 @@ def evaluate(
     >>> res.curve("macro_f1").shape
     (10,)
     """
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be a str or None, got {name!r}")
-    name = name or type(method).__name__
-    if seed is not None:
-        seed = check_seed("seed", seed)
+    name, kinds, seeds = _one_method(method, name, kind, seed)
     return evaluate_many(
         {name: method},
         stream,
@@ -523,15 +545,30 @@ def evaluate(
         X_train=X_train,
         Y_train=Y_train,
         n_test=n_test,
-        kinds=None if kind is None else {name: kind},
+        kinds=kinds,
         stream_name=stream_name,
-        seeds=None if seed is None else {name: seed},
+        seeds=seeds,
         zero_division=zero_division,
         keep_predictions=keep_predictions,
         label_fraction=label_fraction,
         label_delay=label_delay,
         label_seed=label_seed,
+        scale=scale,
     )[name]
+
+
+def _one_method(method, name, kind, seed):
+    """:func:`evaluate`'s method as :func:`evaluate_many` takes it: its name (checked; default
+    its class name), and the ``kinds`` and ``seeds`` mappings of its kind and seed (None where
+    not given; the seed checked)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {name!r}")
+    name = name or type(method).__name__
+    if seed is not None:
+        seed = check_seed("seed", seed)
+    kinds = None if kind is None else {name: kind}
+    seeds = None if seed is None else {name: seed}
+    return name, kinds, seeds
 
 
 def evaluate_many(
@@ -552,6 +589,7 @@ def evaluate_many(
     label_fraction=None,
     label_delay=0,
     label_seed=0,
+    scale=None,
 ):
     """Evaluate several methods on one test stream, in a single pass over it.
 
@@ -566,12 +604,10 @@ def evaluate_many(
         appended to repeated names). The same object may not appear twice.
     stream : StreamDataset, (X_stream, Y_stream) or iterable of (X_chunk, Y_chunk)
         The stream (see the module documentation).
-    n_windows, window_size, chunk_size, n_test : int, optional
+    n_windows, window_size, chunk_size, n_test, X_train, Y_train, stream_name : optional
         As in :func:`evaluate`.
-    X_train, Y_train : array-like, optional
-        As in :func:`evaluate`.
-    stream_name, zero_division, keep_predictions : optional
-        As in :func:`evaluate`.
+    zero_division, keep_predictions, scale : optional
+        As in :func:`evaluate` (the same for every method).
     kinds : mapping of str to str, optional
         Protocol to use for some methods instead of their ``kind``, by name.
     seeds : mapping of str to int, optional
@@ -588,13 +624,14 @@ def evaluate_many(
     """
     chunk_size = check_count("chunk_size", chunk_size, low=1)
     zero_division = check_zero_division(zero_division)
+    scale = check_scale(scale)
     feed = _label_feed(label_fraction, label_delay, label_seed)
     if n_test is not None:
         n_test = check_count("n_test", n_test, low=1, high=MAX_ROWS)
     methods = _named_methods(methods)
     kinds, seeds = _check_method_mappings(methods, kinds, seeds)
 
-    source = _Source(stream, X_train, Y_train, n_test, chunk_size)
+    source = _Source(stream, X_train, Y_train, n_test, chunk_size, scale)
     n_test = source.n_test
     if feed is not None:
         feed.bound(n_test, source.X_train.shape[1], source.X_train.dtype.itemsize, source.n_labels)
@@ -617,6 +654,9 @@ def evaluate_many(
     windows = (
         {"n_windows": int(n_windows)} if window_size is None else {"window_size": int(window_size)}
     )
+    setting = {"windows": windows, "stream_info": source.stream_info}
+    if scale is not None:
+        setting["scale"] = scale
     recorded = {
         "stream": stream_name if stream_name is not None else source.name,
         "zero_division": zero_division,
@@ -626,7 +666,7 @@ def evaluate_many(
     }
     return {
         runner.name: _runner_result(
-            runner, seeds.get(runner.name), recorded, windows, source.stream_info, feed, learners
+            runner, seeds.get(runner.name), recorded, setting, feed, learners
         )
         for runner in runners
     }
@@ -687,17 +727,21 @@ def _run_methods(runners, source, feed):
     return learners
 
 
-def _runner_result(runner, seed, recorded, windows, stream_info, feed, learners):
-    """The StreamEvaluation of one method; ``recorded`` holds the fields all methods share."""
+def _runner_result(runner, seed, recorded, setting, feed, learners):
+    """The StreamEvaluation of one method; ``recorded`` holds the fields all methods share,
+    ``setting`` what its ``info`` records of the windows, the stream and the scaling."""
     edges, counts, ex, packed = runner.acc.finish()
     params = _method_params(runner.method)
     if seed is None:
         rs = params.get("random_state")
         if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
             seed = int(rs)
-    labels = {}
+    extra = {}
     if feed is not None:
-        labels = {"labels": {**feed.info(), "learns_labels": runner.name in learners}}
+        extra["labels"] = {**feed.info(), "learns_labels": runner.name in learners}
+    d = _fitted_grid_size(runner.method)
+    if d is not None:
+        extra["fitted_grid_size"] = d
     return StreamEvaluation(
         edges,
         counts,
@@ -710,13 +754,28 @@ def _runner_result(runner, seed, recorded, windows, stream_info, feed, learners)
         stream_seconds=runner.stream_seconds,
         info={
             "class": f"{type(runner.method).__module__}.{type(runner.method).__qualname__}",
-            "windows": windows,
-            "stream_info": stream_info,
-            **labels,
+            **setting,
+            **extra,
         },
         predictions=packed,
         **recorded,
     )
+
+
+def _fitted_grid_size(method):
+    """The grid side d a fitted mlsom model uses (its ``grid_size_``: the choice of
+    ``grid_size="auto"``), also inside a wrapper with an ``estimator_`` (mlsom frozen after
+    fit); None for a method without one."""
+    model = method
+    for _ in range(2):
+        try:
+            d = getattr(model, "grid_size_", None)
+            if isinstance(d, numbers.Integral) and not isinstance(d, bool):
+                return int(d)
+            model = getattr(model, "estimator_", None)
+        except (AttributeError, ValueError):  # not fitted, or no such attribute
+            return None
+    return None
 
 
 @contextmanager

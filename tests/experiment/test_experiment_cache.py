@@ -15,6 +15,7 @@ import pytest
 
 import mlsom.experiment as experiment
 from mlsom._cli import main
+from mlsom.datasets import DataFile
 from mlsom.experiment import CACHE_FORMAT, Run, check_run, plan, run_experiment
 from tests.helpers.paths import DATA
 
@@ -97,8 +98,13 @@ def test_the_key_covers_every_field_of_a_run():
     # a field added later is in the key without more work; the label-protocol fields only
     # when it is on (test_experiment.test_run_keys_without_labels_are_those_of_before)
     labels = {"label_fraction", "label_delay", "label_seed"}
-    assert fields - labels <= set(identity)
-    assert fields <= set(dataclasses.replace(run, label_fraction=0.1).identity())
+    # a data file and a scaling only when given (the keys of earlier versions stay)
+    optional = {"data_file", "scale"}
+    assert fields - labels - optional <= set(identity)
+    every = dataclasses.replace(
+        run, label_fraction=0.1, data_file=DataFile("x.arff"), scale="minmax_on_train"
+    )
+    assert fields <= set(every.identity())
     assert {"stream_seed", "mlsom_version", "cache_format"} <= set(identity)
     changed = {
         "stream": "MOA-Spher-3C-2A",
@@ -115,6 +121,8 @@ def test_the_key_covers_every_field_of_a_run():
         "label_delay": 10,
         "label_seed": 3,
         "stream_source": "generator-v1",
+        "data_file": DataFile("x.arff"),
+        "scale": "minmax_on_train",
     }
     assert set(changed) == fields  # every field is tried below
     keys = {run.key}

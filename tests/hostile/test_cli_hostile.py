@@ -119,6 +119,31 @@ CASES = [
     ("run-zero-division-2", RUN + ["--zero-division", "2"], ["--zero-division", "'2'"]),
     ("run-zero-division-nan", RUN + ["--zero-division", "nan"], ["--zero-division", "'nan'"]),
     ("run-param-no-equals", RUN + ["--param", "bad"], ["--param", "'bad'"]),
+    # a data file of one's own
+    ("run-data-missing", ["run", "--data", "{missing}.arff"], ["--data", "missing.arff"]),
+    ("run-data-empty", ["run", "--data", ""], ["--data", "empty"]),
+    ("run-data-not-a-data-file", ["run", "--data", "{file}"], ["--data", "file'", "mlsom reads"]),
+    ("run-data-fifo", ["run", "--data", "{fifo}.arff"], ["--data", "fifo.arff", "FIFO"]),
+    ("run-data-and-stream", RUN + ["--data", "{arff}"], ["--data", "--stream"]),
+    ("run-xml-without-data", RUN + ["--xml", "{file}"], ["--xml", "--data FILE"]),
+    ("run-xml-missing", ["run", "--data", "{arff}", "--xml", "{missing}"], ["--xml", "missing"]),
+    ("run-labels-bad", ["run", "--data", "{arff}", "--labels", "mid:2"], ["--labels", "'mid:2'"]),
+    (
+        "run-train-fraction-zero",
+        ["run", "--data", "{arff}", "--train-fraction", "0"],
+        ["--train-fraction", "0"],
+    ),
+    (
+        "run-train-rows-text",
+        ["run", "--data", "{arff}", "--train-rows", "x"],
+        ["--train-rows", "'x'"],
+    ),
+    (
+        "run-split-unknown",
+        ["run", "--data", "{arff}", "--split", "random"],
+        ["--split", "'random'"],
+    ),
+    ("run-scale-unknown", RUN + ["--scale", "zscore"], ["--scale", "'zscore'"]),
     ("run-param-no-name", RUN + ["--param", "=3"], ["--param", "'=3'"]),
     (
         "run-param-grid-size-conflicts",
@@ -199,6 +224,15 @@ CASES = [
         ["--streams", "MOA-Spher-5C-2A", "twice"],
     ),
     ("exp-methods-unknown", EXP + ["--methods", "SVM-42"], ["--methods", "'SVM-42'"]),
+    ("exp-data-missing", EXP + ["--data", "{missing}.arff"], ["--data", "missing.arff"]),
+    ("exp-data-twice", EXP + ["--data", "{arff}", "{arff}"], ["--data", "twice"]),
+    ("exp-xml-missing", EXP + ["--data", "{arff}", "--xml", "{missing}"], ["--xml", "missing"]),
+    ("exp-labels-zero", EXP + ["--data", "{arff}", "--labels", "last:0"], ["--labels", "'last:0'"]),
+    ("exp-train-fraction-nan", EXP + ["--train-fraction", "nan"], ["--train-fraction", "nan"]),
+    ("exp-train-rows-zero", EXP + ["--train-rows", "0"], ["--train-rows", "0"]),
+    ("exp-split-empty", EXP + ["--split", ""], ["--split", "''"]),
+    ("exp-scale-empty", EXP + ["--scale", ""], ["--scale", "''"]),
+    ("exp-param-unknown", EXP + ["--param", "no_such=1"], ["--param", "'no_such'"]),
     ("exp-methods-twice", EXP + ["--methods", "mlsom", "mlsom"], ["--methods", "twice"]),
     ("exp-grid-sizes-zero", EXP + ["--grid-sizes", "0"], ["--grid-sizes", "0"]),
     ("exp-grid-sizes-negative", EXP + ["--grid-sizes", "2", "-1"], ["--grid-sizes", "-1"]),
@@ -274,12 +308,14 @@ def paths(tmp_path, monkeypatch):
     fifo = tmp_path / "fifo"
     if hasattr(os, "mkfifo"):
         os.mkfifo(fifo)
+        os.mkfifo(tmp_path / "fifo.arff")  # a data file's name: refused unread, never blocks
     return {
         "out": str(tmp_path / "out"),
         "file": str(tmp_path / "file"),
         "dir": str(tmp_path / "dir"),
         "fifo": str(fifo),
         "missing": str(tmp_path / "missing"),
+        "arff": str(DATA / "emotions.arff"),
     }
 
 
@@ -293,7 +329,7 @@ def _one_error_line(err):
 
 @pytest.mark.parametrize("argv, fragments", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_hostile_option_is_refused_before_any_work(argv, fragments, paths, capsys):
-    if "{fifo}" in argv and not hasattr(os, "mkfifo"):
+    if any("{fifo}" in a for a in argv) and not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs on this platform")
     argv = [a.format(**paths) for a in argv]
     assert main(argv) == 2

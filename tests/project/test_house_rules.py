@@ -44,7 +44,6 @@ LONG_ALLOWED = {
     ("plotting.py", "plot_curves"),
     ("plotting.py", "plot_nemenyi_heatmap"),
     ("plotting.py", "plot_critical_difference"),
-    ("protocol.py", "evaluate"),
 }
 
 # Function-local imports of the package's own modules. (file, function, module): reason.

@@ -3,11 +3,13 @@
 * :func:`load` / :func:`list_streams` -- the twelve streams of the paper's Table 1 by name.
 * :func:`moa_spherical`, :func:`read_multilabel` and the base generators -- synthetic streams.
 * :func:`load_arff`, :func:`iter_arff` -- Mulan and MEKA ARFF files (dense or sparse, compressed).
+* :func:`load_file` -- a data file of one's own (ARFF or .npz) as a stream (docs/your-data.md).
 * :func:`filter_labels`, :func:`drop_unlabelled`, :func:`balanced_initial_split`,
   :func:`prefix_split`, :func:`minmax_scale` -- the protocol's preprocessing.
 """
 
 from ._arff import ArffChunkIterator, ArffError, MultilabelDataset, iter_arff, load_arff
+from ._files import DataFile, load_file
 from ._generators import (
     HyperplaneGenerator,
     RandomRBFGenerator,
@@ -49,6 +51,8 @@ __all__ = [
     "filter_labels",
     "iter_arff",
     "load_arff",
+    "load_file",
+    "DataFile",
     "minmax_scale",
     "prefix_split",
 ]

@@ -352,12 +352,97 @@ def prefix_split(X: ArrayLike, Y: ArrayLike, fraction: float = 0.10) -> InitialS
     return _split(X, Y, train, info)
 
 
+#: The values of :func:`mlsom.protocol.evaluate`'s ``scale``: None (the default) gives the
+#: features as they are; "minmax_on_train" scales them as :func:`minmax_scale` does.
+SCALINGS = (None, "minmax_on_train")
+
+
+def check_scale(scale):
+    """``scale`` if it is one of :data:`SCALINGS`; a ValueError naming ``scale`` and the value
+    otherwise."""
+    if not (scale is None or (isinstance(scale, str) and scale in SCALINGS)):
+        raise ValueError(
+            f"scale must be None (the features as they are) or 'minmax_on_train' (min-max "
+            f"scaling fitted on the labelled set), got scale={describe(scale)}"
+        )
+    return scale
+
+
+def _as_float(a, name):
+    arr = as_numeric(name, a)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
+    dt = arr.dtype if arr.dtype.kind == "f" else np.float64
+    return arr.astype(dt, copy=False)
+
+
+class MinMaxScaling:
+    """Min-max scaling fitted on a training part: (x - min_train) / (max_train - min_train).
+
+    A column constant on the training part becomes 0 everywhere; values outside the training
+    range are not clipped. :func:`minmax_scale` and ``scale="minmax_on_train"`` of
+    :func:`mlsom.protocol.evaluate` both scale with it.
+
+    Parameters
+    ----------
+    train : array-like of shape (n, A)
+        Finite, at least one row.
+    name : str, default="train"
+        The name of ``train`` in error messages.
+    """
+
+    def __init__(self, train, name="train"):
+        tr = _as_float(train, name)
+        if tr.shape[0] == 0:
+            raise ValueError(f"{name} has no row")
+        if not np.isfinite(tr).all():
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(tr))[0])
+            raise ValueError(f"{name} contains NaN or infinity (row {i}, column {j})")
+        lo = tr.min(axis=0)
+        with np.errstate(over="ignore"):
+            span = tr.max(axis=0) - lo
+        if not np.isfinite(span).all():
+            j = int(np.flatnonzero(~np.isfinite(span))[0])
+            raise ValueError(
+                f"{name} column {j} spans more than the largest {tr.dtype} (from {lo[j]!r} to "
+                f"{tr[:, j].max()!r}): its range cannot be computed; scale it down first"
+            )
+        self.name, self.train, self.low, self.span = name, tr, lo, span
+        self.constant = span == 0
+        self._divisor = np.where(self.constant, 1, span)
+
+    def transform(self, part, name, first_row=0):
+        """``part`` scaled (float32 stays float32, anything else becomes float64); errors name
+        it as ``name`` and its rows from ``first_row`` on."""
+        arr = _as_float(part, name)
+        if arr.shape[1] != self.train.shape[1]:
+            raise ValueError(
+                f"{name} has {arr.shape[1]} columns but {self.name} has {self.train.shape[1]}"
+            )
+        if not np.isfinite(arr).all():
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(arr))[0])
+            raise ValueError(f"{name} contains NaN or infinity (row {first_row + i}, column {j})")
+        with np.errstate(over="ignore"):
+            res = (arr - self.low) / self._divisor
+        res[:, self.constant] = 0
+        if not np.isfinite(res).all():  # a value far outside a tiny training range
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(res))[0])
+            raise ValueError(
+                f"{name}[{first_row + i}, {j}] = {float(arr[i, j])!r} is too far outside "
+                f"{self.name} column {j} (range {float(self.low[j])!r} to "
+                f"{float(self.low[j] + self.span[j])!r}) to scale in {arr.dtype}"
+            )
+        return res.astype(arr.dtype, copy=False)
+
+
 def minmax_scale(train: ArrayLike, *others: ArrayLike) -> tuple[np.ndarray, ...]:
     """Scale features to [0, 1] with the minimum and range of the training part only.
 
     Each column becomes (x - min_train) / (max_train - min_train). A column that is constant on
     the training part becomes 0 everywhere (in ``train`` and in ``others``). Values of ``others``
-    outside the training range are *not* clipped, so they may fall outside [0, 1].
+    outside the training range are *not* clipped, so they may fall outside [0, 1]. The same
+    scaling as ``scale="minmax_on_train"`` of :func:`mlsom.protocol.evaluate`
+    (docs/your-data.md).
 
     Parameters
     ----------
@@ -372,48 +457,7 @@ def minmax_scale(train: ArrayLike, *others: ArrayLike) -> tuple[np.ndarray, ...]
         ``(train_scaled, *others_scaled)``, always a tuple (``(train_scaled,)`` without others);
         float32 inputs stay float32, anything else becomes float64.
     """
-
-    def as_float(a, name):
-        arr = as_numeric(name, a)
-        if arr.ndim != 2:
-            raise ValueError(f"{name} must be 2-D, got shape {arr.shape}")
-        dt = arr.dtype if arr.dtype.kind == "f" else np.float64
-        return arr.astype(dt, copy=False)
-
-    tr = as_float(train, "train")
-    if tr.shape[0] == 0:
-        raise ValueError("train has no row")
-    if not np.isfinite(tr).all():
-        raise ValueError("train contains NaN or infinity")
-    lo = tr.min(axis=0)
-    with np.errstate(over="ignore"):
-        span = tr.max(axis=0) - lo
-    if not np.isfinite(span).all():
-        j = int(np.flatnonzero(~np.isfinite(span))[0])
-        raise ValueError(
-            f"train column {j} spans more than the largest {tr.dtype} (from {lo[j]!r} to "
-            f"{tr[:, j].max()!r}): its range cannot be computed; scale it down first"
-        )
-    const = span == 0
-    scale = np.where(const, 1, span)
-    out = []
-    for k, part in enumerate((tr, *others)):
-        arr = tr if k == 0 else as_float(part, f"others[{k - 1}]")
-        if arr.shape[1] != tr.shape[1]:
-            raise ValueError(
-                f"others[{k - 1}] has {arr.shape[1]} columns but train has {tr.shape[1]}"
-            )
-        if k and not np.isfinite(arr).all():
-            raise ValueError(f"others[{k - 1}] contains NaN or infinity")
-        with np.errstate(over="ignore"):
-            res = (arr - lo) / scale
-        res[:, const] = 0
-        if k and not np.isfinite(res).all():  # a value far outside a tiny training range
-            i, j = (int(v) for v in np.argwhere(~np.isfinite(res))[0])
-            raise ValueError(
-                f"others[{k - 1}][{i}, {j}] = {float(arr[i, j])!r} is too far outside train "
-                f"column {j} (range {float(lo[j])!r} to {float(lo[j] + span[j])!r}) to scale in "
-                f"{arr.dtype}"
-            )
-        out.append(res.astype(arr.dtype, copy=False))
+    scaling = MinMaxScaling(train, "train")
+    out = [scaling.transform(scaling.train, "train")]
+    out += [scaling.transform(part, f"others[{k}]") for k, part in enumerate(others)]
     return tuple(out)

@@ -168,7 +168,7 @@ REAL_FILES: dict[str, _RealSpec] = {
 
 @dataclass(frozen=True, eq=False, repr=False)
 class StreamDataset:
-    """A stream of Table 1, split into the initial labelled set and the (unlabelled) stream.
+    """A stream (of Table 1, or a file of one's own), split into the labelled set and the stream.
 
     Attributes
     ----------
@@ -182,9 +182,10 @@ class StreamDataset:
         The test stream, in order (its labels are for evaluation only).
     label_names : tuple of str
     description : str
-    table : TableEntry
+    table : TableEntry or None
         The paper's values: ``table.instances``, ``table.attributes``, ``table.labels``,
-        ``table.cardinality`` (and ``table.sd``).
+        ``table.cardinality`` (and ``table.sd``); None for a file of one's own
+        (:func:`~mlsom.datasets.load_file`).
     info : dict
         How it was made: generator metadata (drift points, calibrated radius or z, ...) or the
         files read and the preprocessing record.
@@ -197,7 +198,7 @@ class StreamDataset:
     Y_stream: np.ndarray
     label_names: tuple[str, ...]
     description: str
-    table: TableEntry
+    table: TableEntry | None
     info: Mapping[str, Any] = field(default_factory=dict)
 
     @property
