@@ -5,7 +5,7 @@ Public through :mod:`mlsom.evaluation`, whose documentation describes the measur
 """
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -426,7 +426,7 @@ def _evaluate(Y, P, known, unknown, edges, starts, given, options):
 # ---------------------------------------------------------------------------------------- result
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class NoveltyEvaluation:
     """Evaluation of predictions on a novelty stream (made by :func:`evaluate_novelty`).
 
@@ -480,8 +480,15 @@ class NoveltyEvaluation:
     zero_division: object = 0
     label_names: tuple = ()
     pattern_names: tuple = ()
-    mapped_predictions: np.ndarray = field(default=None, repr=False)
-    unknown: np.ndarray = field(default=None, repr=False)
+    mapped_predictions: np.ndarray = None
+    unknown: np.ndarray = None
+
+    def __repr__(self):
+        return (
+            f"NoveltyEvaluation(n_test={self.n_test}, n_windows={self.n_windows}, "
+            f"n_labels={self.n_labels}, known_labels={self.known_labels.tolist()}, "
+            f"n_patterns={self.n_patterns}, association={self.association!r})"
+        )
 
     @property
     def n_windows(self):

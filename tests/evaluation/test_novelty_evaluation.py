@@ -197,6 +197,10 @@ def test_given_associations_replace_the_computed_ones():
 
 def test_windows_of_a_fixed_size():
     res = _hand(window_size=5)
+    assert repr(res) == (
+        "NoveltyEvaluation(n_test=12, n_windows=3, n_labels=4, known_labels=[0], n_patterns=4, "
+        "association='jaccard')"
+    )
     assert res.window_edges.tolist() == [0, 5, 10, 12]
     assert res.unknown_counts.tolist() == [1, 0, 1]
 
