@@ -48,6 +48,13 @@ predictions themselves (bit-packed, n × ⌈L/8⌉ bytes) can be kept as well, f
 Alternatively, windows of a fixed number of rows, the last one possibly shorter. Curves are
 cumulative by default (the value at window w uses every test row from the start of the stream to the
 end of window w, as in the paper) or per window.
+
+**Novelty streams** (``docs/protocol.md`` 3.5): :func:`evaluate_novelty` evaluates predictions
+whose further columns are novelty patterns as MINAS-BR's evaluator does: at the end of each
+window every pattern not yet associated is associated with the new true label it matches best
+(:func:`association_scores`), rows left unknown are left out and counted apart, and F1M (the F
+of the macro precision and recall) is reported over the labels the model knows or over every
+label from its first appearance (:class:`NoveltyEvaluation`).
 """
 
 from ._measures import (
@@ -71,16 +78,30 @@ from ._measures import (
     multilabel_scores,
     subset_accuracy,
 )
+from ._novelty import (
+    NOVELTY_ASSOCIATIONS,
+    NOVELTY_CONVENTIONS,
+    NOVELTY_MEASURES,
+    NoveltyEvaluation,
+    association_scores,
+    evaluate_novelty,
+)
 from ._results import StreamEvaluation, average_curves, evaluate_predictions
 from ._windows import window_edges
 
 __all__ = [
     "LOWER_IS_BETTER",
     "MEASURES",
+    "NOVELTY_ASSOCIATIONS",
+    "NOVELTY_CONVENTIONS",
+    "NOVELTY_MEASURES",
+    "NoveltyEvaluation",
     "StreamEvaluation",
+    "association_scores",
     "average_curves",
     "compute_measure",
     "confusion_counts",
+    "evaluate_novelty",
     "evaluate_predictions",
     "example_accuracy",
     "example_counts",
