@@ -46,9 +46,6 @@ LONG_ALLOWED = {
     ("datasets/_arff.py", "load_arff"),
     ("datasets/_generators.py", "moa_spherical"),
     ("datasets/_generators.py", "read_multilabel"),
-    ("plotting.py", "plot_curves"),
-    ("plotting.py", "plot_nemenyi_heatmap"),
-    ("plotting.py", "plot_critical_difference"),
     ("protocol.py", "evaluate"),
 }
 
