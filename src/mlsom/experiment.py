@@ -1595,8 +1595,10 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
         )
         written.append(str(save_png(fig, out / f"curves-{stream}.png")))
     if stat_result is not None:
-        written.append(str(save_png(plot_nemenyi_heatmap(stat_result), out / "nemenyi.png")))
-        written.append(str(save_png(plot_critical_difference(stat_result), out / "cd.png")))
+        measure = "cumulative macro F (mean over windows)"
+        for plot, name in ((plot_nemenyi_heatmap, "nemenyi"), (plot_critical_difference, "cd")):
+            fig = plot(stat_result, measure=measure)
+            written.append(str(save_png(fig, out / f"{name}.png")))
     return written
 
 

@@ -526,13 +526,16 @@ def plot_nemenyi_heatmap(
     annotate=None,
     fmt=".2f",
     title=None,
+    measure=None,
     ax=None,
 ):
     """Heat map of the pairwise Nemenyi p-values, as in the paper's Figure 2.
 
-    The methods are ordered from the best average rank to the worst, from left to right on the x
-    axis and from bottom to top on the y axis. The cell at row ``i`` and column ``j`` compares the
-    ``i``-th and the ``j``-th method; the diagonal is white. The colour of a cell is graded by its
+    The methods are ordered from the best average rank to the worst, in the same order along
+    both axes: from left to right on the x axis and from top to bottom on the y axis, so that
+    row ``i`` and column ``i`` are the same method and the diagonal runs from the top left to
+    the bottom right. The cell at row ``i`` and column ``j`` compares the ``i``-th and the
+    ``j``-th method; the diagonal is white. The colour of a cell is graded by its
     p-value with a step at ``alpha``: pairs that differ significantly (``p < alpha``) are black
     to dark grey as ``p`` goes from 0 to ``alpha``, the others light grey, lighter as ``p`` goes
     from ``alpha`` to 1. A colour bar beside the map shows this very scale (the image's colormap
@@ -554,7 +557,10 @@ def plot_nemenyi_heatmap(
     fmt : str, default=".2f"
         Format of the annotations.
     title : str, optional
-        Title; by default one that gives the Friedman p-value.
+        Title; by default one that names ``measure``, the number of streams (the data sets of
+        ``result``), ``alpha`` and the Friedman p-value; ``""`` for none.
+    measure : str, optional
+        Name of the measure the methods were ranked by, for the default title.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure sized to the number of methods.
 
@@ -567,6 +573,7 @@ def plot_nemenyi_heatmap(
     _check_result(result)
     alpha = result.alpha if alpha is None else check_alpha(alpha)
     _check_heatmap_options(annotate, fmt, title)
+    _check_text("measure", measure)
     idx = _method_order(result, order)
     k = len(idx)
     if annotate is None:
@@ -593,7 +600,10 @@ def plot_nemenyi_heatmap(
         _annotate_pvalues(ax, p, p < alpha, fmt)
     _draw_pvalue_bar(fig, ax, image, alpha, k)
     if title is None:
-        title = f"Nemenyi p-values (Friedman p = {result.chi2_pvalue:.3g})"
+        title = (
+            _default_title(measure, f"Nemenyi p-values, {_streams(result)}, \u03b1 = {alpha:g}")
+            + f" (Friedman p = {result.chi2_pvalue:.3g})"
+        )
     if title:
         ax.set_title(title)
     return fig
@@ -618,7 +628,7 @@ def _draw_cells(ax, names, p, alpha):
     cells = np.ma.masked_array(np.clip(p, 0.0, 1.0), mask=np.eye(k, dtype=bool))
     cmap, norm = _pvalue_scale(alpha)
     image = ax.imshow(
-        cells, cmap=cmap, norm=norm, origin="lower", interpolation="nearest", aspect="equal"
+        cells, cmap=cmap, norm=norm, origin="upper", interpolation="nearest", aspect="equal"
     )
     ticksize = 9 if k <= 20 else max(5.0, 9 - (k - 20) / 6)
     ax.set_xticks(np.arange(k), labels=names, rotation=90, fontsize=ticksize)
@@ -660,6 +670,16 @@ def _draw_pvalue_bar(fig, ax, image, alpha, k):
     bar.ax.tick_params(labelsize="small")
 
 
+def _streams(result):
+    n = len(result.datasets)
+    return f"{n} stream" + ("" if n == 1 else "s")
+
+
+def _default_title(measure, what):
+    """The default title of a heat map or diagram: the measure, then (below) what it shows."""
+    return what if measure is None else f"{measure}\n{what}"
+
+
 def _pvalue_scale(alpha):
     """Colormap and norm of the heat map: black to dark grey on [0, alpha), a step, then light
     grey to lighter grey on [alpha, 1]. The norm maps alpha to the middle of the colormap, where
@@ -677,7 +697,9 @@ def _pvalue_scale(alpha):
 # ------------------------------------------------------------------------------ CD diagram
 
 
-def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=None, ax=None):
+def plot_critical_difference(
+    result, *, reverse=False, show_ranks=False, title=None, measure=None, ax=None
+):
     """Critical difference diagram of the Nemenyi test (Demšar, 2006, Figure 1).
 
     An axis of average ranks from 1 to ``k``; every method is joined to its average rank, the
@@ -694,7 +716,10 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     show_ranks : bool, default=False
         Append the average rank to every method name.
     title : str, optional
-        Title of the axes.
+        Title of the axes; by default one that names ``measure``, the number of streams (the
+        data sets of ``result``) and ``result.alpha``; ``""`` for none.
+    measure : str, optional
+        Name of the measure the methods were ranked by, for the default title.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on (its axis lines are switched off); by default a new figure sized to the
         number of methods and the length of their names.
@@ -710,6 +735,11 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{label} must be True or False, got {describe(flag)}")
     _check_text("title", title)
+    _check_text("measure", measure)
+    if title is None:
+        title = _default_title(
+            measure, f"Nemenyi critical difference, {_streams(result)}, \u03b1 = {result.alpha:g}"
+        )
     k = result.n_methods
     check_allocation(
         "result",
@@ -726,7 +756,7 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     if ax is None:
         from matplotlib.figure import Figure
 
-        title_h = 0.0 if title is None else 0.35
+        title_h = 0.35 * (title.count("\n") + 1) if title else 0.0
         fig = Figure(figsize=(lay.total_w, lay.total_h + title_h))
         ax = fig.add_axes((0.0, 0.0, 1.0, lay.total_h / (lay.total_h + title_h)))
     else:
@@ -739,7 +769,7 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     _draw_cd_bar(ax, lay.xpos, k, lay.cd_y, result, line)
     _draw_method_labels(ax, lay, ranks, labels, line)
     _draw_groups(ax, lay, result, groups)
-    if title is not None:
+    if title:
         ax.set_title(title)
     return fig
 
