@@ -23,7 +23,12 @@ per stream and the statistics), and PNG plots of the curves, the Nemenyi p-value
 difference diagram.
 
 The paper picks the grid size d per stream by looking at the test results; the report gives that
-choice (``best_grid_size``) and flags it as optimistic.
+choice (``best_grid_size``) and flags it as optimistic. The plots and the statistics show every
+method setting: mlsom's runs of one setting (its parameters and labels that arrive) with integer
+grid sizes at the best d on each stream (the curve ``mlsom (d=3, best)``, the method
+``mlsom (best d)`` in the statistics; ``mlsom-f0.01-l1000 (best d)`` with labels that arrive),
+``grid_size="auto"`` and every other method under its label. A curves panel holds at most 8
+curves: every mlsom setting, MINAS-BR, the best lower and upper bounds, then the others by mean.
 """
 
 import asyncio
@@ -35,7 +40,6 @@ import logging
 import multiprocessing
 import numbers
 import os
-import re
 import signal
 import stat
 import threading
@@ -1468,6 +1472,46 @@ def _result_objects(results):
 
 def _report(results, out, *, profile, zero_division, plots):
     evals = _result_objects(results)
+    rows = _result_rows(results, evals, zero_division)
+    _write_csv(out / "results.csv", rows)
+    _write_csv(out / "curves.csv", _curve_rows(results, evals, zero_division))
+    # mean over seeds, per stream and method label
+    table = {}
+    for row in rows:
+        table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
+            row["macro_f1_mean"]
+        )
+    means = {s: {m: float(np.mean(v)) for m, v in d.items()} for s, d in table.items()}
+    shown = _shown(results, means)
+    summary = {
+        "mlsom_version": __version__,
+        "profile": profile,
+        "zero_division": zero_division,
+        "measure": "mean over windows of the cumulative macro F",
+        "streams": sorted(means),
+        "mean_macro_f1": means,
+        "best_grid_size": _papers_best_grid_sizes(results, shown, means),
+    }
+    result = _statistics(results, shown, means)
+    if result is not None:
+        summary["statistics"] = {
+            "methods": list(result.methods),
+            "mean_ranks": result.mean_ranks.tolist(),
+            "friedman_chi2": result.chi2,
+            "friedman_pvalue": result.chi2_pvalue,
+            "iman_davenport_f": result.f_statistic,
+            "iman_davenport_pvalue": result.f_pvalue,
+            "nemenyi_cd": result.cd,
+            "alpha": result.alpha,
+            "nemenyi_pvalues": result.pvalues.tolist(),
+        }
+    if plots:
+        summary["plots"] = _plots(results, evals, shown, result, out, zero_division)
+    return summary
+
+
+def _result_rows(results, evals, zero_division):
+    """The rows of ``results.csv``: one per run."""
     rows = []
     for r, ev in zip(results, evals, strict=True):
         run = r["run"]
@@ -1489,7 +1533,11 @@ def _report(results, out, *, profile, zero_division, plots):
                 "mlsom_version": run["mlsom_version"],
             }
         )
-    _write_csv(out / "results.csv", rows)
+    return rows
+
+
+def _curve_rows(results, evals, zero_division):
+    """The rows of ``curves.csv``: one per run and window."""
     curve_rows = []
     for r, ev in zip(results, evals, strict=True):
         run = r["run"]
@@ -1506,92 +1554,123 @@ def _report(results, out, *, profile, zero_division, plots):
                     "macro_f1_window": float(per[w]),
                 }
             )
-    _write_csv(out / "curves.csv", curve_rows)
+    return curve_rows
 
-    # mean over seeds, per stream and method label
-    table = {}
-    for row in rows:
-        table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
-            row["macro_f1_mean"]
-        )
-    means = {s: {m: float(np.mean(v)) for m, v in d.items()} for s, d in table.items()}
+
+def _stored_run(record):
+    """The :class:`Run` of a run file's ``run`` record (its identity and label)."""
+    return Run(**{f.name: record[f.name] for f in dataclasses.fields(Run) if f.name in record})
+
+
+def _has_grid_size(run):
+    """Whether the run is one of several grid sizes of its setting (an integer d, not "auto")."""
+    d = run.grid_size
+    return isinstance(d, numbers.Integral) and not isinstance(d, bool)
+
+
+def _setting(run):
+    """A run's method with its parameters and labels that arrive, without its grid size: the
+    name under which its best grid size is reported (``mlsom``, ``mlsom-f0.01-l1000``)."""
+    return dataclasses.replace(run, grid_size=None).label
+
+
+def _shown(results, means):
+    """How each run is reported in the plots and the statistics: a :class:`_Shown`, or None for
+    a run whose grid size is not the best of its setting on its stream.
+
+    The runs of one setting (:func:`_setting`) with integer grid sizes are reported by the best
+    of them on each stream (the mean over seeds; chosen by looking at the test stream, as the
+    paper does): the curve ``"mlsom (d=3, best)"``, the method ``"mlsom (best d)"`` in the
+    statistics. Every other run (another method, ``grid_size="auto"``) is reported under its
+    label. So every setting of every method run appears in every plot.
+    """
+    runs = [_stored_run(r["run"]) for r in results]
+    best = {}  # (stream, setting) -> label of the best grid size
+    for run in runs:
+        if _has_grid_size(run):
+            key, score = (run.stream, _setting(run)), means[run.stream]
+            if key not in best or score[run.label] > score[best[key]]:
+                best[key] = run.label
+    shown = []
+    for run in runs:
+        if not _has_grid_size(run):
+            shown.append(_Shown(run, run.label, run.label))
+        elif best[run.stream, _setting(run)] == run.label:
+            setting = _setting(run)
+            shown.append(_Shown(run, f"{setting} (d={run.grid_size}, best)", f"{setting} (best d)"))
+        else:
+            shown.append(None)
+    return shown
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A run as reported: its curve's name (with its d) and its method's name in the
+    statistics (the same on every stream)."""
+
+    run: Run
+    curve: str
+    method: str
+
+
+def _papers_best_grid_sizes(results, shown, means):
+    """The ``best_grid_size`` of the summary: per stream, mlsom's best d under the paper's
+    protocol (no labels that arrive)."""
     best_d = {}
-    for s, d in means.items():
-        # the paper's protocol only (a run with labels that arrive has "-f<fraction>" after d)
-        soms = {m: v for m, v in d.items() if re.fullmatch(r"mlsom-d[0-9]+", m)}
-        if soms:
-            m = max(soms, key=soms.get)
-            best_d[s] = {
-                "grid_size": int(m.split("-d")[1]),
-                "macro_f1": soms[m],
+    for s in shown:
+        if (
+            s is not None
+            and s.run.method == "mlsom"
+            and s.run.label_fraction is None
+            and _has_grid_size(s.run)
+        ):
+            best_d[s.run.stream] = {
+                "grid_size": int(s.run.grid_size),
+                "macro_f1": means[s.run.stream][s.run.label],
                 "optimistic": True,
                 "note": "chosen by looking at the test stream, as the paper does",
             }
-    summary = {
-        "mlsom_version": __version__,
-        "profile": profile,
-        "zero_division": zero_division,
-        "measure": "mean over windows of the cumulative macro F",
-        "streams": sorted(means),
-        "mean_macro_f1": means,
-        "best_grid_size": best_d,
-    }
-    # statistics over streams: mlsom at its best d beside every other method
+    return best_d
+
+
+def _statistics(results, shown, means):
+    """Friedman and Nemenyi over the streams, of the methods reported on every stream (each
+    setting at its best grid size), or None with fewer than 2 streams or methods."""
     stat_table = {}
-    for s, d in means.items():
-        if s not in best_d:
-            continue
-        entry = {m: v for m, v in d.items() if not m.startswith("mlsom-d")}
-        entry["mlsom (best d)"] = best_d[s]["macro_f1"]
-        stat_table[s] = entry
+    for s in shown:
+        if s is not None:
+            stat_table.setdefault(s.run.stream, {})[s.method] = means[s.run.stream][s.run.label]
     common = set.intersection(*(set(v) for v in stat_table.values())) if stat_table else set()
-    result = None
-    if len(stat_table) >= 2 and len(common) >= 2:
-        names = sorted(common)
-        scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
-        result = friedman_nemenyi(scores, methods=names, datasets=sorted(stat_table))
-        summary["statistics"] = {
-            "methods": names,
-            "mean_ranks": result.mean_ranks.tolist(),
-            "friedman_chi2": result.chi2,
-            "friedman_pvalue": result.chi2_pvalue,
-            "iman_davenport_f": result.f_statistic,
-            "iman_davenport_pvalue": result.f_pvalue,
-            "nemenyi_cd": result.cd,
-            "alpha": result.alpha,
-            "nemenyi_pvalues": result.pvalues.tolist(),
-        }
-    if plots:
-        summary["plots"] = _plots(results, evals, best_d, result, out, zero_division)
-    return summary
+    if len(stat_table) < 2 or len(common) < 2:
+        return None
+    names = sorted(common)
+    scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
+    return friedman_nemenyi(scores, methods=names, datasets=sorted(stat_table))
 
 
-def _plots(results, evals, best_d, stat_result, out, zero_division):
+def _plots(results, evals, shown, stat_result, out, zero_division):
     written = []
     by_stream = {}
-    for r, ev in zip(results, evals, strict=True):
-        run = r["run"]
-        label = run["label"]
-        if run["method"] == "mlsom":
-            if best_d.get(run["stream"], {}).get("grid_size") != run["grid_size"]:
-                continue
-            label = f"mlsom (d={run['grid_size']}, best)"
-        by_stream.setdefault(run["stream"], {}).setdefault(label, []).append(
-            ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
-        )
-    kinds = {r["run"]["label"]: r.get("kind") for r in results}
-    # one style per method over every panel (each panel's mlsom, "mlsom (d=.., best)", takes the
-    # reserved style of its own panel)
-    others = sorted({m for curves in by_stream.values() for m in curves if m != _best(m)})
-    shared = method_styles([*others, "mlsom"])
+    for ev, s in zip(evals, shown, strict=True):
+        if s is not None:
+            by_stream.setdefault(s.run.stream, {}).setdefault(s.curve, []).append(
+                ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
+            )
+    kinds = {s.curve: r.get("kind") for r, s in zip(results, shown, strict=True) if s}
+    method_of = {s.curve: s.method for s in shown if s is not None}
+    mlsom_curves = {s.curve for s in shown if s is not None and s.run.method == "mlsom"}
+    top = _highlighted_method(shown)
+    # one style per method over every panel, whatever its best d there
+    shared = method_styles(sorted(set(method_of.values()) - {top}), highlight=None)
     for stream, curves in sorted(by_stream.items()):
         mean_curves = {m: np.mean(c, axis=0) for m, c in curves.items()}
-        mean_curves = _panel_selection(mean_curves, kinds)
+        mean_curves = _panel_selection(mean_curves, kinds, keep=mlsom_curves)
         fig = plot_curves(
             mean_curves,
             title=f"{stream} (mean over seeds)",
             ylabel="cumulative macro F",
-            styles={m: shared[m] for m in mean_curves if m in shared and m != "mlsom"},
+            styles={m: shared[method_of[m]] for m in mean_curves if method_of[m] != top},
+            highlight=next((m for m in mean_curves if method_of[m] == top), None),
         )
         written.append(str(save_png(fig, out / f"curves-{stream}.png")))
     if stat_result is not None:
@@ -1602,24 +1681,34 @@ def _plots(results, evals, best_d, stat_result, out, zero_division):
     return written
 
 
-def _best(label):
-    """The label of mlsom's best grid size in a panel (itself), else ''."""
-    return label if label.startswith("mlsom (d=") and label.endswith(", best)") else ""
+def _highlighted_method(shown):
+    """The method drawn in the reserved style: mlsom under the paper's protocol at its best
+    grid size, else with ``grid_size="auto"``, else its first other setting (None: no mlsom)."""
+    mlsom = [s for s in shown if s is not None and s.run.method == "mlsom"]
+    if not mlsom:
+        return None
+    return min(
+        mlsom, key=lambda s: (s.run.label_fraction is not None, not _has_grid_size(s.run), s.method)
+    ).method
 
 
-def _panel_selection(curves, kinds, most=8):
-    """At most ``most`` curves for a readable panel, as the paper's Figure 1: mlsom (best d),
-    MINAS-BR, the best lower and the best upper bound, then the others by mean value."""
+def _panel_selection(curves, kinds, most=8, keep=()):
+    """At most ``most`` curves for a readable panel, as the paper's Figure 1: every curve of
+    ``keep`` (mlsom's), then MINAS-BR, the best lower and the best upper bound, then the others
+    by mean value."""
     if len(curves) <= most:
         return curves
     by_mean = sorted(curves, key=lambda m: -float(np.nanmean(curves[m])))
-    keep = [m for m in by_mean if m.startswith("mlsom") or m == "MINAS-BR"]
+    chosen = [m for m in by_mean if m in keep]
+    order = [m for m in by_mean if m == "MINAS-BR"]
     for kind in ("batch", "incremental"):
-        best = next((m for m in by_mean if kinds.get(m) == kind), None)
-        if best is not None:
-            keep.append(best)
-    keep += [m for m in by_mean if m not in keep]
-    chosen = set(keep[:most])
+        order += [m for m in by_mean if kinds.get(m) == kind][:1]
+    order += by_mean
+    for m in order:
+        if len(chosen) >= most:
+            break
+        if m not in chosen:
+            chosen.append(m)
     return {m: c for m, c in curves.items() if m in chosen}
 
 
