@@ -17,17 +17,18 @@ Every argument is checked before any run starts (names, numbers, the results fol
 files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs execute becomes
 :class:`ExperimentInterrupted`, which says how many runs are finished (and kept).
 
-The reports: ``results.csv`` (one row per run), ``curves.csv`` (one row per run and window),
-``summary.json`` (version, profile, parameters, seeds, 0/0 convention, timings, the best grid size
-per stream and the statistics), and PNG plots of the curves, the Nemenyi p-values and the critical
-difference diagram.
+The reports: ``results.csv`` (one row per run), ``curves.csv`` (one row per run and window, with
+the test instances seen at the window's end), ``summary.json`` (version, profile, parameters,
+seeds, 0/0 convention, timings, the best grid size per stream and the statistics), and PNG plots
+of the curves, the Nemenyi p-values and the critical difference diagram.
 
 The paper picks the grid size d per stream by looking at the test results; the report gives that
 choice (``best_grid_size``) and flags it as optimistic. The plots and the statistics show every
 method setting: mlsom's runs of one setting (its parameters and labels that arrive) with integer
 grid sizes at the best d on each stream (the curve ``mlsom (d=3, best)``, the method
 ``mlsom (best d)`` in the statistics; ``mlsom-f0.01-l1000 (best d)`` with labels that arrive),
-``grid_size="auto"`` and every other method under its label. A curves panel holds at most 8
+``grid_size="auto"`` and every other method under its label. The curves are drawn over the
+instances of the test stream seen at the end of each window. A curves panel holds at most 8
 curves: every mlsom setting, MINAS-BR, the best lower and upper bounds, then the others by mean.
 """
 
@@ -1550,6 +1551,7 @@ def _curve_rows(results, evals, zero_division):
                     "label": run["label"],
                     "seed": run["seed"],
                     "window": w,
+                    "instances": int(ev.window_edges[w + 1]),
                     "macro_f1_cumulative": float(cum[w]),
                     "macro_f1_window": float(per[w]),
                 }
@@ -1650,12 +1652,14 @@ def _statistics(results, shown, means):
 
 def _plots(results, evals, shown, stat_result, out, zero_division):
     written = []
-    by_stream = {}
+    by_stream, ends = {}, {}
     for ev, s in zip(evals, shown, strict=True):
         if s is not None:
             by_stream.setdefault(s.run.stream, {}).setdefault(s.curve, []).append(
                 ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
             )
+            # the runs of a stream share its windows: the test instances seen at their ends
+            ends.setdefault(s.run.stream, ev.window_edges[1:])
     kinds = {s.curve: r.get("kind") for r, s in zip(results, shown, strict=True) if s}
     method_of = {s.curve: s.method for s in shown if s is not None}
     mlsom_curves = {s.curve for s in shown if s is not None and s.run.method == "mlsom"}
@@ -1667,7 +1671,9 @@ def _plots(results, evals, shown, stat_result, out, zero_division):
         mean_curves = _panel_selection(mean_curves, kinds, keep=mlsom_curves)
         fig = plot_curves(
             mean_curves,
+            x=ends[stream],
             title=f"{stream} (mean over seeds)",
+            xlabel="instances of the stream",
             ylabel="cumulative macro F",
             styles={m: shared[method_of[m]] for m in mean_curves if method_of[m] != top},
             highlight=next((m for m in mean_curves if method_of[m] == top), None),

@@ -1,5 +1,7 @@
 """The plots of ``mlsom experiment``: every method run appears in every plot it belongs to,
-whatever its grid sizes and labels that arrive."""
+whatever its grid sizes and labels that arrive; curves over the instances seen."""
+
+import csv
 
 import matplotlib
 
@@ -163,3 +165,18 @@ def test_one_style_per_method_in_every_panel_and_mlsom_highlighted(figures, tmp_
     others = [next(iter(s)) for name, s in styles.items() if name != "mlsom (best)"]
     assert all(c != "black" and m != "*" for c, _, m, _ in others)
     assert len(set(others)) == len(others)
+
+
+def test_curves_are_drawn_over_the_instances_seen(figures, tmp_path):
+    results = _design([2, "auto"])
+    _report(results, tmp_path)
+    ends = [40, 80, 120, 160, 200]  # 200 test instances in 5 windows
+    for stream in STREAMS:
+        ax = figures[f"curves-{stream}.png"].axes[0]
+        assert ax.get_xlabel() == "instances of the stream"
+        for line in ax.get_lines():
+            assert line.get_xdata().tolist() == ends, line.get_label()
+    with open(tmp_path / "curves.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 5 * len(results)
+    assert [int(r["instances"]) for r in rows[:5]] == ends
