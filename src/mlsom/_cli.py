@@ -535,10 +535,25 @@ def _report_experiment(summary, out):
         for m, r in sorted(zip(st["methods"], st["mean_ranks"], strict=True), key=lambda t: t[1]):
             print(f"    {m:<22} mean rank {r:.2f}")
     est = summary["estimated_paper_seconds"]
+    left_out = est.get("methods_not_measured", [])
     print(
         f"\nestimated time of --profile paper with {est['workers']} worker(s): "
-        f"{est['seconds'] / 3600:.1f} h (methods measured here only)"
+        f"{_duration(est['seconds'])} for the {est.get('runs', 0):,} runs of the "
+        f"{len(est['methods_measured'])} method(s) measured here"
+        + (f" ({len(left_out)} other method(s) not counted)" if left_out else "")
     )
+
+
+def _duration(seconds):
+    """A duration for people: seconds under a minute, minutes under an hour, then hours, and
+    days from two days up."""
+    if seconds < 59.5:
+        return "under 1 s" if seconds < 0.5 else f"{seconds:.0f} s"
+    if seconds < 3570:  # 59.5 min: "60 min" would read better as "1.0 h"
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
 
 
 def _cmd_info(args):

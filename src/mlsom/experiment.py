@@ -62,7 +62,7 @@ from ._som import AUTO_GRID_SIZES, SOMStreamClassifier, fit_nbytes
 from ._validation import available_cpus, check_float, check_int, check_label_protocol
 from ._version import __version__
 from .baselines import MINASBR
-from .datasets import TABLE1, list_streams, load
+from .datasets import list_streams, load
 from .datasets._arff import file_kind
 from .datasets._preprocess import n_initial
 from .datasets._registry import (
@@ -1731,25 +1731,65 @@ def _write_csv(path, rows):
 def _estimate_paper_seconds(results, n_jobs):
     """Rough time of ``--profile paper`` from the speeds measured in these runs.
 
-    Each measured method's instances per second (fit and stream together) is applied to every run
-    of the paper's design (the table's stream sizes, d = 1..10 and 10 seeds for mlsom, 10 seeds
-    for MINAS-BR, one run for the others) and divided by the worker count. Methods not measured
-    here are not counted; the estimate says so.
+    Every run of the paper's design (:func:`plan` of the ``paper`` profile: the streams of Table 1
+    at their sizes, mlsom at d = 1..10 and 10 seeds, MINAS-BR 10 seeds, the other methods once)
+    of a method measured here is given the method's time per instance (in ``fit`` and on the
+    stream) times its stream's instances, plus the rest of a run's time (making the method, the
+    windows and measures) once, both the medians over the runs measured here of the method on
+    that stream, or on every stream run here where that one was not (a slow first run does not
+    sway a median). mlsom's time per instance at a grid size d comes from the line through its
+    times measured at each d against d * d (the number of units), never below the smallest of
+    them; one measured d gives the same at every d. Runs with labels that arrive or with
+    ``grid_size="auto"`` count only for a method that has no other. The total is shared among
+    ``n_jobs`` workers, and takes at least as long as the longest run. Methods not measured
+    here are not counted; the result names them.
     """
-    speed = {}
-    for r in results:
-        run = r["run"]
-        n = (r["n_train"] + r["n_test"]) or 1
-        speed.setdefault(run["method"], []).append((run["wall_seconds"], n))
-    per_instance = {m: sum(s for s, _ in v) / sum(n for _, n in v) for m, v in speed.items()}
-    total_instances = sum(e.instances for e in TABLE1)
-    total = 0.0
-    for m, sec in per_instance.items():
-        n_runs = 100 if m == "mlsom" else (10 if m in STOCHASTIC else 1)
-        total += sec * total_instances * n_runs
+    speeds = _measured_speeds(results)
+    runs = plan("paper", methods=sorted(speeds)) if speeds else []
+    seconds = [_run_seconds(speeds[r.method], r, table_entry(r.stream).instances) for r in runs]
+    longest = max(seconds, default=0.0)
     return {
-        "seconds": total / max(1, n_jobs),
-        "methods_measured": sorted(per_instance),
+        "seconds": max(sum(seconds) / max(1, n_jobs), longest),
+        "serial_seconds": sum(seconds),
+        "longest_run_seconds": longest,
+        "runs": len(runs),
+        "methods_measured": sorted(speeds),
+        "methods_not_measured": sorted(set(available_methods()) - set(speeds)),
         "workers": n_jobs,
         "note": "from this run's speeds; methods not measured here are not counted",
     }
+
+
+def _measured_speeds(results):
+    """Per method, its runs' (stream, grid size, seconds per instance, other seconds): those of
+    the paper's protocol with a fixed grid size or none where the method has any, else all."""
+    every, paper = {}, {}
+    for r in results:
+        run = _stored_run(r["run"])
+        wall, n = r["run"]["wall_seconds"], max(1, r["n_train"] + r["n_test"])
+        fit, stream = r.get("fit_seconds"), r.get("stream_seconds")
+        scaled = wall if fit is None or stream is None else min(wall, fit + stream)
+        measured = (run.stream, run.grid_size, scaled / n, wall - scaled)
+        every.setdefault(run.method, []).append(measured)
+        if run.label_fraction is None and run.grid_size != "auto":
+            paper.setdefault(run.method, []).append(measured)
+    return {m: paper.get(m) or v for m, v in every.items()}
+
+
+def _run_seconds(measured, run, n_instances):
+    """Seconds of ``run`` on ``n_instances`` from its method's ``measured`` runs (see
+    :func:`_estimate_paper_seconds`)."""
+    on_stream = [x for x in measured if x[0] == run.stream] or measured
+    rest = float(np.median([x[3] for x in on_stream]))
+    by_d = {}
+    for _, d, per_instance, _ in on_stream:
+        if isinstance(d, numbers.Integral) and not isinstance(d, bool):
+            by_d.setdefault(int(d), []).append(per_instance)
+    if not _has_grid_size(run) or not by_d:
+        return n_instances * float(np.median([x[2] for x in on_stream])) + rest
+    sizes = sorted(by_d)
+    cost = [float(np.median(by_d[d])) for d in sizes]
+    if len(sizes) > 1:
+        slope, intercept = np.polyfit(np.array(sizes, dtype=float) ** 2, cost, 1)
+        cost.append(max(float(intercept + slope * run.grid_size**2), min(cost)))
+    return n_instances * cost[-1] + rest

@@ -10,9 +10,19 @@ N_LABELS = 3
 
 
 def fabricated_result(
-    run, *, errors, n_train=100, n_test=200, n_windows=5, kind="batch", wall_seconds=0.5
+    run,
+    *,
+    errors,
+    n_train=100,
+    n_test=200,
+    n_windows=5,
+    kind="batch",
+    wall_seconds=0.5,
+    fit_seconds=None,
+    stream_seconds=None,
 ):
-    """The stored result of ``run`` (a :class:`mlsom.experiment.Run`), as ``run_one`` returns it.
+    """The stored result of ``run`` (a :class:`mlsom.experiment.Run`), as ``run_one`` returns it,
+    with the given sizes and times.
 
     ``errors`` cells of the predicted label matrix are flipped, always the first ones of one fixed
     order: a run with more errors has a macro F no higher, in every window, than one with fewer.
@@ -32,6 +42,8 @@ def fabricated_result(
         stream=run.stream,
         seed=run.seed,
         n_train=n_train,
+        fit_seconds=fit_seconds,
+        stream_seconds=stream_seconds,
     )
     result = ev.to_dict()
     result["run"] = {
