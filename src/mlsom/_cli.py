@@ -45,6 +45,7 @@ from . import __version__
 from ._config import show_config
 from ._som import SOMStreamClassifier
 from .datasets import list_streams, load
+from .datasets._registry import DATA_ENV
 from .evaluation import StreamEvaluation
 from .experiment import (
     PROFILES,
@@ -250,8 +251,28 @@ _OPTIONS = {
 }
 
 
+# what to do about a real stream's missing data files, per command, in the command's options
+_MISSING_DATA_ADVICE = {
+    "demo": (
+        f"Set the environment variable {DATA_ENV} to the folder of its files, or choose a "
+        "generated stream with --stream"
+    ),
+    "run": (
+        f"Give the folder of its files with --data-home (or the environment variable {DATA_ENV}),"
+        " or choose another --stream"
+    ),
+    "experiment": (
+        "Leave these streams out of --streams, or give the folder of their files with "
+        f"--data-home (or the environment variable {DATA_ENV})"
+    ),
+}
+
+
 def _usage_message(command, exc):
     """The message of an argument refused by a check, with the option it is about."""
+    missing = getattr(exc, "missing_data", None)
+    if missing and command in _MISSING_DATA_ADVICE:
+        return _one_line("; ".join(missing) + f". {_MISSING_DATA_ADVICE[command]}.")
     argument = getattr(exc, "argument", None)
     option = _OPTIONS.get(command, {}).get(argument)
     text = _one_line(exc)

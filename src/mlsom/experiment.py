@@ -66,6 +66,7 @@ from .datasets import list_streams, load
 from .datasets._arff import file_kind
 from .datasets._preprocess import n_initial
 from .datasets._registry import (
+    DATA_ENV,
     REAL_FILES,
     TRAIN_FRACTION,
     check_not_blank,
@@ -720,22 +721,25 @@ def _learns_labels(method):
 def find_data_files(streams, data_home):
     """The data files of each real stream of ``streams``: {name: (ARFF paths, XML path)}.
 
-    Fails before any run when files are missing, naming all of them.
+    Fails before any run when files are missing, naming all of them: a FileNotFoundError whose
+    ``missing_data`` lists what each stream misses (without advice, for the command line's).
     """
     problems, found = [], {}
     for name in sorted(streams):
         if name in REAL_FILES:
             try:
                 found[name] = find_files(
-                    resolve_data_home(data_home), REAL_FILES[name], table_entry(name)
+                    resolve_data_home(data_home), REAL_FILES[name], table_entry(name), advice=""
                 )
             except FileNotFoundError as exc:
                 problems.append(str(exc))
     if problems:
-        raise FileNotFoundError(
-            "; ".join(problems) + ". Leave these streams out with streams= (--streams) or "
-            "give their folder with data_home= (--data-home)."
+        exc = FileNotFoundError(
+            "; ".join(problems) + ". Leave these streams out of streams= or give the folder of "
+            f"their files with data_home= (or the environment variable {DATA_ENV})."
         )
+        exc.missing_data = problems
+        raise exc
     return found
 
 
