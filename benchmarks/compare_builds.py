@@ -9,7 +9,10 @@ timing every case once on every SIMD path asked for; a case's time is its best o
 so a slow spell of the shared machine falls on both builds. The work is that of
 ``kernel_gains.py`` (the suite's cases, smaller): ``fit`` of one 10 x 10 map on 20,000 x 100
 (10 epochs), ``predict_stream`` over 20,000 instances, frozen ``predict`` of 100,000 rows; float64
-and float32; one thread. The table gives after / before per case: a change that should not
+and float32; one thread. The per-call cases time what each call costs beyond its rows, on a
+robust model that labels have taught (every group of the state held): 500 calls of
+``predict_one``, of ``partial_fit`` of one row, and of ``predict_stream`` of 8 rows with the
+labels of 2 arriving meanwhile. The table gives after / before per case: a change that should not
 change speed should stay within the run-to-run noise (a few per cent on this machine).
 """
 
@@ -18,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +43,7 @@ def worker(simd, quick):
             mlsom._core.set_simd_level(level)
 
     work = kernel_gains.make_work(quick)
+    work.update(per_call_work())
     out = {}
     for path in simd:
         select(path)
@@ -46,6 +51,61 @@ def worker(simd, quick):
             run()  # warm
             out[f"{path} {use} {dt}"] = min(run(), run())
     print(json.dumps({"mlsom": mlsom.__file__, "times": out}))
+
+
+def per_call_work(n_calls=500):
+    """The per-call cases (module docstring), float64 and float32."""
+    import copy
+    import warnings
+
+    import numpy as np
+
+    import mlsom
+
+    rng = np.random.default_rng(1)
+    A, L = 20, 6
+    Y = (rng.random((4000, L)) < 0.3).astype(np.uint8)
+    X = Y @ rng.normal(scale=2.0, size=(L, A)) + rng.normal(size=(4000, A))
+    work = {}
+    for dt in (np.float64, np.float32):
+        Xd = X.astype(dt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            base = mlsom.SOMStreamClassifier(
+                grid_size=3, variant="robust", random_state=0, n_jobs=1
+            ).fit(Xd[:1000], Y[:1000])
+            base.predict_stream(Xd[1000:1500])
+            base.partial_fit(Xd[1000:1200], Y[1000:1200])
+
+        def one(base=base, Xd=Xd):
+            m = copy.deepcopy(base)
+            t0 = time.perf_counter()
+            for i in range(n_calls):
+                m.predict_one(Xd[1500 + i])
+            return time.perf_counter() - t0
+
+        def labels(base=base, Xd=Xd):
+            m = copy.deepcopy(base)
+            t0 = time.perf_counter()
+            for i in range(n_calls):
+                m.partial_fit(Xd[2000 + i : 2001 + i], Y[2000 + i : 2001 + i])
+            return time.perf_counter() - t0
+
+        def chunks(base=base, Xd=Xd):
+            m = copy.deepcopy(base)
+            after = np.array([3, 8])
+            t0 = time.perf_counter()
+            for i in range(0, 8 * n_calls, 8):
+                s = 1500 + i % 2400
+                got = (Xd[s : s + 2], Y[s : s + 2].astype(np.int8), after)
+                m.predict_stream(Xd[s : s + 8], arrivals=got)
+            return time.perf_counter() - t0
+
+        name = np.dtype(dt).name
+        work[("predict_one-x500", name)] = one
+        work[("partial_fit-1row-x500", name)] = labels
+        work[("stream-8rows+2labels-x500", name)] = chunks
+    return work
 
 
 def main(argv=None):

@@ -30,7 +30,7 @@ from libc.math cimport (INFINITY, NAN, ceil, exp, fabs, isfinite, isnan, log, lo
                         nextafterf, sqrt)
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 # the kernels, their dispatch and the thread cap (_kernels.pxd)
 from mlsom._kernels cimport *
@@ -45,7 +45,9 @@ include "_core_distances.pxi"
 include "_core_train.pxi"
 include "_core_classify.pxi"
 include "_core_stream.pxi"
+include "_core_online.pxi"
 include "_core_persist.pxi"
 include "_core_lanes.pxi"
 include "_core_predict.pxi"
+include "_core_state.pxi"
 include "_core_testing.pxi"

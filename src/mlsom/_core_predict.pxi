@@ -119,98 +119,52 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
     return failed
 
 
-def predict(const floating[:, ::1] X, const floating[:, ::1] Wt, const int32_t[::1] ncls,
-            const int64_t[::1] offsets, const double[::1] logA, const int64_t[:, ::1] T,
-            int64_t N, int64_t S, Py_ssize_t k_nn, bint squared, bint skip_zero,
-            const float[:, ::1] Ws, const float[::1] ww, const double[::1] cc,
-            const floating[:, ::1] Wr, uint8_t[:, ::1] Y, long long n_threads_asked,
-            bint ctl=False, double theta=0.0, const double[::1] thl=None,
-            const double[::1] zl=None, const floating[:, ::1] guards=None,
-            const int64_t[::1] guard_counts=None, const floating[:, ::1] supports=None,
-            const int64_t[::1] support_counts=None, const uint8_t[::1] guards_on=None,
-            const double[::1] phl=None):
-    """Frozen scoring: classify every row of X independently from the given state.
+ctypedef struct Frozen:
+    # frozen scoring's settings and decision rule (predict in _core_state.pxi)
+    int n_threads
+    bint skip_zero
+    bint ctl            # the Bayes test's right-hand side gets + theta ...
+    double theta
+    const double *phl   # ... and + phl[c] for label c (L), or NULL
+    const double *thl   # (L) what labels taught the rule: the acceptance offsets ...
+    const double *zl    # (2) ... and the labelled cardinality, or both NULL
+    const Guards *gd    # each label's guards (with thl), or NULL
 
-    IN  X (n, A) and the state (read only), with Ws, ww, cc its screening copy (screening_copy)
-    and Wr (M, A) its neurons one per row (the exact distances read them contiguously); ctl:
-    the Bayes test's right-hand side gets + theta (the robust variant's acceptance offset),
-    then + phl[c] for label c where phl (L) is given (its per-label offsets);
-    thl (L) and zl (2), together or not at all: what labels taught the decision rule, the
-    acceptance offsets and the labelled cardinality (stream's LabelMem); guards (M, A),
-    guard_counts (L), supports (M, A), support_counts (L) and guards_on (L), together, with
-    thl or not at all: each label's guards (stream's).
-    OUT Y (n, L).
-    With the 16-row kernels (AVX2 or AVX-512), chunks of 64 rows are spread over n_threads
-    OpenMP threads and classified 16 rows at a time (_lanes_chunk); the rows of a last chunk of
-    fewer than LANES_MIN rows, and every row elsewhere, go in blocks of PRB rows screened by the
-    four-row kernel and classified one by one (_classify). A row's result does not depend on the
-    path, the chunks or the threads.
-    """
-    cdef int n_threads = mlsom_cap_threads(n_threads_asked)
-    cdef Py_ssize_t n = X.shape[0], A = X.shape[1], M = Wt.shape[1], L = T.shape[0]
-    cdef Py_ssize_t c, n_rank
+
+cdef int _predict_frozen(const Frozen *f, const ModelView *v, const floating *px, Py_ssize_t n,
+                         const floating *pwr, uint8_t *pY) noexcept nogil:
+    """Classify the n rows px independently from the model v (read only; pwr: its neurons one
+    per row, (M, A)), OUT pY (n, L); nonzero if memory ran out. 16 rows at a time where the
+    16-row kernels are selected (the same results), in chunks of 64 rows; a last chunk of
+    fewer than LANES_MIN rows (all of a small call) goes row by row, which is faster than
+    screening a padded chunk of 64."""
+    cdef Py_ssize_t A = v.A, M = v.M, L = v.L, c, n_rank, n_lanes = 0
     cdef int failed = 0
     cdef double wwmax, tscale
     cdef bint screening = _sw.screening
-    # 16 rows at a time where the 16-row kernels are selected (the same results), in chunks of
-    # 64 rows; a last chunk of fewer than LANES_MIN rows (all of a small call) goes row by row,
-    # which is faster than screening a padded chunk of 64
     cdef bint lanes = screening and mlsom_screen64maps_f != NULL and M > 0 and _sw.lanes
-    cdef Py_ssize_t n_lanes = 0
+    cdef const floating *pw = <const floating *> v.wt
+    cdef double *logC = <double *> malloc(L * L * sizeof(double) + 1)
+    if logC == NULL:
+        return 1
     if lanes:
         n_lanes = n // 64 * 64
         if n - n_lanes >= LANES_MIN:
             n_lanes = n
-    logC_arr = np.empty((L, L), dtype=np.float64)
-    cdef double[:, ::1] logC = logC_arr
-    cdef const double *pthl = NULL
-    cdef const double *pphl = NULL
-    if phl is not None:
-        if not ctl or phl.shape[0] != L:
-            raise ValueError("phl comes with ctl, shaped (L,)")
-        pphl = &phl[0]
-    cdef const double *pzl = NULL
-    if thl is not None or zl is not None:
-        if thl is None or zl is None or thl.shape[0] != L or zl.shape[0] != 2:
-            raise ValueError("thl and zl must come together, shaped (L,) and (2,)")
-        pthl = &thl[0]
-        pzl = &zl[0]
-    cdef Guards guard
-    cdef const Guards *gd = NULL
-    if guards is not None:
-        if pthl == NULL or not _guards_view(&guard, guards, guard_counts, supports,
-                                            support_counts, guards_on, offsets, M, A, L):
-            raise ValueError("guards, guard_counts, supports, support_counts and guards_on "
-                             "must come together, with thl, shaped (M, A), (L,), (M, A), (L,) "
-                             "and (L,)")
-        gd = &guard
-    n_rank = _n_ranked(S, N, L, pzl)
-    # raw pointers inside the parallel region (no memoryview checks there in debug builds)
-    cdef const floating *px = &X[0, 0]
-    cdef const floating *pw = &Wt[0, 0]
-    cdef const floating *pwr = &Wr[0, 0]
-    cdef const double *pc = &cc[0]
-    cdef const float *pws = &Ws[0, 0]
-    cdef const float *pww = &ww[0]
-    cdef const int32_t *pncls = &ncls[0]
-    cdef const int64_t *poff = &offsets[0]
-    cdef const double *plogA = &logA[0]
-    cdef const int64_t *pT = &T[0, 0]
-    cdef const double *plogC = &logC[0, 0]
-    cdef uint8_t *pY = &Y[0, 0]
-    with nogil:
-        for c in range(L):
-            _log_cond(pT, L, &logC[0, 0], c)
-        wwmax = _maxval(pww, M)
-        tscale = _tol_scale(A)
-        if lanes:
-            failed = _predict_lanes(px, n, n_lanes, pc, pws, pww, pw, pwr, A, M, pncls, poff, L,
-                                    pT, plogC, plogA, k_nn, n_rank, squared, skip_zero, tscale,
-                                    wwmax, pY, n_threads, ctl, theta, pphl, pthl, gd)
-        if n_lanes < n and not failed:
-            failed = _predict_blocks(px, n_lanes, n, pc, pws, pww, pw, pwr, A, M, pncls, poff,
-                                     L, pT, plogC, plogA, k_nn, n_rank, squared, skip_zero,
-                                     screening, tscale, wwmax, pY, n_threads, ctl, theta,
-                                     pphl, pthl, gd)
-    if failed:
-        raise MemoryError()
+    for c in range(L):
+        _log_cond(v.T, L, logC, c)
+    n_rank = _n_ranked(v.NS[1], v.NS[0], L, f.zl)
+    wwmax = _maxval(v.ww, M)
+    tscale = _tol_scale(A)
+    if lanes:
+        failed = _predict_lanes(px, n, n_lanes, v.cc, v.Ws, v.ww, pw, pwr, A, M, v.ncls,
+                                v.offsets, L, v.T, logC, v.logA, v.k_nn, n_rank, v.squared,
+                                f.skip_zero, tscale, wwmax, pY, f.n_threads, f.ctl, f.theta,
+                                f.phl, f.thl, f.gd)
+    if n_lanes < n and not failed:
+        failed = _predict_blocks(px, n_lanes, n, v.cc, v.Ws, v.ww, pw, pwr, A, M, v.ncls,
+                                 v.offsets, L, v.T, logC, v.logA, v.k_nn, n_rank, v.squared,
+                                 f.skip_zero, screening, tscale, wwmax, pY, f.n_threads, f.ctl,
+                                 f.theta, f.phl, f.thl, f.gd)
+    free(logC)
+    return failed

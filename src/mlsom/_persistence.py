@@ -26,14 +26,12 @@ its labels may still come promptly, whether it had a proposal and whether the pr
 belong to it (``persist_flags``), and the ring of pairs with their count ever (``persist_ring``,
 ``persist_total``). A label is prompt when its row equals the last instance classified exactly
 and it is the first such since that instance was classified (other labelled rows may come
-between).
+between). The core keeps the record within each online call, one event at a time, after the
+chunk's instances were classified (``_core_persist.pxi``, run by the core's ``stream``); this
+module reads it.
 """
 
-import numpy as np
-
-from . import _core
-
-__all__ = ["update", "pairs", "ring_pairs"]
+__all__ = ["pairs", "ring_pairs"]
 
 
 def ring_pairs(ring, total):
@@ -46,35 +44,3 @@ def ring_pairs(ring, total):
 def pairs(st):
     """(won by the proposal, pairs) over the ring."""
     return ring_pairs(st["persist_ring"], st["persist_total"])
-
-
-def update(st, X, Y, arrivals, new, substitute):
-    """After the core classified the rows X (their predictions Y, (n, L) uint8) with the labels
-    ``arrivals`` = (X_l, Y_l, after) learnt meanwhile (or None): score the proposals that prompt
-    labels answer, give the proposals that win the test instead of the model's predictions (in
-    Y, when ``substitute``), and keep what the next call needs (the compiled
-    ``persist_update``, one event at a time).
-
-    ``new``: the record starts in this call, at its first labelled row: an instance classified
-    before it is not in the record, whatever the chunks, so that row is never prompt."""
-    if arrivals is None:
-        L = Y.shape[1]
-        Xl = np.zeros((0, X.shape[1]), dtype=X.dtype)
-        arrivals = (Xl, np.zeros((0, L), dtype=np.int8), np.zeros(0, dtype=np.int64))
-    Xl, Yl, after = arrivals
-    first = int(after[0]) if new and len(after) else 0
-    _core.persist_update(
-        X,
-        Y,
-        Xl,
-        Yl,
-        after,
-        st["persist_row"],
-        st["persist_labels"],
-        st["persist_flags"],
-        st["persist_ring"],
-        st["persist_total"],
-        first,
-        substitute,
-    )
-    return Y

@@ -21,9 +21,6 @@ from ._method import (
     ACCEPTANCE_SMOOTHING,
     CORRECTIONS,
     DRIFT_GATE,
-    DRIFT_SIGMA,
-    DRIFT_SMOOTHING,
-    LABEL_ACCEPTANCE_BAND,
     PERSISTENCE,
     STALE_FACTOR,
     VARIANTS,
@@ -464,7 +461,8 @@ class SOMStreamClassifier(ParamsMixin):
             st = state.get("_state")
             if st is not None:
                 st = dict(st)  # one step: a reader may add a cached copy meanwhile
-                state["_state"] = copy.deepcopy({k: v for k, v in st.items() if k in _PICKLED})
+                kept = _pickled()
+                state["_state"] = copy.deepcopy({k: v for k, v in st.items() if k in kept})
             return state
         finally:
             if lock is not None:
@@ -817,55 +815,57 @@ class SOMStreamClassifier(ParamsMixin):
 
     def _stream(self, st, X, online, extra):
         """The core's online phase over X (checked) with the online settings (eta, skip_zero),
-        and the labels that arrive meanwhile (``extra``: the core's Xl, Yl, after and rate, or
-        nothing); returns the predictions."""
-        eta, skip_zero = online
+        and the labels that arrive meanwhile (``extra``: Xl, Yl, after and rate, or nothing);
+        returns the predictions."""
         Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
         if X.shape[0] == 0 and not extra:
             return Y
         self._lock.acquire_write()
         try:
-            _check_headroom(st, X.shape[0] + (len(extra["Xl"]) if extra else 0))
-            st.pop("rows", None)  # the neurons move
-            Ws, ww, c = self._copy(st, "screen")
-            persist = self._label_persistence() == "tested"
-            new = False
+            n_rows = X.shape[0] + (len(extra["Xl"]) if extra else 0)
+            state, settings = self._core_state(st, n_rows, online, extra.get("rate"))
             if extra:
-                tested = self._corrections() == "tested"
-                self._labelled_memory(st, tested)
-                new = _schema.ensure(st, "persistence")  # (a model from before it starts empty)
-                extra = dict(extra, Pos=st["last_positive"], has_pos=st["has_positive"])
-                if tested:
-                    extra.update({k: st[k] for k in _schema.names("pairs")})
-            _core.stream(
-                X,
-                st["Wt"],
-                st["ncls"],
-                st["offsets"],
-                st["counts"],
-                st["log_averout"],
-                st["T"],
-                st["NS"],
-                st["k_nn"],
-                eta,
-                st["squared"],
-                skip_zero,
-                Ws,
-                ww,
-                c,
-                Y,
-                **extra,
-                **({"ctl": st["ctl"]} if "ctl" in st else {}),
-                **_label_acceptance_arguments(st),
-                **self._rule_from_labels(st),
-                **_drift_arguments(st),
-            )
-            if "persist_ring" in st:
-                got = (extra["Xl"], extra["Yl"], extra["after"]) if extra else None
-                _persistence.update(st, X, Y, got, new, persist)
+                _core.stream(state, settings, X, Y, extra["Xl"], extra["Yl"], extra["after"])
+            else:
+                _core.stream(state, settings, X, Y)
         finally:
             self._lock.release_write()
         return Y
+
+    def _learn(self, st, Xl, Yl, online, rate):
+        """The core's labelled update: the rows Xl (checked) with their labels Yl, in order."""
+        self._lock.acquire_write()
+        try:
+            state, settings = self._core_state(st, Xl.shape[0], online, rate)
+            _core.partial_fit(state, settings, Xl, Yl)
+        finally:
+            self._lock.release_write()
+
+    def _core_state(self, st, n_rows, online, rate):
+        """Under the writer lock: the core's State of ``st`` and the call's Settings, for a call
+        that learns ``n_rows`` rows, labelled ones with correction rate ``rate`` (None: no
+        label). The neurons move: the copy by rows is dropped, the screening copy kept; with
+        labels, the groups labels start (a model from before a group starts it empty)."""
+        eta, skip_zero = online
+        _check_headroom(st, n_rows)
+        st.pop("rows", None)  # the neurons move
+        self._copy(st, "screen")
+        persist = self._label_persistence() == "tested"
+        new = tested = False
+        if rate is not None:
+            tested = self._corrections() == "tested"
+            self._labelled_memory(st, tested)
+            new = _schema.ensure(st, "persistence")
+        _ensure_margin_order(st)
+        settings = _core.Settings(
+            eta=eta,
+            skip_zero=skip_zero,
+            rate=0.5 if rate is None else rate,
+            tested=tested,
+            substitute=persist,
+            starts=new,
+        )
+        return _core.State(st), settings
 
     def _arrivals(self, st, arrivals, n, dtype):
         """The checked ``arrivals`` of predict_stream as the core's keyword arguments."""
@@ -922,42 +922,6 @@ class SOMStreamClassifier(ParamsMixin):
         # (a model from before a group starts it empty)
         for group in ("labelled", "rule", "guards", *(("pairs",) if tested else ())):
             _schema.ensure(st, group)
-
-    @staticmethod
-    def _rule_from_labels(st, frozen=False):
-        """The core's arguments for what labels taught the decision rule (none before the first
-        labelled update: the paper's rule)."""
-        if "label_offsets" not in st:
-            return {}
-        if frozen:
-            if not st["margin_counts"].any():
-                return {}  # no label has taught the rule yet: the paper's (the core tests the
-                # labels beyond the ranking once one has)
-            rule = {"thl": st["label_offsets"], "zl": st["labelled_cardinality"]}
-            if "guards" in st:
-                rule.update({k: st[k] for k in _GUARD_KEYS})
-            return rule
-        if len(st.get("margin_order", ())) != 4:  # (a pickle of an earlier mlsom kept 2 or 3)
-            st["margin_order"] = _margin_order(
-                st["margin_memory"], st["margin_kinds"], st["margin_counts"]
-            )
-        order, n_sorted, sorted_margins, synced = st["margin_order"]
-        return {
-            "thl": st["label_offsets"],
-            "mg": st["margin_memory"],
-            "mk": st["margin_kinds"],
-            "mtot": st["margin_counts"],
-            "zl": st["labelled_cardinality"],
-            "mo": order,
-            "mn": n_sorted,
-            "ms": sorted_margins,
-            "mc": synced,
-            **(
-                {**{k: st[k] for k in _GUARD_KEYS}, "mv": st["margin_vetoes"]}
-                if "guards" in st
-                else {}
-            ),
-        }
 
     def predict_one(self, x: ArrayLike | dict, *, adapt: bool = True) -> dict[int, bool]:
         """Classify one instance, River style, and (by default) adapt the model to it.
@@ -1070,9 +1034,7 @@ class SOMStreamClassifier(ParamsMixin):
         self._corrections()
         self._label_persistence()
         if X.shape[0] > 0:
-            # the labelled rows as arrivals before a stream chunk of no row
-            extra = dict(Xl=X, Yl=Yl, after=np.zeros(X.shape[0], dtype=np.int64), rate=rate)
-            self._stream(st, X[:0], online, extra)
+            self._learn(st, X, Yl, online, rate)
         return self
 
     def learn_one(self, x, y=None) -> "SOMStreamClassifier":
@@ -1136,31 +1098,11 @@ class SOMStreamClassifier(ParamsMixin):
         )
         self._lock.acquire_read()
         try:
-            N, S = (int(v) for v in st["NS"])
-            Ws, ww, c = self._copy(st, "screen")
-            _core.predict(
-                X,
-                st["Wt"],
-                st["ncls"],
-                st["offsets"],
-                st["log_averout"],
-                st["T"],
-                N,
-                S,
-                st["k_nn"],
-                st["squared"],
-                skip_zero,
-                Ws,
-                ww,
-                c,
-                self._copy(st, "rows"),
-                Y,
-                n_threads,
-                "ctl" in st,
-                float(st["ctl"][0]) if "ctl" in st else 0.0,
-                **self._rule_from_labels(st, frozen=True),
-                **({"phl": st["label_acceptance"][0]} if "label_acceptance" in st else {}),
-            )
+            self._copy(st, "screen")
+            self._copy(st, "rows")
+            _ensure_margin_order(st)
+            settings = _core.Settings(skip_zero=skip_zero, n_threads=n_threads)
+            _core.predict(_core.State(st, writable=False), settings, X, Y)
         finally:
             self._lock.release_read()
         return _as_labels(st, Y)
@@ -1413,13 +1355,10 @@ class SOMStreamClassifier(ParamsMixin):
         return _model_file.read_model(path, cls, _fitted_record)
 
 
-# what a pickle keeps of the state: the table's members and the fields (the copies of the
-# neurons, _COPIES, are made again when needed)
-_PICKLED = frozenset((*_schema.BY_NAME, *_schema.FIELDS))
-
-# the core's arguments for each label's guards (the state's arrays of the same names)
-# the guards group's members the core takes by their own names (margin_vetoes goes as mv)
-_GUARD_KEYS = tuple(n for n in _schema.names("guards") if n != "margin_vetoes")
+def _pickled():
+    """What a pickle keeps of the state: the table's members and the fields (the copies of the
+    neurons, _COPIES, are made again when needed)."""
+    return frozenset((*_schema.BY_NAME, *_schema.FIELDS))
 
 
 def _probabilities(st):
@@ -1440,30 +1379,6 @@ def _drift_limit(Xj):
     center = X64.mean(axis=0)
     spread2 = float(((X64 - center) ** 2).sum(axis=1).mean())
     return center, DRIFT_GATE * DRIFT_GATE * spread2
-
-
-def _label_acceptance_arguments(st):
-    """The core's per-label acceptance arguments (the robust variant; none for the paper's, or
-    a robust model saved before labels had offsets of their own)."""
-    if "label_acceptance" not in st:
-        return {}
-    return {"lctl": st["label_acceptance"], "label_band": LABEL_ACCEPTANCE_BAND}
-
-
-def _drift_arguments(st):
-    """The core's drift-gate arguments (the robust variant; none for the paper's, or a robust
-    model saved before the gate existed)."""
-    if "drift_open" not in st:
-        return {}
-    return {
-        "drift_mean": st["drift_mean"],
-        "drift_center": st["drift_center"],
-        "drift_limit": st["drift_limit"],
-        "drift_open": st["drift_open"],
-        "positions": st["positions"],
-        "drift_beta": DRIFT_SMOOTHING,
-        "drift_sigma": DRIFT_SIGMA * st["grid_size"],
-    }
 
 
 def _fitted_record(fitted, model):
@@ -1597,6 +1512,16 @@ def _check_stream_X(st, X, n_threads=1, name="X"):
         estimator="SOMStreamClassifier",
         n_threads=n_threads,
     )
+
+
+def _ensure_margin_order(st):
+    """The online phase's cache of the rule's rings (``margin_order``), built where the state
+    has the rule and lacks it (a loaded model; a pickle of an earlier mlsom kept 2 or 3 of its
+    arrays)."""
+    if "label_offsets" in st and len(st.get("margin_order", ())) != 4:
+        st["margin_order"] = _margin_order(
+            st["margin_memory"], st["margin_kinds"], st["margin_counts"]
+        )
 
 
 def _margin_order(margins, kinds, counts):
