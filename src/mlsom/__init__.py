@@ -12,6 +12,7 @@ Subpackages and modules (the runtime core needs only NumPy; those marked * need 
 * :mod:`mlsom.evaluation` -- multi-label measures, windows, stored results.
 * :mod:`mlsom.protocol` -- the evaluation protocol for online, batch and incremental methods.
 * :mod:`mlsom.baselines` -- MINAS-BR; lower* (scikit-learn) and upper* (river) bounds.
+* :mod:`mlsom.references` -- reference predictors: every label, label rates, top z, mlsom frozen.
 * :mod:`mlsom.stats` * -- Friedman, Iman-Davenport and Nemenyi tests (SciPy).
 * :mod:`mlsom.plotting` * -- curves, p-value heat map, critical difference diagram (matplotlib).
 * :mod:`mlsom.experiment` * -- streams x methods x grid sizes x seeds, in parallel, resumable.

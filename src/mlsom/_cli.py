@@ -49,6 +49,7 @@ from .datasets._registry import DATA_ENV
 from .evaluation import StreamEvaluation
 from .experiment import (
     PROFILES,
+    REFERENCE_MARK,
     STREAM_SOURCES,
     ExperimentInterrupted,
     Run,
@@ -62,11 +63,13 @@ from .experiment import (
     default_grid_size,
     find_data_files,
     is_real_stream,
+    is_reference,
     prepare_experiment,
     run_one,
 )
 from .plotting import plot_curves, save_png
 from .protocol import evaluate_many
+from .references import REFERENCES
 
 _TABLE_MEASURES = ("macro_f1", "micro_f1", "example_f1", "hamming_loss", "subset_accuracy")
 
@@ -494,8 +497,9 @@ def _do_run(run, data_home, out):
     if out is not None:  # first: a reader of stdout that goes away cannot lose the result
         _write_atomic(out, json.dumps(result))
     ev = StreamEvaluation.from_dict({k: v for k, v in result.items() if k != "run"})
+    label = run.label + (REFERENCE_MARK if is_reference(run.method) else "")
     print(
-        f"{run.label} on {run.stream} (seed {run.seed}): {ev.n_test} test instances, "
+        f"{label} on {run.stream} (seed {run.seed}): {ev.n_test} test instances, "
         f"{ev.n_windows} windows, 0/0 = {run.zero_division}"
     )
     for m in _TABLE_MEASURES:
@@ -539,12 +543,18 @@ def _report_experiment(summary, out):
         f"{summary['n_run_now']} run now) in {summary['wall_seconds']:.1f} s; results in "
         f"{out}"
     )
+    references = set(summary.get("references", ()))
+
+    def shown(label):  # a reference predictor's label with its mark
+        return label + REFERENCE_MARK if label in references else label
+
+    width = max([22, *(len(shown(m)) for v in summary["mean_macro_f1"].values() for m in v)])
     print("\nmean over windows of the cumulative macro F (mean over seeds):")
     for stream, methods in summary["mean_macro_f1"].items():
         best = summary["best_grid_size"].get(stream)
         print(f"  {stream}")
         for m, v in sorted(methods.items(), key=lambda kv: -kv[1]):
-            print(f"    {m:<22} {v:.4f}")
+            print(f"    {shown(m):<{width}} {v:.4f}")
         if best:
             print(f"    best d = {best['grid_size']} (optimistic: chosen on the test stream)")
     if "statistics" in summary:
@@ -554,7 +564,7 @@ def _report_experiment(summary, out):
             f"{st['iman_davenport_pvalue']:.3g}, Nemenyi CD = {st['nemenyi_cd']:.2f}"
         )
         for m, r in sorted(zip(st["methods"], st["mean_ranks"], strict=True), key=lambda t: t[1]):
-            print(f"    {m:<22} mean rank {r:.2f}")
+            print(f"    {shown(m):<{width}} mean rank {r:.2f}")
     est = summary["estimated_paper_seconds"]
     left_out = est.get("methods_not_measured", [])
     print(
@@ -635,8 +645,8 @@ def _profiles():
         + "\n"
         + _wrap(
             "paper (the paper's design): every stream of Table 1 at its full size, every "
-            "method, grid sizes 1 to 10, seeds 0 to 9 (the summary of every experiment "
-            "estimates how long this one takes)"
+            "method but mlsom-frozen, grid sizes 1 to 10, seeds 0 to 9 (the summary of every "
+            "experiment estimates how long this one takes)"
         )
     )
 
@@ -657,6 +667,15 @@ _STREAM_SOURCE_HELP = (
     "the generator of the generated MOA-Spher streams (5C-2A, 5C-3A, 3C-2A): generator, the "
     "calibrated one, or generator-v1, the first one (the streams of earlier versions, bit for "
     "bit); {which} (default: generator)"
+)
+
+_REFERENCES_HELP = (
+    "The reference predictors, which a method must beat to show that it learnt something, are "
+    "marked (reference) in the output: every-label predicts every label for every instance; "
+    "label-rate each label independently at its rate in the labelled set (seeded); "
+    "top-z the ceil(z) most frequent labels of the labelled set for every instance (z: its "
+    "labels per instance); mlsom-frozen is mlsom fitted on the labelled set, then frozen "
+    "(no online update; it takes the grid size and parameters of mlsom)."
 )
 
 _DEBUG_HELP = "show the traceback of an error instead of one line (default: off)"
@@ -744,7 +763,7 @@ def _add_run(sub, common, streams):
         "read as JSON (0.1, 100, true, null), else taken as a string (gaussian).\n"
         "A parameter that has an option of its own cannot be set with --param\n"
         "(grid_size: --grid-size, random_state: --seed), so each value has one place.\n"
-        f"\n{streams}",
+        f"\n{_wrap(_REFERENCES_HELP, '')}\n\n{streams}",
     )
     run.add_argument(
         "--stream", type=_STREAM, required=True, help="a stream of Table 1, see below (required)"
@@ -753,15 +772,16 @@ def _add_run(sub, common, streams):
         "--method",
         type=_METHOD,
         default="mlsom",
-        help="mlsom, MINAS-BR or a baseline, e.g. BR-J48, ML-kNN, BR-HT (an unknown name "
-        "is refused with the list of all) (default: %(default)s)",
+        help=f"mlsom, MINAS-BR, a reference predictor ({', '.join(REFERENCES)}) or a "
+        "baseline, e.g. BR-J48, ML-kNN, BR-HT (an unknown name is refused with the list of "
+        "all) (default: %(default)s)",
     )
     run.add_argument(
         "--grid-size",
         type=_GRID_SIZE,
         default=None,
         help=f"mlsom's d (d x d neurons per label), or auto to choose it from the labelled set; "
-        f"mlsom only (default: the estimator's, {default_grid_size()})",
+        f"mlsom and mlsom-frozen only (default: the estimator's, {default_grid_size()})",
     )
     run.add_argument(
         "--seed", type=_SEED, default=0, help="seed of the method (default: %(default)s)"
@@ -851,15 +871,16 @@ def _add_experiment(sub, common, streams):
         parents=[common],
         formatter_class=formatter,
         help="run streams x methods x grid sizes x seeds, with reports and statistics",
-        description="Run every combination of streams, methods, grid sizes (mlsom) and seeds\n"
-        "(mlsom and MINAS-BR; the other methods run once, with the first seed), in\n"
-        "parallel processes or on a dask cluster, and write results.csv, curves.csv,\n"
-        "summary.json and the plots to --out. The options override the profile.\n"
+        description="Run every combination of streams, methods, grid sizes (mlsom and\n"
+        "mlsom-frozen) and seeds (mlsom, MINAS-BR, label-rate and mlsom-frozen; the\n"
+        "other methods run once, with the first seed), in parallel processes or on a\n"
+        "dask cluster, and write results.csv, curves.csv, summary.json and the plots\n"
+        "to --out. The options override the profile.\n"
         "\n"
         "Each finished run is stored in --out at once: Ctrl-C stops the experiment\n"
         "(exit status 130) keeping the finished runs, and the same command run again\n"
         "resumes, running only the runs not yet finished.",
-        epilog=f"{_profiles()}\n\n{streams}",
+        epilog=f"{_profiles()}\n\n{_wrap(_REFERENCES_HELP, '')}\n\n{streams}",
     )
     exp.add_argument(
         "--profile",
@@ -888,7 +909,8 @@ def _add_experiment(sub, common, streams):
         type=_METHOD,
         default=None,
         metavar="METHOD",
-        help="mlsom, MINAS-BR, baselines (as 'mlsom run --method') (default: the profile's)",
+        help="mlsom, MINAS-BR, baselines, reference predictors (as 'mlsom run --method') "
+        "(default: the profile's)",
     )
     exp.add_argument(
         "--grid-sizes",
@@ -904,8 +926,8 @@ def _add_experiment(sub, common, streams):
         type=_SEED,
         default=None,
         metavar="SEED",
-        help="seeds of mlsom and MINAS-BR; the generated streams always use seed 0 "
-        "(default: the profile's)",
+        help="seeds of mlsom, MINAS-BR, label-rate and mlsom-frozen; the generated streams "
+        "always use seed 0 (default: the profile's)",
     )
     exp.add_argument(
         "--n-instances",

@@ -20,14 +20,17 @@ files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs exe
 The reports: ``results.csv`` (one row per run), ``curves.csv`` (one row per run and window, with
 the test instances seen at the window's end), ``summary.json`` (version, profile, parameters,
 seeds, 0/0 convention, timings, the best grid size per stream and the statistics), and PNG plots
-of the curves, the Nemenyi p-values and the critical difference diagram.
+of the curves, the Nemenyi p-values and the critical difference diagram. The reference predictors
+(:mod:`mlsom.references`) are marked: a column ``reference`` in ``results.csv``, their labels under
+``references`` in ``summary.json``, and :data:`REFERENCE_MARK` after their names in the plots.
 
 The paper picks the grid size d per stream by looking at the test results; the report gives that
 choice (``best_grid_size``) and flags it as optimistic. The plots and the statistics show every
 method setting: mlsom's runs of one setting (its parameters and labels that arrive) with integer
 grid sizes at the best d on each stream (the curve ``mlsom (d=3, best)``, the method
-``mlsom (best d)`` in the statistics; ``mlsom-f0.01-l1000 (best d)`` with labels that arrive),
-``grid_size="auto"`` and every other method under its label. The curves are drawn over the
+``mlsom (best d)`` in the statistics; ``mlsom-f0.01-l1000 (best d)`` with labels that arrive;
+mlsom-frozen's runs likewise, ``mlsom-frozen (best d) (reference)``), ``grid_size="auto"`` and
+every other method under its label. The curves are drawn over the
 instances of the test stream seen at the end of each window. A curves panel holds at most 8
 curves: every mlsom setting, MINAS-BR, the best lower and upper bounds, then the others by mean.
 """
@@ -83,42 +86,59 @@ from .plotting import (
     save_png,
 )
 from .protocol import evaluate
+from .references import REFERENCES, FrozenSOM
 from .stats import friedman_nemenyi
 
 __all__ = [
     "CACHE_FORMAT",
+    "CHEAP_REFERENCES",
+    "GRID_METHODS",
     "PROFILES",
+    "REFERENCE_MARK",
     "ExperimentInterrupted",
     "Run",
     "available_methods",
     "check_run",
+    "is_reference",
     "make_method",
     "plan",
     "run_experiment",
     "run_one",
 ]
 
+#: The reference predictors that every profile runs by default: they use the labelled set's labels
+#: only and cost O(n L), nothing beside the other methods. "mlsom-frozen" (an mlsom fit per grid
+#: size and seed) runs when it is named.
+CHEAP_REFERENCES = ("every-label", "label-rate", "top-z")
+
 #: The experiment designs. ``quick`` takes minutes on a laptop; ``paper`` is the paper's design
-#: (every stream of Table 1, d = 1..10, 10 seeds for the stochastic methods, all baselines).
+#: (every stream of Table 1, d = 1..10, 10 seeds for the stochastic methods, all baselines) with
+#: the cheap reference predictors.
 PROFILES = {
     "quick": {
         "streams": ["MOA-Spher-5C-2A", "MOA-Spher-3C-2A", "Mult-Non-Spher-HP"],
         "n_instances": 20_000,
-        "methods": ["mlsom", "MINAS-BR", "BR-J48", "ML-kNN", "BR-HT"],
+        "methods": ["mlsom", "MINAS-BR", "BR-J48", "ML-kNN", "BR-HT", *CHEAP_REFERENCES],
         "grid_sizes": [2, 4, 6],
         "seeds": [0, 1],
     },
     "paper": {
         "streams": None,  # all of Table 1
         "n_instances": None,  # the table's sizes
-        "methods": None,  # mlsom, MINAS-BR and every baseline
+        "methods": None,  # mlsom, MINAS-BR, every baseline and the cheap references
         "grid_sizes": list(range(1, 11)),
         "seeds": list(range(10)),
     },
 }
 
 #: methods whose results depend on the seed (run once per seed); the others run once
-STOCHASTIC = {"mlsom", "MINAS-BR"}
+STOCHASTIC = {"mlsom", "MINAS-BR", "label-rate", "mlsom-frozen"}
+
+#: methods with a grid size d (run once per grid size): mlsom and mlsom frozen after fit
+GRID_METHODS = ("mlsom", "mlsom-frozen")
+
+#: What tables, the summary and the plots write after the label of a reference predictor's run.
+REFERENCE_MARK = " (reference)"
 
 #: Version of the run files and of what their key covers; raise it whenever either changes, so
 #: that no run file written under other rules is taken for a finished run.
@@ -171,11 +191,28 @@ def _upper_bounds():
 
 
 def available_methods():
-    """Names of every method the runner knows: mlsom, MINAS-BR, the lower and upper bounds.
+    """Names of every method the runner knows: mlsom, MINAS-BR, the lower and upper bounds, and
+    the reference predictors (:data:`mlsom.references.REFERENCES`).
 
     The upper bounds need river; where it is not installed they are left out.
     """
-    return ["mlsom", "MINAS-BR", *baselines.LOWER_BOUNDS, *_upper_bounds()]
+    return ["mlsom", "MINAS-BR", *baselines.LOWER_BOUNDS, *_upper_bounds(), *REFERENCES]
+
+
+def is_reference(method):
+    """Whether a method name is one of the reference predictors (:mod:`mlsom.references`), which
+    reports mark with :data:`REFERENCE_MARK`."""
+    return method in REFERENCES
+
+
+def _default_methods():
+    """The methods of a profile that names none: every method but mlsom frozen after fit."""
+    return [m for m in available_methods() if m not in REFERENCES or m in CHEAP_REFERENCES]
+
+
+def _marked(label, method):
+    """A run's label as tables and plots show it: with :data:`REFERENCE_MARK` for a reference."""
+    return label + REFERENCE_MARK if is_reference(method) else label
 
 
 def default_grid_size():
@@ -188,10 +225,10 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     Parameters
     ----------
     name : str
-        ``"mlsom"``, ``"MINAS-BR"`` or a name of ``mlsom.baselines.LOWER_BOUNDS`` /
-        ``UPPER_BOUNDS``.
+        ``"mlsom"``, ``"MINAS-BR"``, a name of ``mlsom.baselines.LOWER_BOUNDS`` /
+        ``UPPER_BOUNDS`` or of ``mlsom.references.REFERENCES``.
     grid_size : int or "auto", optional
-        mlsom only: the grid side d (default: the estimator's, 5).
+        mlsom and mlsom-frozen only: the grid side d (default: the estimator's, 5).
     seed : int
         Passed as ``random_state``.
     params : dict, optional
@@ -202,16 +239,13 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     for key, arg in (("grid_size", "grid_size="), ("random_state", "seed=")):
         if key in params:
             raise ValueError(f"params may not set {key}: give it as {arg}")
-    if name == "mlsom":
-        factory = SOMStreamClassifier
+    if name in GRID_METHODS:
+        factory = SOMStreamClassifier if name == "mlsom" else FrozenSOM
         fixed = {"grid_size": default_grid_size() if grid_size is None else grid_size}
     else:
         if grid_size is not None:
-            raise ValueError(f"grid_size applies to mlsom only, not to {name!r}")
-        registry = {"MINAS-BR": MINASBR, **baselines.LOWER_BOUNDS, **_upper_bounds()}
-        if name not in registry:
-            raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
-        factory, fixed = registry[name], {}
+            raise ValueError(_grid_size_error(name))
+        factory, fixed = _factory(name), {}
     try:
         default = factory(random_state=seed, **fixed)
         fixed["random_state"] = seed
@@ -227,6 +261,23 @@ def make_method(name, *, grid_size=None, seed=0, params=None):
     return factory(**fixed, **params) if params else default
 
 
+def _factory(name):
+    """The class or factory of a method other than those of :data:`GRID_METHODS` (the baselines'
+    registries, which need scikit-learn and river, are imported for their own names only)."""
+    if name == "MINAS-BR":
+        return MINASBR
+    if name in REFERENCES:
+        return REFERENCES[name]
+    registry = {**baselines.LOWER_BOUNDS, **_upper_bounds()}
+    if name not in registry:
+        raise ValueError(f"unknown method {name!r}; valid: {', '.join(available_methods())}")
+    return registry[name]
+
+
+def _grid_size_error(name):
+    return f"grid_size applies to mlsom only ({' and '.join(GRID_METHODS)}), not to {name!r}"
+
+
 @dataclass(frozen=True)
 class Run:
     """One run of an experiment: everything that defines its result.
@@ -238,7 +289,7 @@ class Run:
     method : str
         A name of :func:`available_methods`.
     grid_size : int, "auto" or None
-        mlsom's grid side d; None for the other methods.
+        The grid side d of mlsom and mlsom-frozen; None for the other methods.
     seed : int
         The method's ``random_state``.
     n_instances : int, optional
@@ -389,7 +440,7 @@ def canonical_stream(name):
 
 def check_method_name(name):
     """``name`` if the runner knows the method; ValueError naming the valid ones otherwise."""
-    if name in ("mlsom", "MINAS-BR"):
+    if name in ("mlsom", "MINAS-BR") or name in REFERENCES:
         return name
     known = available_methods()
     if name not in known:
@@ -471,11 +522,11 @@ def check_run(run):
         seed = check_seed(run.seed)
     grid_size = run.grid_size
     with _about("grid_size"):
-        if method == "mlsom":
+        if method in GRID_METHODS:
             grid_size = default_grid_size() if grid_size is None else check_grid_size(grid_size)
             _check_grid_memory(entry, n_instances, grid_size)
         elif grid_size is not None:
-            raise ValueError(f"grid_size applies to mlsom only, not to {method!r}")
+            raise ValueError(_grid_size_error(method))
     with _about("params"):
         if not isinstance(run.params, dict):
             raise TypeError(f"params must be a dict, got {type(run.params).__name__}")
@@ -600,16 +651,15 @@ def plan(
             raise ValueError(f"unknown profile {profile!r}; valid: {sorted(PROFILES)}")
     design = dict(PROFILES[profile])
     streams = _names("streams", streams, design["streams"] or list_streams(), canonical_stream)
-    methods = _names(
-        "methods", methods, design["methods"] or available_methods(), check_method_name
-    )
+    methods = _names("methods", methods, design["methods"] or _default_methods(), check_method_name)
     explicit_d = grid_sizes is not None
     grid_sizes = _names("grid_sizes", grid_sizes, design["grid_sizes"], check_grid_size)
     seeds = _names("seeds", seeds, design["seeds"], check_seed)
     with _about("grid_sizes"):
-        if explicit_d and "mlsom" not in methods:
+        if explicit_d and not any(m in GRID_METHODS for m in methods):
             raise ValueError(
-                f"grid_sizes={grid_sizes} apply to mlsom, which is not among the methods"
+                f"grid_sizes={grid_sizes} apply to mlsom ({' and '.join(GRID_METHODS)}), "
+                "which is not among the methods"
             )
     with _about("n_instances"):
         if n_instances is not None and all(is_real_stream(s) for s in streams):
@@ -629,7 +679,7 @@ def plan(
     n_settings = 1 if settings is not None else len(fractions) * len(delays)
     n_runs = len(streams) * sum(
         (len(seeds) if m in STOCHASTIC else 1)
-        * (len(grid_sizes) if m == "mlsom" else 1)
+        * (len(grid_sizes) if m in GRID_METHODS else 1)
         * (n_settings if _learns_labels(m) else 1)
         for m in methods
     )
@@ -683,7 +733,7 @@ def _make_runs(
         for method in methods:
             learns = _learns_labels(method)
             for seed in seeds if method in STOCHASTIC else seeds[:1]:
-                for d in grid_sizes if method == "mlsom" else [None]:
+                for d in grid_sizes if method in GRID_METHODS else [None]:
                     for fraction, delay in settings if learns else [(None, 0)]:
                         run = Run(
                             stream,
@@ -1496,6 +1546,7 @@ def _report(results, out, *, profile, zero_division, plots):
         "streams": sorted(means),
         "mean_macro_f1": means,
         "best_grid_size": _papers_best_grid_sizes(results, shown, means),
+        "references": sorted({row["label"] for row in rows if row["reference"]}),
     }
     result = _statistics(results, shown, means)
     if result is not None:
@@ -1526,6 +1577,7 @@ def _result_rows(results, evals, zero_division):
                 "stream": run["stream"],
                 "method": run["method"],
                 "label": run["label"],
+                "reference": is_reference(run["method"]),
                 "grid_size": run["grid_size"],
                 "seed": run["seed"],
                 "macro_f1_mean": float(np.nanmean(curve)),
@@ -1587,8 +1639,10 @@ def _shown(results, means):
     The runs of one setting (:func:`_setting`) with integer grid sizes are reported by the best
     of them on each stream (the mean over seeds; chosen by looking at the test stream, as the
     paper does): the curve ``"mlsom (d=3, best)"``, the method ``"mlsom (best d)"`` in the
-    statistics. Every other run (another method, ``grid_size="auto"``) is reported under its
-    label. So every setting of every method run appears in every plot.
+    statistics; mlsom-frozen's likewise, as a method of its own (``"mlsom-frozen (best d)"``).
+    Every other run (another method, ``grid_size="auto"``) is reported under its label. A
+    reference predictor's names end with :data:`REFERENCE_MARK`. So every setting of every
+    method run appears in every plot.
     """
     runs = [_stored_run(r["run"]) for r in results]
     best = {}  # (stream, setting) -> label of the best grid size
@@ -1600,12 +1654,14 @@ def _shown(results, means):
     shown = []
     for run in runs:
         if not _has_grid_size(run):
-            shown.append(_Shown(run, run.label, run.label))
+            curve = method = run.label
         elif best[run.stream, _setting(run)] == run.label:
             setting = _setting(run)
-            shown.append(_Shown(run, f"{setting} (d={run.grid_size}, best)", f"{setting} (best d)"))
+            curve, method = f"{setting} (d={run.grid_size}, best)", f"{setting} (best d)"
         else:
             shown.append(None)
+            continue
+        shown.append(_Shown(run, _marked(curve, run.method), _marked(method, run.method)))
     return shown
 
 

@@ -69,6 +69,7 @@ _KNOWN_METHODS = (
     "ML-kNN",
     "BR-HT", "CC-HT", "PS-HT", "MLHT", "ISOUPTree",
     "EaBR-HT", "EaCC-HT", "EaPS-HT", "EaMLHT", "EaISOUPTree",
+    "every-label", "label-rate", "top-z", "mlsom-frozen",
 )  # fmt: skip
 # mlsom under the names it is reported by: "mlsom", "mlsom-d4", "mlsom (d=3, best)", ...
 _MLSOM_NAME = re.compile(r"(?:mlsom|som-stream-ml)(?![\w])", re.IGNORECASE)
@@ -213,9 +214,10 @@ def method_styles(methods, *, highlight="auto"):
       other one in colour, marker and width.
     * The other methods take the slots 0, 1, 2, ... in this order: other mlsom variants (for
       example ``"mlsom frozen after fit"``) by name, then the methods the experiment runner knows
-      (MINAS-BR, the lower bounds BR-J48 ... ML-kNN, the upper bounds BR-HT ... EaISOUPTree, in
-      the order of :func:`mlsom.experiment.available_methods`), then every other name in sorted
-      order. So a method keeps its style when methods after it are added.
+      (MINAS-BR, the lower bounds BR-J48 ... ML-kNN, the upper bounds BR-HT ... EaISOUPTree, the
+      reference predictors every-label ... mlsom-frozen, in the order of
+      :func:`mlsom.experiment.available_methods`), then every other name in sorted order. So a
+      method keeps its style when methods after it are added.
     * Slot ``i`` gets colour ``i mod 9`` of Paul Tol's colour-blind-safe "muted" palette, line
       style ``i mod 4`` (solid, dashed, dash-dot, dotted) and marker ``i mod 31``. Any nine
       consecutive slots (the first nine in particular) differ in colour, neighbouring slots in

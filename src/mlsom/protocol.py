@@ -33,9 +33,23 @@ Streams can be given as
   runner checks that the stream has exactly that many rows) or, without ``n_test``, as windows of a
   fixed ``window_size`` rows, the last one ending with the stream (possibly shorter).
 
+Where the training set and the test data both name their columns (DataFrames, an ``iter_arff``
+stream), the feature and label names must be the same, in the same order, or a ValueError shows
+both.
+
 Windows: ``n_windows`` (default 50) windows, window w = rows ⌊w·n/W⌋ to ⌊(w+1)·n/W⌋ - 1 of the test
 stream (:func:`mlsom.evaluation.window_edges`), or windows of ``window_size`` rows. Windows and
 chunks are independent: predictions of a chunk that straddles a window boundary are split.
+
+Labels that arrive (the delayed-label protocol, ``label_fraction``, ``label_delay``,
+``label_seed``): a share of the test rows, chosen at random (``label_seed``), get their true labels
+back ``label_delay`` rows after they were predicted. Online methods with ``partial_fit`` (mlsom)
+get them through it; incremental methods (the upper bounds) get exactly the same labels at the
+same times, through ``predict`` and ``partial_fit``, and nothing else; batch methods and online
+methods without ``partial_fit`` (MINAS-BR) are run as without it. With ``label_fraction=None``
+(the default) each kind runs its own protocol above (online methods never see a test label,
+incremental ones learn every label right after predicting its row). With 0, an online method's
+run is exactly that of None; with 1 and delay 0, every method is tested then trained on each row.
 
 Timing: ``fit_seconds`` is the time spent in ``fit``, ``stream_seconds`` the time spent in the
 method's calls on the test stream (evaluation overhead excluded), ``instances_per_second`` their
@@ -453,18 +467,15 @@ def evaluate(
     n_windows : int, default=50
         Number of evaluation windows over the test stream.
     window_size : int, optional
-        Windows of this many rows instead (the last one ends with the stream and may be shorter);
-        overrides ``n_windows``. Needed for an iterable stream without ``n_test``; the counts
-        kept then grow with the number of windows the stream turns out to have.
+        Windows of this many rows instead, overriding ``n_windows``; needed for an iterable
+        stream without ``n_test`` (the counts kept then grow with the stream's windows).
     chunk_size : int, default=1000
         Most rows given to the method at once. Results do not depend on it for methods that
         follow the protocol.
     X_train : array-like of shape (n_train, n_features), optional
     Y_train : array-like of shape (n_train, n_labels), optional
-        The labelled training set, for streams that do not carry it. Where the training set
-        and the test data both name their columns (DataFrames, an ``iter_arff`` stream), the
-        feature and label names must be the same, in the same order, or a ValueError shows
-        both.
+        The labelled training set, for streams that do not carry it (its column names, if
+        any, as in the module documentation).
     n_test : int, optional
         Rows of an iterable test stream, to place ``n_windows`` windows over it.
     kind : {"online", "batch", "incremental"}, optional
@@ -481,20 +492,12 @@ def evaluate(
     keep_predictions : bool, default=False
         Keep the predictions, bit-packed, in the result.
     label_fraction : float in [0, 1], optional
-        The delayed-label protocol (labels that arrive): this share of the test rows, chosen at
-        random (``label_seed``), get their true labels back ``label_delay`` rows after they
-        were predicted. Online methods with ``partial_fit`` (mlsom) get them through it;
-        incremental methods (the upper bounds) get exactly the same labels at the same times,
-        through ``predict`` and ``partial_fit``, and nothing else; batch methods and online
-        methods without ``partial_fit`` (MINAS-BR) are run as before. None (the default): the
-        protocol of each kind as above (online methods never see a test label, incremental
-        ones learn every label right after predicting its row). With 0, an online method's run
-        is exactly that of None; with 1 and delay 0, every method is tested then trained on
-        each row.
-    label_delay : int, default=0
-        Rows predicted between a row's prediction and the arrival of its labels.
-    label_seed : int, default=0
-        Seeds the choice of the rows that get labels (the same for every method).
+        Labels that arrive (the delayed-label protocol of the module documentation): the share
+        of the test rows whose true labels come back. None (the default): the protocol of
+        each kind.
+    label_delay, label_seed : int, default=0
+        Rows predicted between a row's prediction and the arrival of its labels; the seed of the
+        choice of the rows that get labels (the same for every method).
 
     Returns
     -------
@@ -509,11 +512,7 @@ def evaluate(
     >>> res.curve("macro_f1").shape
     (10,)
     """
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be a str or None, got {name!r}")
-    name = name or type(method).__name__
-    if seed is not None:
-        seed = check_seed("seed", seed)
+    name, kinds, seeds = _one_method(method, name, kind, seed)
     return evaluate_many(
         {name: method},
         stream,
@@ -523,15 +522,29 @@ def evaluate(
         X_train=X_train,
         Y_train=Y_train,
         n_test=n_test,
-        kinds=None if kind is None else {name: kind},
+        kinds=kinds,
         stream_name=stream_name,
-        seeds=None if seed is None else {name: seed},
+        seeds=seeds,
         zero_division=zero_division,
         keep_predictions=keep_predictions,
         label_fraction=label_fraction,
         label_delay=label_delay,
         label_seed=label_seed,
     )[name]
+
+
+def _one_method(method, name, kind, seed):
+    """:func:`evaluate`'s method as :func:`evaluate_many` takes it: its name (checked; default
+    its class name), and the ``kinds`` and ``seeds`` mappings of its kind and seed (None where
+    not given; the seed checked)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None, got {name!r}")
+    name = name or type(method).__name__
+    if seed is not None:
+        seed = check_seed("seed", seed)
+    kinds = None if kind is None else {name: kind}
+    seeds = None if seed is None else {name: seed}
+    return name, kinds, seeds
 
 
 def evaluate_many(

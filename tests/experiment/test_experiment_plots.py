@@ -180,3 +180,27 @@ def test_curves_are_drawn_over_the_instances_seen(figures, tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 5 * len(results)
     assert [int(r["instances"]) for r in rows[:5]] == ends
+
+
+def test_mlsom_frozen_is_a_reference_at_its_own_best_grid_size(figures, tmp_path):
+    """mlsom-frozen's grid sizes are chosen apart from mlsom's: its best d per stream (here the
+    other one than mlsom's), marked a reference; the paper's best d stays mlsom's."""
+    results = _design([2, 3])
+    for stream in STREAMS:
+        for d in (2, 3):
+            errors = 25 if d != BEST[stream][0] else 70
+            for seed in (0, 1):
+                run = fabricated_run(stream, "mlsom-frozen", grid_size=d, seed=seed)
+                results.append(fabricated_result(run, errors=errors, kind="batch"))
+    summary = _report(results, tmp_path)
+    for stream in STREAMS:
+        d = BEST[stream][0]
+        frozen = 5 - d  # the other of 2 and 3
+        curves = _curves(figures[f"curves-{stream}.png"])
+        assert f"mlsom-frozen (d={frozen}, best) (reference)" in curves
+        assert f"mlsom (d={d}, best)" in curves
+        assert not any(c.startswith("mlsom-frozen-d") for c in curves)
+        assert summary["best_grid_size"][stream]["grid_size"] == d
+    assert "mlsom-frozen (best d) (reference)" in _compared(figures)
+    assert "mlsom-frozen (best d) (reference)" in summary["statistics"]["methods"]
+    assert summary["references"] == ["mlsom-frozen-d2", "mlsom-frozen-d3"]

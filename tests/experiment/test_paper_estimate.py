@@ -117,3 +117,19 @@ def test_the_command_line_prints_a_short_estimate_in_minutes(estimate, capsys, t
         f"{len(_expected_runs()):,} runs of the 2 method(s) measured here ({n_other} other "
         "method(s) not counted)"
     )
+
+
+def test_estimate_counts_mlsom_frozen_at_every_grid_size_and_seed():
+    """mlsom-frozen takes mlsom's grid sizes and seeds in the paper's design: 100 runs a stream,
+    each at its cost on the line through the grid sizes measured."""
+    results = [
+        _timed("mlsom-frozen", cost, 0.0, grid_size=d, seed=seed)
+        for seed in (0, 1)
+        for d, cost in ((2, 2e-6), (4, 5e-6))
+    ]
+    est = _estimate_paper_seconds(results, 1)
+    sizes = [e.instances for e in TABLE1]
+    assert est["methods_measured"] == ["mlsom-frozen"]
+    assert est["runs"] == 100 * len(TABLE1)
+    expected = sum(10 * n * MLSOM_COST[d] for n in sizes for d in range(1, 11))
+    assert est["seconds"] == pytest.approx(expected)

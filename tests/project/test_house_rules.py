@@ -46,7 +46,6 @@ LONG_ALLOWED = {
     ("datasets/_arff.py", "load_arff"),
     ("datasets/_generators.py", "moa_spherical"),
     ("datasets/_generators.py", "read_multilabel"),
-    ("protocol.py", "evaluate"),
 }
 
 # Function-local imports of the package's own modules. (file, function, module): reason.
