@@ -17,12 +17,23 @@ Every argument is checked before any run starts (names, numbers, the results fol
 files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs execute becomes
 :class:`ExperimentInterrupted`, which says how many runs are finished (and kept).
 
-The reports: ``results.csv`` (one row per run), ``curves.csv`` (one row per run and window, with
-the test instances seen at the window's end), ``summary.json`` (version, profile, parameters,
-seeds, 0/0 convention, timings, the best grid size per stream and the statistics), and PNG plots
-of the curves, the Nemenyi p-values and the critical difference diagram. The reference predictors
-(:mod:`mlsom.references`) are marked: a column ``reference`` in ``results.csv``, their labels under
-``references`` in ``summary.json``, and :data:`REFERENCE_MARK` after their names in the plots.
+The reports give every measure of :data:`REPORT_MEASURES` (macro F, micro F, example-based F,
+Hamming loss, subset accuracy, MINAS-BR's F1M, the cardinality error, the predicted and the true
+cardinality): ``results.csv`` (one row per run: each measure's mean over windows of its cumulative
+curve, ``<measure>_mean``, and its value over the whole stream, ``<measure>_final``),
+``curves.csv`` (one row per run and window, with the test instances seen at the window's end and
+each measure's cumulative value), ``summary.json`` (version, profile, parameters, seeds, 0/0
+convention, timings, the best grid size per stream, each measure's means over seeds in
+``mean_by_measure`` and its statistics in ``statistics_by_measure``; ``statistics`` is macro F's),
+and PNG plots: per stream the curves of each measure of :data:`PLOTTED_MEASURES`, and per measure
+of :data:`RANKED_MEASURES` the Nemenyi p-values and the critical difference diagram, ranked in
+the measure's direction (1: the lowest Hamming loss). Macro F's plots are ``curves-<stream>.png``,
+``nemenyi.png`` and ``cd.png``; the others' end with the measure (``cd-hamming_loss.png``). The
+reference predictors (:mod:`mlsom.references`) and the upper bounds (the methods that learn the
+test stream's true labels) are marked: columns ``reference`` and ``upper_bound`` in
+``results.csv``, their labels under ``references`` and ``upper_bounds`` in ``summary.json``, and
+:data:`REFERENCE_MARK` or :data:`UPPER_BOUND_MARK` after their names in the statistics and the
+plots.
 
 The paper picks the grid size d per stream by looking at the test results; the report gives that
 choice (``best_grid_size``) and flags it as optimistic. The plots and the statistics show every
@@ -30,9 +41,11 @@ method setting: mlsom's runs of one setting (its parameters and labels that arri
 grid sizes at the best d on each stream (the curve ``mlsom (d=3, best)``, the method
 ``mlsom (best d)`` in the statistics; ``mlsom-f0.01-l1000 (best d)`` with labels that arrive;
 mlsom-frozen's runs likewise, ``mlsom-frozen (best d) (reference)``), ``grid_size="auto"`` and
-every other method under its label. The curves are drawn over the
-instances of the test stream seen at the end of each window. A curves panel holds at most 8
-curves: every mlsom setting, MINAS-BR, the best lower and upper bounds, then the others by mean.
+every other method under its label. The best d is chosen by macro F, the
+paper's measure, and stays the same for every measure. The curves are drawn over the instances of
+the test stream seen at the end of each window. A curves panel holds at most 8 curves, the same in
+the panels of every measure: every mlsom setting, MINAS-BR, the best lower and upper bounds, then
+the others by mean macro F.
 """
 
 import asyncio
@@ -59,7 +72,7 @@ from pathlib import Path
 import numpy as np
 
 from . import baselines
-from ._measures import check_zero_division
+from ._measures import DESCRIPTIVE, LOWER_IS_BETTER, check_zero_division
 from ._memory import check_allocation
 from ._som import AUTO_GRID_SIZES, SOMStreamClassifier, fit_nbytes
 from ._validation import available_cpus, check_float, check_int, check_label_protocol
@@ -93,8 +106,13 @@ __all__ = [
     "CACHE_FORMAT",
     "CHEAP_REFERENCES",
     "GRID_METHODS",
+    "PLOTTED_MEASURES",
     "PROFILES",
+    "RANKED_MEASURES",
     "REFERENCE_MARK",
+    "REPORT_MEASURES",
+    "TRUE_CARDINALITY",
+    "UPPER_BOUND_MARK",
     "ExperimentInterrupted",
     "Run",
     "available_methods",
@@ -139,6 +157,53 @@ GRID_METHODS = ("mlsom", "mlsom-frozen")
 
 #: What tables, the summary and the plots write after the label of a reference predictor's run.
 REFERENCE_MARK = " (reference)"
+
+#: What tables, the summary and the plots write after the label of an upper bound's run: a method
+#: that learns the true labels of the test stream (each instance's, right after predicting it;
+#: with labels that arrive, those that arrive). The others learn from the labelled set only, or
+#: (mlsom with labels that arrive, ``-fF-lD`` in its label) from the labels that arrive.
+UPPER_BOUND_MARK = " (upper bound)"
+
+#: The measures of the reports (results.csv, curves.csv, summary.json, the printed table, the
+#: plots), each the mean over windows of its cumulative curve: macro F (the paper's measure),
+#: micro F, example-based F, Hamming loss, subset accuracy, MINAS-BR's F1M, the cardinality error
+#: and the predicted and true cardinality (:mod:`mlsom.evaluation`).
+REPORT_MEASURES = (
+    "macro_f1",
+    "micro_f1",
+    "example_f1",
+    "hamming_loss",
+    "subset_accuracy",
+    "f1m",
+    "cardinality_error",
+    "predicted_cardinality",
+    "true_cardinality",
+)
+
+#: The measures the statistics rank (a CD diagram and a Nemenyi heat map each): those of
+#: :data:`REPORT_MEASURES` with a better direction, lower first for the Hamming loss and the
+#: cardinality error.
+RANKED_MEASURES = tuple(m for m in REPORT_MEASURES if m not in DESCRIPTIVE)
+
+#: The curves drawn per stream: every ranked measure but the cardinality error, and
+#: ``"cardinality"``, each method's predicted cardinality beside the true one.
+PLOTTED_MEASURES = (*(m for m in RANKED_MEASURES if m != "cardinality_error"), "cardinality")
+
+#: The name of the true cardinality's line in the cardinality plots.
+TRUE_CARDINALITY = "true cardinality"
+_TRUE_CARDINALITY_STYLE = {"color": "0.45", "linestyle": ":", "marker": "", "linewidth": 2.0}
+
+_MEASURE_NAMES = {
+    "macro_f1": "macro F",
+    "micro_f1": "micro F",
+    "example_f1": "example-based F",
+    "hamming_loss": "Hamming loss",
+    "subset_accuracy": "subset accuracy",
+    "f1m": "F1M (MINAS-BR's)",
+    "cardinality_error": "cardinality error",
+    "predicted_cardinality": "predicted cardinality",
+    "true_cardinality": "true cardinality",
+}
 
 #: Version of the run files and of what their key covers; raise it whenever either changes, so
 #: that no run file written under other rules is taken for a finished run.
@@ -210,9 +275,17 @@ def _default_methods():
     return [m for m in available_methods() if m not in REFERENCES or m in CHEAP_REFERENCES]
 
 
-def _marked(label, method):
-    """A run's label as tables and plots show it: with :data:`REFERENCE_MARK` for a reference."""
-    return label + REFERENCE_MARK if is_reference(method) else label
+def _marked(label, method, kind=None):
+    """A run's label as tables and plots show it: with :data:`REFERENCE_MARK` for a reference,
+    :data:`UPPER_BOUND_MARK` for a method of kind ``"incremental"`` (an upper bound)."""
+    if is_reference(method):
+        return label + REFERENCE_MARK
+    return label + UPPER_BOUND_MARK if kind == "incremental" else label
+
+
+def _is_upper_bound(result):
+    """Whether a run's stored result is an upper bound's (it learnt the test stream's labels)."""
+    return result.get("kind") == "incremental"
 
 
 def default_grid_size():
@@ -1527,91 +1600,118 @@ def _result_objects(results):
 
 def _report(results, out, *, profile, zero_division, plots):
     evals = _result_objects(results)
-    rows = _result_rows(results, evals, zero_division)
+    curves = [{m: ev.curve(m, True, zero_division) for m in REPORT_MEASURES} for ev in evals]
+    rows = _result_rows(results, evals, curves, zero_division)
     _write_csv(out / "results.csv", rows)
-    _write_csv(out / "curves.csv", _curve_rows(results, evals, zero_division))
-    # mean over seeds, per stream and method label
-    table = {}
-    for row in rows:
-        table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
-            row["macro_f1_mean"]
-        )
-    means = {s: {m: float(np.mean(v)) for m, v in d.items()} for s, d in table.items()}
-    shown = _shown(results, means)
+    _write_csv(out / "curves.csv", _curve_rows(results, evals, curves, zero_division))
+    means = _means_by_measure(rows)
+    shown = _shown(results, means["macro_f1"])
     summary = {
         "mlsom_version": __version__,
         "profile": profile,
         "zero_division": zero_division,
         "measure": "mean over windows of the cumulative macro F",
-        "streams": sorted(means),
-        "mean_macro_f1": means,
-        "best_grid_size": _papers_best_grid_sizes(results, shown, means),
+        "streams": sorted(means["macro_f1"]),
+        "mean_macro_f1": means["macro_f1"],
+        "measures": {m: _measure_name(m) for m in REPORT_MEASURES},
+        "lower_is_better": [m for m in REPORT_MEASURES if m in LOWER_IS_BETTER],
+        "mean_by_measure": means,
+        "best_grid_size": _papers_best_grid_sizes(results, shown, means["macro_f1"]),
         "references": sorted({row["label"] for row in rows if row["reference"]}),
+        "upper_bounds": sorted({row["label"] for row in rows if row["upper_bound"]}),
     }
-    result = _statistics(results, shown, means)
-    if result is not None:
-        summary["statistics"] = {
-            "methods": list(result.methods),
-            "mean_ranks": result.mean_ranks.tolist(),
-            "friedman_chi2": result.chi2,
-            "friedman_pvalue": result.chi2_pvalue,
-            "iman_davenport_f": result.f_statistic,
-            "iman_davenport_pvalue": result.f_pvalue,
-            "nemenyi_cd": result.cd,
-            "alpha": result.alpha,
-            "nemenyi_pvalues": result.pvalues.tolist(),
-        }
+    tests = {}
+    for measure in RANKED_MEASURES:
+        result = _statistics(results, shown, means[measure], measure=measure)
+        if result is not None:
+            tests[measure] = result
+    by_measure = {m: _statistics_summary(result, m) for m, result in tests.items()}
+    if "macro_f1" in by_measure:
+        summary["statistics"] = by_measure["macro_f1"]
+    summary["statistics_by_measure"] = by_measure
     if plots:
-        summary["plots"] = _plots(results, evals, shown, result, out, zero_division)
+        summary["plots"] = _plots(results, evals, curves, shown, tests, out)
     return summary
 
 
-def _result_rows(results, evals, zero_division):
-    """The rows of ``results.csv``: one per run."""
+def _measure_name(measure):
+    """A measure's name in tables and plots (``"macro F"``, ``"Hamming loss"``)."""
+    return _MEASURE_NAMES[measure]
+
+
+def _means_by_measure(rows):
+    """{measure: {stream: {label: mean over seeds of the run's mean over windows}}} for every
+    measure of :data:`REPORT_MEASURES`."""
+    means = {}
+    for measure in REPORT_MEASURES:
+        table = {}
+        for row in rows:
+            table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
+                row[f"{measure}_mean"]
+            )
+        means[measure] = {
+            stream: {label: _mean(values) for label, values in by_label.items()}
+            for stream, by_label in table.items()
+        }
+    return means
+
+
+def _mean(values):
+    """The mean of the numbers that are not NaN (NaN if none is: a measure that ``"exclude"``
+    left undefined in every window)."""
+    finite = [v for v in values if v == v]
+    return float(np.mean(finite)) if finite else float("nan")
+
+
+def _result_rows(results, evals, curves, zero_division):
+    """The rows of ``results.csv``: one per run, with every measure of :data:`REPORT_MEASURES`
+    as its mean over windows (``<measure>_mean``) and over the whole stream (``_final``)."""
     rows = []
-    for r, ev in zip(results, evals, strict=True):
+    for r, ev, by_measure in zip(results, evals, curves, strict=True):
         run = r["run"]
-        curve = ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
-        rows.append(
-            {
-                "stream": run["stream"],
-                "method": run["method"],
-                "label": run["label"],
-                "reference": is_reference(run["method"]),
-                "grid_size": run["grid_size"],
-                "seed": run["seed"],
-                "macro_f1_mean": float(np.nanmean(curve)),
-                "macro_f1_final": float(curve[-1]),
-                "micro_f1_mean": ev.mean("micro_f1", zero_division=zero_division),
-                "hamming_loss_mean": ev.mean("hamming_loss", zero_division=zero_division),
-                "instances_per_second": ev.instances_per_second,
-                "wall_seconds": run["wall_seconds"],
-                "zero_division": zero_division,
-                "mlsom_version": run["mlsom_version"],
-            }
+        row = {
+            "stream": run["stream"],
+            "method": run["method"],
+            "label": run["label"],
+            "reference": is_reference(run["method"]),
+            "upper_bound": _is_upper_bound(r),
+            "grid_size": run["grid_size"],
+            "seed": run["seed"],
+        }
+        for measure, curve in by_measure.items():
+            finite = curve[~np.isnan(curve)]
+            row[f"{measure}_mean"] = float(finite.mean()) if finite.size else float("nan")
+            row[f"{measure}_final"] = float(curve[-1])
+        row.update(
+            instances_per_second=ev.instances_per_second,
+            wall_seconds=run["wall_seconds"],
+            zero_division=zero_division,
+            mlsom_version=run["mlsom_version"],
         )
+        rows.append(row)
     return rows
 
 
-def _curve_rows(results, evals, zero_division):
-    """The rows of ``curves.csv``: one per run and window."""
+def _curve_rows(results, evals, curves, zero_division):
+    """The rows of ``curves.csv``: one per run and window, with the cumulative value of every
+    measure of :data:`REPORT_MEASURES` and macro F's value in the window alone."""
     curve_rows = []
-    for r, ev in zip(results, evals, strict=True):
+    for r, ev, by_measure in zip(results, evals, curves, strict=True):
         run = r["run"]
-        cum = ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
         per = ev.curve("macro_f1", cumulative=False, zero_division=zero_division)
-        for w in range(len(cum)):
-            curve_rows.append(
-                {
-                    "stream": run["stream"],
-                    "label": run["label"],
-                    "seed": run["seed"],
-                    "window": w,
-                    "instances": int(ev.window_edges[w + 1]),
-                    "macro_f1_cumulative": float(cum[w]),
-                    "macro_f1_window": float(per[w]),
-                }
-            )
+        for w in range(ev.n_windows):
+            row = {
+                "stream": run["stream"],
+                "label": run["label"],
+                "seed": run["seed"],
+                "window": w,
+                "instances": int(ev.window_edges[w + 1]),
+                "macro_f1_cumulative": float(by_measure["macro_f1"][w]),
+                "macro_f1_window": float(per[w]),
+            }
+            for measure, curve in by_measure.items():
+                row.setdefault(f"{measure}_cumulative", float(curve[w]))
+            curve_rows.append(row)
     return curve_rows
 
 
@@ -1641,8 +1741,9 @@ def _shown(results, means):
     paper does): the curve ``"mlsom (d=3, best)"``, the method ``"mlsom (best d)"`` in the
     statistics; mlsom-frozen's likewise, as a method of its own (``"mlsom-frozen (best d)"``).
     Every other run (another method, ``grid_size="auto"``) is reported under its label. A
-    reference predictor's names end with :data:`REFERENCE_MARK`. So every setting of every
-    method run appears in every plot.
+    reference predictor's names end with :data:`REFERENCE_MARK`, an upper bound's with
+    :data:`UPPER_BOUND_MARK`. So every setting of every method run appears in every plot. The
+    best grid size is the best by macro F, the paper's measure, for every measure.
     """
     runs = [_stored_run(r["run"]) for r in results]
     best = {}  # (stream, setting) -> label of the best grid size
@@ -1652,7 +1753,7 @@ def _shown(results, means):
             if key not in best or score[run.label] > score[best[key]]:
                 best[key] = run.label
     shown = []
-    for run in runs:
+    for run, result in zip(runs, results, strict=True):
         if not _has_grid_size(run):
             curve = method = run.label
         elif best[run.stream, _setting(run)] == run.label:
@@ -1661,7 +1762,10 @@ def _shown(results, means):
         else:
             shown.append(None)
             continue
-        shown.append(_Shown(run, _marked(curve, run.method), _marked(method, run.method)))
+        kind = result.get("kind")
+        shown.append(
+            _Shown(run, _marked(curve, run.method, kind), _marked(method, run.method, kind))
+        )
     return shown
 
 
@@ -1695,29 +1799,55 @@ def _papers_best_grid_sizes(results, shown, means):
     return best_d
 
 
-def _statistics(results, shown, means):
-    """Friedman and Nemenyi over the streams, of the methods reported on every stream (each
-    setting at its best grid size), or None with fewer than 2 streams or methods."""
+def _statistics(results, shown, means, *, measure="macro_f1"):
+    """Friedman and Nemenyi over the streams of ``measure`` (``means``: {stream: {label:
+    value}}), of the methods reported on every stream (each setting at its best grid size), or
+    None with fewer than 2 streams or methods. A stream where the measure is undefined (NaN)
+    for one of them is left out; the ranks follow the measure's direction (1: the lowest Hamming
+    loss, the highest F)."""
     stat_table = {}
     for s in shown:
         if s is not None:
             stat_table.setdefault(s.run.stream, {})[s.method] = means[s.run.stream][s.run.label]
     common = set.intersection(*(set(v) for v in stat_table.values())) if stat_table else set()
-    if len(stat_table) < 2 or len(common) < 2:
+    streams = sorted(s for s, v in stat_table.items() if not any(v[m] != v[m] for m in common))
+    if len(streams) < 2 or len(common) < 2:
         return None
     names = sorted(common)
-    scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
-    return friedman_nemenyi(scores, methods=names, datasets=sorted(stat_table))
+    scores = np.array([[stat_table[s][m] for m in names] for s in streams])
+    higher = measure not in LOWER_IS_BETTER
+    return friedman_nemenyi(scores, methods=names, datasets=streams, higher_is_better=higher)
 
 
-def _plots(results, evals, shown, stat_result, out, zero_division):
-    written = []
-    by_stream, ends = {}, {}
-    for ev, s in zip(evals, shown, strict=True):
+def _statistics_summary(result, measure):
+    """The summary of a :func:`_statistics` result: the methods (as named in the plots), their
+    mean ranks, the tests' values and the Nemenyi p-values."""
+    return {
+        "measure": measure,
+        "higher_is_better": measure not in LOWER_IS_BETTER,
+        "streams": list(result.datasets),
+        "methods": list(result.methods),
+        "mean_ranks": result.mean_ranks.tolist(),
+        "friedman_chi2": result.chi2,
+        "friedman_pvalue": result.chi2_pvalue,
+        "iman_davenport_f": result.f_statistic,
+        "iman_davenport_pvalue": result.f_pvalue,
+        "nemenyi_cd": result.cd,
+        "alpha": result.alpha,
+        "nemenyi_pvalues": result.pvalues.tolist(),
+    }
+
+
+def _plots(results, evals, curves, shown, tests, out):
+    """The PNG plots: per stream the curves of every measure of :data:`PLOTTED_MEASURES` (the
+    same methods in each, chosen by macro F), and per measure of ``tests`` (its
+    :func:`_statistics`) the Nemenyi heat map and the CD diagram. Macro F's files have no
+    suffix (``curves-<stream>.png``, ``cd.png``), the others end with the measure's name."""
+    panels, ends = {}, {}
+    for ev, by_measure, s in zip(evals, curves, shown, strict=True):
         if s is not None:
-            by_stream.setdefault(s.run.stream, {}).setdefault(s.curve, []).append(
-                ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
-            )
+            panel = panels.setdefault(s.run.stream, {}).setdefault(s.curve, [])
+            panel.append(by_measure)
             # the runs of a stream share its windows: the test instances seen at their ends
             ends.setdefault(s.run.stream, ev.window_edges[1:])
     kinds = {s.curve: r.get("kind") for r, s in zip(results, shown, strict=True) if s}
@@ -1726,25 +1856,59 @@ def _plots(results, evals, shown, stat_result, out, zero_division):
     top = _highlighted_method(shown)
     # one style per method over every panel, whatever its best d there
     shared = method_styles(sorted(set(method_of.values()) - {top}), highlight=None)
-    for stream, curves in sorted(by_stream.items()):
-        mean_curves = {m: np.mean(c, axis=0) for m, c in curves.items()}
-        mean_curves = _panel_selection(mean_curves, kinds, keep=mlsom_curves)
-        fig = plot_curves(
-            mean_curves,
-            x=ends[stream],
-            title=f"{stream} (mean over seeds)",
-            xlabel="instances of the stream",
-            ylabel="cumulative macro F",
-            styles={m: shared[method_of[m]] for m in mean_curves if method_of[m] != top},
-            highlight=next((m for m in mean_curves if method_of[m] == top), None),
+    written = []
+    for stream, panel in sorted(panels.items()):
+        mean = {
+            c: {m: np.mean([r[m] for r in runs], axis=0) for m in runs[0]}
+            for c, runs in panel.items()
+        }
+        chosen = _panel_selection(
+            {c: v["macro_f1"] for c, v in mean.items()}, kinds, keep=mlsom_curves
         )
-        written.append(str(save_png(fig, out / f"curves-{stream}.png")))
-    if stat_result is not None:
-        measure = "cumulative macro F (mean over windows)"
+        styles = {c: shared[method_of[c]] for c in chosen if method_of[c] != top}
+        highlight = next((c for c in chosen if method_of[c] == top), None)
+        for measure in PLOTTED_MEASURES:
+            fig = _measure_curves(
+                measure, {c: mean[c] for c in chosen}, ends[stream], stream, styles, highlight
+            )
+            suffix = "" if measure == "macro_f1" else f"-{measure}"
+            written.append(str(save_png(fig, out / f"curves-{stream}{suffix}.png")))
+    for measure, result in tests.items():
+        suffix = "" if measure == "macro_f1" else f"-{measure}"
         for plot, name in ((plot_nemenyi_heatmap, "nemenyi"), (plot_critical_difference, "cd")):
-            fig = plot(stat_result, measure=measure)
-            written.append(str(save_png(fig, out / f"{name}.png")))
+            fig = plot(result, measure=_measure_title(measure))
+            written.append(str(save_png(fig, out / f"{name}{suffix}.png")))
     return written
+
+
+def _measure_title(measure):
+    """What a plot of ``measure`` shows: ``"cumulative Hamming loss (mean over windows, lower is
+    better)"``."""
+    better = ", lower is better" if measure in LOWER_IS_BETTER else ""
+    return f"cumulative {_measure_name(measure)} (mean over windows{better})"
+
+
+def _measure_curves(measure, mean, x, stream, styles, highlight):
+    """The curves of one measure on one stream (``mean``: {curve: {measure: mean curve over
+    seeds}}); ``"cardinality"``: each method's predicted cardinality, and the true one."""
+    if measure == "cardinality":
+        data = {c: v["predicted_cardinality"] for c, v in mean.items()}
+        data[TRUE_CARDINALITY] = np.mean([v["true_cardinality"] for v in mean.values()], axis=0)
+        styles = {**styles, TRUE_CARDINALITY: _TRUE_CARDINALITY_STYLE}
+        ylabel = "predicted cardinality (labels per instance)"
+    else:
+        data = {c: v[measure] for c, v in mean.items()}
+        better = " (lower is better)" if measure in LOWER_IS_BETTER else ""
+        ylabel = f"cumulative {_measure_name(measure)}{better}"
+    return plot_curves(
+        data,
+        x=x,
+        title=f"{stream} (mean over seeds)",
+        xlabel="instances of the stream",
+        ylabel=ylabel,
+        styles=styles,
+        highlight=highlight,
+    )
 
 
 def _highlighted_method(shown):

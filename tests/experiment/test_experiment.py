@@ -108,14 +108,23 @@ def test_parallel_back_ends_give_the_serial_results(tmp_path):
     assert remote["mean_macro_f1"] == serial["mean_macro_f1"]
 
 
-def test_plots_are_written(tmp_path):
+def test_plots_are_written(tmp_path, monkeypatch):
+    from mlsom import experiment
+
+    # two measures of each kind of plot (all of them: tests/experiment/test_experiment_plots.py)
+    monkeypatch.setattr(experiment, "PLOTTED_MEASURES", ("macro_f1", "cardinality"))
+    monkeypatch.setattr(experiment, "RANKED_MEASURES", ("macro_f1", "hamming_loss"))
     small = dict(SMALL, methods=["mlsom", "BR-J48", "MINAS-BR"], seeds=[0], plots=True)
     s = run_experiment("quick", tmp_path, **small)
     names = sorted(p.rsplit("/", 1)[-1] for p in s["plots"])
     assert names == [
+        "cd-hamming_loss.png",
         "cd.png",
+        "curves-MOA-Spher-3C-2A-cardinality.png",
         "curves-MOA-Spher-3C-2A.png",
+        "curves-MOA-Spher-5C-2A-cardinality.png",
         "curves-MOA-Spher-5C-2A.png",
+        "nemenyi-hamming_loss.png",
         "nemenyi.png",
     ]
     for p in s["plots"]:

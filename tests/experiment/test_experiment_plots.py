@@ -52,6 +52,14 @@ def figures(monkeypatch, tmp_path):
     return saved
 
 
+@pytest.fixture
+def macro_only(monkeypatch):
+    """Reports of macro F alone: the tests of what every plot shows draw one measure's plots
+    (the test of every measure draws them all)."""
+    monkeypatch.setattr(experiment, "PLOTTED_MEASURES", ("macro_f1",))
+    monkeypatch.setattr(experiment, "RANKED_MEASURES", ("macro_f1",))
+
+
 def _report(results, tmp_path):
     return experiment._report(results, tmp_path, profile="quick", zero_division=1, plots=True)
 
@@ -64,31 +72,48 @@ def _curves(fig):
     return set(lines)
 
 
-def _compared(figures):
+def _suffix(measure):
+    return "" if measure == "macro_f1" else f"-{measure}"
+
+
+def _compared(figures, measure="macro_f1"):
     """The methods of the critical difference diagram and of the heat map's two axes."""
-    cd = figures["cd.png"].axes[0]
-    heat = figures["nemenyi.png"].axes[0]
+    cd = figures[f"cd{_suffix(measure)}.png"].axes[0]
+    heat = figures[f"nemenyi{_suffix(measure)}.png"].axes[0]
     names = {t.get_text() for t in cd.texts if t.get_gid() == "method-label"}
     assert {t.get_text() for t in heat.get_xticklabels()} == names
     assert {t.get_text() for t in heat.get_yticklabels()} == names
     return names
 
 
+def _all_figures():
+    """Every file of a report of the streams: per stream a curves plot per plotted measure, per
+    ranked measure a CD diagram and a heat map."""
+    names = {f"curves-{s}{_suffix(m)}.png" for s in STREAMS for m in experiment.PLOTTED_MEASURES}
+    for m in experiment.RANKED_MEASURES:
+        names |= {f"cd{_suffix(m)}.png", f"nemenyi{_suffix(m)}.png"}
+    return names
+
+
 def test_every_method_setting_is_drawn_with_fixed_and_auto_grid_sizes_and_labels(figures, tmp_path):
     summary = _report(_design([2, 3, "auto"]), tmp_path)
-    assert set(figures) == {f"curves-{s}.png" for s in STREAMS} | {"cd.png", "nemenyi.png"}
+    assert set(figures) == _all_figures()
     for stream in STREAMS:
         d, d_labels = BEST[stream]
-        assert _curves(figures[f"curves-{stream}.png"]) == {
+        expected = {
             f"mlsom (d={d}, best)",
             f"mlsom-f0.01-l1000 (d={d_labels}, best)",
             "mlsom-dauto",
             "mlsom-dauto-f0.01-l1000",
             "MINAS-BR",
             "BR-J48",
-            "BR-HT",
-            "BR-HT-f0.01-l1000",
-        }, stream
+            "BR-HT (upper bound)",
+            "BR-HT-f0.01-l1000 (upper bound)",
+        }
+        for measure in experiment.PLOTTED_MEASURES:
+            extra = {"true cardinality"} if measure == "cardinality" else set()
+            curves = _curves(figures[f"curves-{stream}{_suffix(measure)}.png"])
+            assert curves == expected | extra, (stream, measure)
         assert summary["best_grid_size"][stream]["grid_size"] == d
     compared = {
         "mlsom (best d)",
@@ -97,14 +122,17 @@ def test_every_method_setting_is_drawn_with_fixed_and_auto_grid_sizes_and_labels
         "mlsom-dauto-f0.01-l1000",
         "MINAS-BR",
         "BR-J48",
-        "BR-HT",
-        "BR-HT-f0.01-l1000",
+        "BR-HT (upper bound)",
+        "BR-HT-f0.01-l1000 (upper bound)",
     }
-    assert _compared(figures) == compared
+    for measure in experiment.RANKED_MEASURES:
+        assert _compared(figures, measure) == compared, measure
+        assert set(summary["statistics_by_measure"][measure]["methods"]) == compared
     assert set(summary["statistics"]["methods"]) == compared
+    assert summary["upper_bounds"] == ["BR-HT", "BR-HT-f0.01-l1000"]
 
 
-def test_mlsom_with_auto_only_is_drawn_and_compared(figures, tmp_path):
+def test_mlsom_with_auto_only_is_drawn_and_compared(figures, tmp_path, macro_only):
     summary = _report(_design(["auto"]), tmp_path)
     for stream in STREAMS:
         curves = _curves(figures[f"curves-{stream}.png"])
@@ -113,7 +141,7 @@ def test_mlsom_with_auto_only_is_drawn_and_compared(figures, tmp_path):
     assert summary["best_grid_size"] == {}
 
 
-def test_mlsom_with_labels_only_is_drawn_and_compared(figures, tmp_path):
+def test_mlsom_with_labels_only_is_drawn_and_compared(figures, tmp_path, macro_only):
     results = [
         r
         for r in _design([2, 3])
@@ -126,7 +154,7 @@ def test_mlsom_with_labels_only_is_drawn_and_compared(figures, tmp_path):
     assert "mlsom-f0.01-l1000 (best d)" in _compared(figures)
 
 
-def test_a_full_panel_keeps_every_mlsom_setting(figures, tmp_path):
+def test_a_full_panel_keeps_every_mlsom_setting(figures, tmp_path, macro_only):
     results = _design([2, 3, "auto"])
     for stream in STREAMS:  # 5 more baselines: 13 curves for a panel of at most 8
         for method in ("BR-kNN", "ML-kNN", "CC-J48", "PS-J48", "LP-J48"):
@@ -136,12 +164,12 @@ def test_a_full_panel_keeps_every_mlsom_setting(figures, tmp_path):
         curves = _curves(figures[f"curves-{stream}.png"])
         assert len(curves) == 8
         assert sum(c.startswith("mlsom") for c in curves) == 4
-        assert {"MINAS-BR", "BR-HT"} <= curves  # MINAS-BR and the best upper bound
+        assert {"MINAS-BR", "BR-HT (upper bound)"} <= curves  # MINAS-BR, the best upper bound
     # the statistics compare every method
     assert len(_compared(figures)) == 13
 
 
-def test_one_style_per_method_in_every_panel_and_mlsom_highlighted(figures, tmp_path):
+def test_one_style_per_method_in_every_panel_and_mlsom_highlighted(figures, tmp_path, macro_only):
     results = _design([2, 3, "auto"])
     # methods in some panels only keep their style too
     results = [
@@ -167,7 +195,7 @@ def test_one_style_per_method_in_every_panel_and_mlsom_highlighted(figures, tmp_
     assert len(set(others)) == len(others)
 
 
-def test_curves_are_drawn_over_the_instances_seen(figures, tmp_path):
+def test_curves_are_drawn_over_the_instances_seen(figures, tmp_path, macro_only):
     results = _design([2, "auto"])
     _report(results, tmp_path)
     ends = [40, 80, 120, 160, 200]  # 200 test instances in 5 windows
@@ -182,7 +210,7 @@ def test_curves_are_drawn_over_the_instances_seen(figures, tmp_path):
     assert [int(r["instances"]) for r in rows[:5]] == ends
 
 
-def test_mlsom_frozen_is_a_reference_at_its_own_best_grid_size(figures, tmp_path):
+def test_mlsom_frozen_is_a_reference_at_its_own_best_grid_size(figures, tmp_path, macro_only):
     """mlsom-frozen's grid sizes are chosen apart from mlsom's: its best d per stream (here the
     other one than mlsom's), marked a reference; the paper's best d stays mlsom's."""
     results = _design([2, 3])
