@@ -207,3 +207,21 @@ def test_the_printed_table_gives_every_measure_within_100_columns(report, capsys
     assert first[:3] == ["BR-HT", "(upper", "bound)"] and first[3:] == ["1.00"] * 5
     assert lines[i + 6].split()[:2] == ["Friedman", "p"]
     assert "(upper bound): learns the true labels of the test stream" in lines
+
+
+def test_a_stream_where_a_measure_is_undefined_is_left_out_of_its_statistics(tmp_path):
+    """With zero_division="exclude", macro F is undefined on a stream where no label occurs and
+    none is predicted: its statistics rank the other streams; the Hamming loss, defined there,
+    ranks all three."""
+    results = []
+    for i, stream in enumerate(STREAMS):
+        Y = _labels(i) if i < 2 else np.zeros((N, L), np.uint8)
+        for method in ("BR-HT", "BR-J48"):
+            results.append(_result(stream, method, Y, Y if method == "BR-HT" else Y * 0))
+        results.append(_result(stream, "every-label", Y, np.ones_like(Y)))
+    summary = experiment._report(
+        results, tmp_path, profile="quick", zero_division="exclude", plots=False
+    )
+    assert np.isnan(summary["mean_by_measure"]["macro_f1"][STREAMS[2]]["BR-HT"])
+    assert summary["statistics"]["streams"] == sorted(STREAMS[:2])
+    assert summary["statistics_by_measure"]["hamming_loss"]["streams"] == sorted(STREAMS)
