@@ -55,11 +55,13 @@ from ._som import SOMStreamClassifier
 from .datasets import DataFile, list_streams, load
 from .datasets._files import SPLITS
 from .datasets._preprocess import SCALINGS
+from .datasets._registry import DATA_ENV
 from .evaluation import StreamEvaluation
 from .experiment import (
     PROFILES,
     REFERENCE_MARK,
     STREAM_SOURCES,
+    UPPER_BOUND_MARK,
     ExperimentInterrupted,
     Run,
     canonical_stream,
@@ -281,8 +283,28 @@ _OPTIONS = {
 }
 
 
+# what to do about a real stream's missing data files, per command, in the command's options
+_MISSING_DATA_ADVICE = {
+    "demo": (
+        f"Set the environment variable {DATA_ENV} to the folder of its files, or choose a "
+        "generated stream with --stream"
+    ),
+    "run": (
+        f"Give the folder of its files with --data-home (or the environment variable {DATA_ENV}),"
+        " or choose another --stream"
+    ),
+    "experiment": (
+        "Leave these streams out of --streams, or give the folder of their files with "
+        f"--data-home (or the environment variable {DATA_ENV})"
+    ),
+}
+
+
 def _usage_message(command, exc):
     """The message of an argument refused by a check, with the option it is about."""
+    missing = getattr(exc, "missing_data", None)
+    if missing and command in _MISSING_DATA_ADVICE:
+        return _one_line("; ".join(missing) + f". {_MISSING_DATA_ADVICE[command]}.")
     argument = getattr(exc, "argument", None)
     option = _OPTIONS.get(command, {}).get(argument)
     text = _one_line(exc)
@@ -628,6 +650,17 @@ def _cmd_experiment(args):
     return lambda: _report_experiment(experiment.run(), args.out)
 
 
+# The columns of the experiment's printed tables: (measure, header, width); the cardinality's
+# column gives the predicted and the true one.
+_EXPERIMENT_COLUMNS = (
+    ("macro_f1", "macro F", 9),
+    ("micro_f1", "micro F", 9),
+    ("example_f1", "example F", 11),
+    ("hamming_loss", "Hamming", 9),
+)
+_RANK_COLUMNS = (*_EXPERIMENT_COLUMNS, ("cardinality_error", "card. error", 13))
+
+
 def _report_experiment(summary, out):
     print(
         f"{summary['n_runs']} runs ({summary['n_cached']} found finished, "
@@ -635,31 +668,31 @@ def _report_experiment(summary, out):
         f"{out}"
     )
     references = set(summary.get("references", ()))
+    upper_bounds = set(summary.get("upper_bounds", ()))
 
-    def shown(label):  # a reference predictor's label with its mark
-        return label + REFERENCE_MARK if label in references else label
+    def shown(label):  # a reference predictor's or an upper bound's label with its mark
+        if label in references:
+            return label + REFERENCE_MARK
+        return label + UPPER_BOUND_MARK if label in upper_bounds else label
 
-    width = max([22, *(len(shown(m)) for v in summary["mean_macro_f1"].values() for m in v)])
-    print("\nmean over windows of the cumulative macro F (mean over seeds):")
-    for stream, methods in summary["mean_macro_f1"].items():
-        best = summary["best_grid_size"].get(stream)
-        print(f"  {stream}")
-        for m, v in sorted(methods.items(), key=lambda kv: -kv[1]):
-            print(f"    {shown(m):<{width}} {v:.4f}{_auto_d(summary, stream, m)}")
-        if best:
-            print(f"    best d = {best['grid_size']} (optimistic: chosen on the test stream)")
+    labels = [shown(m) for v in summary["mean_macro_f1"].values() for m in v]
+    names = summary.get("statistics", {}).get("methods", [])
+    width = max([22, *(len(m) for m in labels + names)])
+    _print_measures(summary, shown, width)
     if "statistics" in summary:
-        st = summary["statistics"]
+        _print_ranks(summary, width)
+    if references or upper_bounds:
         print(
-            f"\nFriedman p = {st['friedman_pvalue']:.3g}, Iman-Davenport p = "
-            f"{st['iman_davenport_pvalue']:.3g}, Nemenyi CD = {st['nemenyi_cd']:.2f}"
+            f"\n{REFERENCE_MARK.strip()}: a reference predictor, which learns nothing beyond the "
+            f"labelled set;\n{UPPER_BOUND_MARK.strip()}: learns the true labels of the test stream"
         )
-        for m, r in sorted(zip(st["methods"], st["mean_ranks"], strict=True), key=lambda t: t[1]):
-            print(f"    {shown(m):<{width}} mean rank {r:.2f}")
     est = summary["estimated_paper_seconds"]
+    left_out = est.get("methods_not_measured", [])
     print(
         f"\nestimated time of --profile paper with {est['workers']} worker(s): "
-        f"{est['seconds'] / 3600:.1f} h (methods measured here only)"
+        f"{_duration(est['seconds'])} for the {est.get('runs', 0):,} runs of the "
+        f"{len(est['methods_measured'])} method(s) measured here"
+        + (f" ({len(left_out)} other method(s) not counted)" if left_out else "")
     )
 
 
@@ -673,6 +706,64 @@ def _auto_d(summary, stream, label):
     if len(set(shown)) == 1:
         return f"   (auto chose d = {shown[0]})"
     return f"   (auto chose d = {', '.join(shown)} over the seeds)"
+
+
+def _print_measures(summary, shown, width):
+    """Per stream, every method's mean over windows of each cumulative measure, by macro F."""
+    means = summary.get("mean_by_measure", {})
+    print(
+        "\nmean over windows of each cumulative measure (mean over seeds; Hamming loss: lower "
+        "is better;\ncardinality: labels per instance, predicted / true):"
+    )
+    header = "".join(f"{name:>{w}}" for _, name, w in _EXPERIMENT_COLUMNS)
+    for stream, methods in summary["mean_macro_f1"].items():
+        print(f"  {stream:<{width + 2}}{header}  cardinality")
+        for m, _ in sorted(methods.items(), key=lambda kv: -kv[1]):
+            values = "".join(f"{means[c][stream][m]:>{w}.4f}" for c, _, w in _EXPERIMENT_COLUMNS)
+            cardinality = (
+                f"{means['predicted_cardinality'][stream][m]:.2f} / "
+                f"{means['true_cardinality'][stream][m]:.2f}"
+            )
+            print(f"    {shown(m):<{width}}{values}  {cardinality}{_auto_d(summary, stream, m)}")
+        best = summary["best_grid_size"].get(stream)
+        if best:
+            print(f"    best d = {best['grid_size']} (optimistic: chosen on the test stream)")
+
+
+def _print_ranks(summary, width):
+    """The tests over the streams of macro F, then every method's mean rank for each measure
+    (1: the best; the lowest Hamming loss and cardinality error) and each Friedman p-value."""
+    st = summary["statistics"]
+    print(
+        f"\nFriedman p = {st['friedman_pvalue']:.3g}, Iman-Davenport p = "
+        f"{st['iman_davenport_pvalue']:.3g}, Nemenyi CD = {st['nemenyi_cd']:.2f} (macro F, "
+        f"alpha = {st['alpha']:g})"
+    )
+    by_measure = summary["statistics_by_measure"]
+    columns = [c for c in _RANK_COLUMNS if c[0] in by_measure]
+    print(f"mean ranks over {len(st['streams'])} streams (1 = best):")
+    print(f"  {'':<{width + 2}}" + "".join(f"{name:>{w}}" for _, name, w in columns))
+    ranks = {
+        c: dict(zip(by_measure[c]["methods"], by_measure[c]["mean_ranks"], strict=True))
+        for c, _, _ in columns
+    }
+    for m in sorted(st["methods"], key=ranks["macro_f1"].get):
+        values = "".join(f"{ranks[c].get(m, float('nan')):>{w}.2f}" for c, _, w in columns)
+        print(f"    {m:<{width}}{values}")
+    pvalues = "".join(f"{by_measure[c]['friedman_pvalue']:>{w}.3g}" for c, _, w in columns)
+    print(f"    {'Friedman p':<{width}}{pvalues}")
+
+
+def _duration(seconds):
+    """A duration for people: seconds under a minute, minutes under an hour, then hours, and
+    days from two days up."""
+    if seconds < 59.5:
+        return "under 1 s" if seconds < 0.5 else f"{seconds:.0f} s"
+    if seconds < 3570:  # 59.5 min: "60 min" would read better as "1.0 h"
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
 
 
 def _cmd_info(args):

@@ -24,10 +24,22 @@ MEASURES = (
     "example_accuracy",
     "hamming_loss",
     "subset_accuracy",
+    "f1m",
+    "predicted_cardinality",
+    "true_cardinality",
+    "cardinality_error",
 )
 
-#: Measures for which smaller values are better (all the others: larger is better).
-LOWER_IS_BETTER = frozenset({"hamming_loss"})
+#: Measures for which smaller values are better (the others but :data:`DESCRIPTIVE`: larger is
+#: better).
+LOWER_IS_BETTER = frozenset({"hamming_loss", "cardinality_error"})
+
+#: Values that describe the label sets rather than score the predictions (no value is better than
+#: another): the mean number of labels predicted, and true, per instance. Not ranked.
+DESCRIPTIVE = frozenset({"predicted_cardinality", "true_cardinality"})
+
+# label-based measures that are not named macro_* or micro_*
+_OTHER_LABEL_MEASURES = frozenset({"hamming_loss", "f1m", *DESCRIPTIVE, "cardinality_error"})
 
 # Counts are kept in int64 and measures computed in float64: a count above 2**53 would lose
 # digits, so stored counts are refused beyond it.
@@ -265,15 +277,39 @@ def _mean_ratio(num, den, both_empty, weights, zd):
     return np.divide(acc, total, out=np.full(np.shape(total), np.nan), where=total > 0)
 
 
+def _per_instance(measure, tp, fp, fn, tn):
+    """Hamming loss and the cardinalities: a sum over labels of counts (..., L) per instance
+    (per label decision for the Hamming loss); NaN without instances (or labels)."""
+    n = (tp + fp + fn + tn)[..., 0] if tp.shape[-1] else np.zeros(tp.shape[:-1])
+    if measure == "hamming_loss":
+        total, n = (fp + fn).sum(-1), n * tp.shape[-1]
+    elif measure == "predicted_cardinality":
+        total = (tp + fp).sum(-1)
+    elif measure == "true_cardinality":
+        total = (tp + fn).sum(-1)
+    else:  # cardinality_error: |predicted - true| = |sum FP - sum FN| / n
+        total = np.abs(fp.sum(-1) - fn.sum(-1))
+    return np.divide(total, n, out=np.full(np.shape(n), np.nan), where=n > 0)
+
+
+def _f1m(tp, fp, fn, zd):
+    """MINAS-BR's F1M: the F of the macro precision and the macro recall (``zd`` for the 0/0
+    of a label's precision or recall); 0 where both are 0, NaN where either is."""
+    precision = _mean_ratio(tp, tp + fp, fn == 0, 1.0, zd)
+    recall = _mean_ratio(tp, tp + fn, fp == 0, 1.0, zd)
+    total = precision + recall
+    f = np.divide(2 * precision * recall, total, out=np.zeros(np.shape(total)), where=total > 0)
+    return np.where(np.isnan(total), np.nan, f)
+
+
 def label_measure(measure, counts, zd):
     """A label-based measure of counts (..., L, 4), one value per leading index."""
     tp, fp, fn, tn = (counts[..., k].astype(np.float64) for k in range(4))
     kind, _, what = measure.partition("_")
-    if measure == "hamming_loss":
-        n = (tp + fp + fn + tn)[..., 0] if counts.shape[-2] else np.zeros(counts.shape[:-2])
-        errors = (fp + fn).sum(-1)
-        nl = n * counts.shape[-2]
-        return np.divide(errors, nl, out=np.full(np.shape(nl), np.nan), where=nl > 0)
+    if measure == "f1m":
+        return _f1m(tp, fp, fn, zd)
+    if measure in _OTHER_LABEL_MEASURES:
+        return _per_instance(measure, tp, fp, fn, tn)
     if kind == "micro":
         tp, fp, fn = tp.sum(-1, keepdims=True), fp.sum(-1, keepdims=True), fn.sum(-1, keepdims=True)
     if what == "f1":
@@ -303,7 +339,7 @@ def example_measure(measure, triples, weights, zd):
 
 
 def is_label_measure(measure):
-    return measure.startswith(("macro_", "micro_")) or measure == "hamming_loss"
+    return measure.startswith(("macro_", "micro_")) or measure in _OTHER_LABEL_MEASURES
 
 
 def compute_measure(measure, label_counts=None, ex_counts=None, *, zero_division=1):
@@ -314,8 +350,8 @@ def compute_measure(measure, label_counts=None, ex_counts=None, *, zero_division
     measure : str
         One of :data:`MEASURES`.
     label_counts : array-like of shape (n_labels, 4), optional
-        Output of :func:`confusion_counts`; needed for the macro and micro measures and the
-        Hamming loss.
+        Output of :func:`confusion_counts`; needed for the macro and micro measures, F1M, the
+        Hamming loss and the cardinalities.
     ex_counts : array-like of shape (n_distinct, 4), optional
         Output of :func:`example_counts`; needed for the example-based measures and the subset
         accuracy.
@@ -473,6 +509,37 @@ def micro_recall(counts, zero_division=1):
     value : float
     """
     return compute_measure("micro_recall", counts, zero_division=zero_division)
+
+
+def f1m(counts, zero_division=1):
+    """MINAS-BR's F1M: the F-measure of the macro precision P and the macro recall R,
+    2PR / (P + R).
+
+    Unlike macro F (the mean of the per-label F values) it averages precision and recall over
+    the labels first. MINAS-BR's publications report it cumulatively, over the labels known so
+    far: with a fixed label set, give the counts added up from the start of the stream
+    (``StreamEvaluation.curve("f1m")`` does, window by window).
+
+    Parameters
+    ----------
+    counts : array-like of shape (n_labels, 4)
+        Output of :func:`confusion_counts`.
+    zero_division : {1, 0, "exclude", "mulan"}, default=1
+        Value of a label's precision (nothing predicted) or recall (the label absent), as in
+        :func:`macro_precision` and :func:`macro_recall`; ``"exclude"`` leaves the label out
+        of that mean, so that a label counts in the recall from its first occurrence on.
+
+    Returns
+    -------
+    value : float
+        0 where P = R = 0; NaN where ``"exclude"`` leaves no label.
+
+    Examples
+    --------
+    >>> f1m([[3, 1, 0, 6], [1, 1, 3, 5], [0, 0, 2, 8]])  # P = 3/4, R = 5/12
+    0.5357142857142857
+    """
+    return compute_measure("f1m", counts, zero_division=zero_division)
 
 
 def _example(measure, Y, Y_hat, zero_division):

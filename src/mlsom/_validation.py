@@ -250,6 +250,11 @@ def _target_kind(values):
         return ""
     if bad.dtype.kind == "f" and not np.all(np.isfinite(bad) & (bad == np.round(bad))):
         return "Unknown label type: continuous; labels are 0/1 indicators"
+    if np.all(bad == -1):
+        return (
+            "-1 marks a label as unknown, which partial_fit takes for the labels that arrive "
+            "after fit; here every label must be known, 0 or 1"
+        )
     return (
         "a multi-class target? Only binary classification is supported for each label: "
         "one-hot encode it, one column per class"

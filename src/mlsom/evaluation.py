@@ -6,7 +6,9 @@ Measures (``docs/protocol.md`` 3.1), for true and predicted 0/1 label matrices Y
 * label-based, from the per-label confusion counts TP, FP, FN, TN (:func:`confusion_counts`):
   macro F (the mean of the per-label F values, the paper's measure), macro precision and recall
   (means of the per-label values), micro F, precision and recall (one value from the counts pooled
-  over labels), Hamming loss;
+  over labels), Hamming loss, MINAS-BR's F1M (the F of the macro precision and the macro recall,
+  :func:`f1m`), the predicted and the true cardinality (labels per instance) and the cardinality
+  error (their absolute difference);
 * example-based, averaged over instances: F, precision, recall and accuracy (Jaccard index) of the
   true and predicted label sets, and subset accuracy (exact match).
 
@@ -27,7 +29,8 @@ For F and Jaccard the denominator is 0 only when both sets are empty, so ``1`` a
 coincide there: macro F with the default is Mulan's macro F. They differ only for precision and
 recall, when exactly one set is empty (nothing predicted for a label that occurs, or a label
 predicted that does not occur): ``1`` gives 1 there, like scikit-learn, ``"mulan"`` gives 0.
-Hamming loss and subset accuracy have no 0/0 case (NaN for zero instances).
+Hamming loss, subset accuracy and the cardinalities have no 0/0 case (NaN for zero instances);
+F1M takes the convention for the per-label precision and recall it averages.
 
 **What is stored per window.** Every measure and every convention is a function of two small
 integer tables, which :class:`StreamEvaluation` keeps for each evaluation window:
@@ -58,6 +61,7 @@ label from its first appearance (:class:`NoveltyEvaluation`).
 """
 
 from ._measures import (
+    DESCRIPTIVE,
     LOWER_IS_BETTER,
     MEASURES,
     compute_measure,
@@ -67,6 +71,7 @@ from ._measures import (
     example_f1,
     example_precision,
     example_recall,
+    f1m,
     hamming_loss,
     macro_f1,
     macro_precision,
@@ -90,6 +95,7 @@ from ._results import StreamEvaluation, average_curves, evaluate_predictions
 from ._windows import window_edges
 
 __all__ = [
+    "DESCRIPTIVE",
     "LOWER_IS_BETTER",
     "MEASURES",
     "NOVELTY_ASSOCIATIONS",
@@ -108,6 +114,7 @@ __all__ = [
     "example_f1",
     "example_precision",
     "example_recall",
+    "f1m",
     "hamming_loss",
     "macro_f1",
     "macro_precision",

@@ -21,17 +21,38 @@ Every argument is checked before any run starts (names, numbers, the results fol
 files, the scheduler's address); a :class:`KeyboardInterrupt` while the runs execute becomes
 :class:`ExperimentInterrupted`, which says how many runs are finished (and kept).
 
-The reports: ``results.csv`` (one row per run; ``fitted_grid_size`` is the d each mlsom model was
-fitted with, the choice of ``grid_size="auto"``), ``curves.csv`` (one row per run and window),
-``summary.json`` (version, profile, parameters, seeds, 0/0 convention, timings, the best grid size
-per stream, the statistics, and ``fitted_grid_size``: per stream and mlsom label, the d of each
-seed), and PNG plots of the curves, the Nemenyi p-values and the critical
-difference diagram. The reference predictors (:mod:`mlsom.references`) are marked: a column
-``reference`` in ``results.csv``, their labels under ``references`` in ``summary.json``, and
-:data:`REFERENCE_MARK` after their names in the plots.
+The reports give every measure of :data:`REPORT_MEASURES` (macro F, micro F, example-based F,
+Hamming loss, subset accuracy, MINAS-BR's F1M, the cardinality error, the predicted and the true
+cardinality): ``results.csv`` (one row per run: each measure's mean over windows of its cumulative
+curve, ``<measure>_mean``, and its value over the whole stream, ``<measure>_final``),
+``curves.csv`` (one row per run and window, with the test instances seen at the window's end and
+each measure's cumulative value), ``summary.json`` (version, profile, parameters, seeds, 0/0
+convention, timings, the best grid size per stream, each measure's means over seeds in
+``mean_by_measure`` and its statistics in ``statistics_by_measure``; ``statistics`` is macro F's),
+and PNG plots: per stream the curves of each measure of :data:`PLOTTED_MEASURES`, and per measure
+of :data:`RANKED_MEASURES` the Nemenyi p-values and the critical difference diagram, ranked in
+the measure's direction (1: the lowest Hamming loss). Macro F's plots are ``curves-<stream>.png``,
+``nemenyi.png`` and ``cd.png``; the others' end with the measure (``cd-hamming_loss.png``). The
+reference predictors (:mod:`mlsom.references`) and the upper bounds (the methods that learn the
+test stream's true labels) are marked: columns ``reference`` and ``upper_bound`` in
+``results.csv``, their labels under ``references`` and ``upper_bounds`` in ``summary.json``, and
+:data:`REFERENCE_MARK` or :data:`UPPER_BOUND_MARK` after their names in the statistics and the
+plots. Each mlsom run's
+``fitted_grid_size`` (the d its model was fitted with: the choice of ``grid_size="auto"``) is a
+column of ``results.csv``, and ``summary.json``'s ``fitted_grid_size`` gives, per stream and mlsom
+label, the d of each seed.
 
 The paper picks the grid size d per stream by looking at the test results; the report gives that
-choice (``best_grid_size``) and flags it as optimistic.
+choice (``best_grid_size``) and flags it as optimistic. The plots and the statistics show every
+method setting: mlsom's runs of one setting (its parameters and labels that arrive) with integer
+grid sizes at the best d on each stream (the curve ``mlsom (d=3, best)``, the method
+``mlsom (best d)`` in the statistics; ``mlsom-f0.01-l1000 (best d)`` with labels that arrive;
+mlsom-frozen's runs likewise, ``mlsom-frozen (best d) (reference)``), ``grid_size="auto"`` and
+every other method under its label. The best d is chosen by macro F, the
+paper's measure, and stays the same for every measure. The curves are drawn over the instances of
+the test stream seen at the end of each window. A curves panel holds at most 8 curves, the same in
+the panels of every measure: every mlsom setting, MINAS-BR, the best lower and upper bounds, then
+the others by mean macro F.
 """
 
 import asyncio
@@ -43,7 +64,6 @@ import logging
 import multiprocessing
 import numbers
 import os
-import re
 import signal
 import stat
 import threading
@@ -59,7 +79,7 @@ from pathlib import Path
 import numpy as np
 
 from . import baselines
-from ._measures import check_zero_division
+from ._measures import DESCRIPTIVE, LOWER_IS_BETTER, check_zero_division
 from ._memory import check_allocation
 from ._som import AUTO_GRID_SIZES, SOMStreamClassifier, fit_nbytes
 from ._validation import (
@@ -71,7 +91,7 @@ from ._validation import (
 )
 from ._version import __version__
 from .baselines import MINASBR
-from .datasets import TABLE1, DataFile, list_streams, load
+from .datasets import DataFile, list_streams, load
 from .datasets._arff import file_kind
 from .datasets._files import (
     check_label_location,
@@ -83,6 +103,7 @@ from .datasets._files import (
 )
 from .datasets._preprocess import check_scale, n_initial
 from .datasets._registry import (
+    DATA_ENV,
     REAL_FILES,
     TRAIN_FRACTION,
     check_not_blank,
@@ -106,8 +127,13 @@ __all__ = [
     "CACHE_FORMAT",
     "CHEAP_REFERENCES",
     "GRID_METHODS",
+    "PLOTTED_MEASURES",
     "PROFILES",
+    "RANKED_MEASURES",
     "REFERENCE_MARK",
+    "REPORT_MEASURES",
+    "TRUE_CARDINALITY",
+    "UPPER_BOUND_MARK",
     "ExperimentInterrupted",
     "Run",
     "available_methods",
@@ -152,6 +178,53 @@ GRID_METHODS = ("mlsom", "mlsom-frozen")
 
 #: What tables, the summary and the plots write after the label of a reference predictor's run.
 REFERENCE_MARK = " (reference)"
+
+#: What tables, the summary and the plots write after the label of an upper bound's run: a method
+#: that learns the true labels of the test stream (each instance's, right after predicting it;
+#: with labels that arrive, those that arrive). The others learn from the labelled set only, or
+#: (mlsom with labels that arrive, ``-fF-lD`` in its label) from the labels that arrive.
+UPPER_BOUND_MARK = " (upper bound)"
+
+#: The measures of the reports (results.csv, curves.csv, summary.json, the printed table, the
+#: plots), each the mean over windows of its cumulative curve: macro F (the paper's measure),
+#: micro F, example-based F, Hamming loss, subset accuracy, MINAS-BR's F1M, the cardinality error
+#: and the predicted and true cardinality (:mod:`mlsom.evaluation`).
+REPORT_MEASURES = (
+    "macro_f1",
+    "micro_f1",
+    "example_f1",
+    "hamming_loss",
+    "subset_accuracy",
+    "f1m",
+    "cardinality_error",
+    "predicted_cardinality",
+    "true_cardinality",
+)
+
+#: The measures the statistics rank (a CD diagram and a Nemenyi heat map each): those of
+#: :data:`REPORT_MEASURES` with a better direction, lower first for the Hamming loss and the
+#: cardinality error.
+RANKED_MEASURES = tuple(m for m in REPORT_MEASURES if m not in DESCRIPTIVE)
+
+#: The curves drawn per stream: every ranked measure but the cardinality error, and
+#: ``"cardinality"``, each method's predicted cardinality beside the true one.
+PLOTTED_MEASURES = (*(m for m in RANKED_MEASURES if m != "cardinality_error"), "cardinality")
+
+#: The name of the true cardinality's line in the cardinality plots.
+TRUE_CARDINALITY = "true cardinality"
+_TRUE_CARDINALITY_STYLE = {"color": "0.45", "linestyle": ":", "marker": "", "linewidth": 2.0}
+
+_MEASURE_NAMES = {
+    "macro_f1": "macro F",
+    "micro_f1": "micro F",
+    "example_f1": "example-based F",
+    "hamming_loss": "Hamming loss",
+    "subset_accuracy": "subset accuracy",
+    "f1m": "F1M (MINAS-BR's)",
+    "cardinality_error": "cardinality error",
+    "predicted_cardinality": "predicted cardinality",
+    "true_cardinality": "true cardinality",
+}
 
 #: Version of the run files and of what their key covers; raise it whenever either changes, so
 #: that no run file written under other rules is taken for a finished run.
@@ -223,9 +296,17 @@ def _default_methods():
     return [m for m in available_methods() if m not in REFERENCES or m in CHEAP_REFERENCES]
 
 
-def _marked(label, method):
-    """A run's label as tables and plots show it: with :data:`REFERENCE_MARK` for a reference."""
-    return label + REFERENCE_MARK if is_reference(method) else label
+def _marked(label, method, kind=None):
+    """A run's label as tables and plots show it: with :data:`REFERENCE_MARK` for a reference,
+    :data:`UPPER_BOUND_MARK` for a method of kind ``"incremental"`` (an upper bound)."""
+    if is_reference(method):
+        return label + REFERENCE_MARK
+    return label + UPPER_BOUND_MARK if kind == "incremental" else label
+
+
+def _is_upper_bound(result):
+    """Whether a run's stored result is an upper bound's (it learnt the test stream's labels)."""
+    return result.get("kind") == "incremental"
 
 
 def default_grid_size():
@@ -941,22 +1022,25 @@ def _learns_labels(method):
 def find_data_files(streams, data_home):
     """The data files of each real stream of ``streams``: {name: (ARFF paths, XML path)}.
 
-    Fails before any run when files are missing, naming all of them.
+    Fails before any run when files are missing, naming all of them: a FileNotFoundError whose
+    ``missing_data`` lists what each stream misses (without advice, for the command line's).
     """
     problems, found = [], {}
     for name in sorted(streams):
         if name in REAL_FILES:
             try:
                 found[name] = find_files(
-                    resolve_data_home(data_home), REAL_FILES[name], table_entry(name)
+                    resolve_data_home(data_home), REAL_FILES[name], table_entry(name), advice=""
                 )
             except FileNotFoundError as exc:
                 problems.append(str(exc))
     if problems:
-        raise FileNotFoundError(
-            "; ".join(problems) + ". Leave these streams out with streams= (--streams) or "
-            "give their folder with data_home= (--data-home)."
+        exc = FileNotFoundError(
+            "; ".join(problems) + ". Leave these streams out of streams= or give the folder of "
+            f"their files with data_home= (or the environment variable {DATA_ENV})."
         )
+        exc.missing_data = problems
+        raise exc
     return found
 
 
@@ -1712,84 +1796,38 @@ def _result_objects(results):
 
 def _report(results, out, *, profile, zero_division, plots):
     evals = _result_objects(results)
-    rows = []
-    for r, ev in zip(results, evals, strict=True):
-        run = r["run"]
-        curve = ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
-        rows.append(
-            {
-                "stream": run["stream"],
-                "method": run["method"],
-                "label": run["label"],
-                "reference": is_reference(run["method"]),
-                "grid_size": run["grid_size"],
-                "fitted_grid_size": ev.info.get("fitted_grid_size"),
-                "seed": run["seed"],
-                "macro_f1_mean": float(np.nanmean(curve)),
-                "macro_f1_final": float(curve[-1]),
-                "micro_f1_mean": ev.mean("micro_f1", zero_division=zero_division),
-                "hamming_loss_mean": ev.mean("hamming_loss", zero_division=zero_division),
-                "instances_per_second": ev.instances_per_second,
-                "wall_seconds": run["wall_seconds"],
-                "zero_division": zero_division,
-                "mlsom_version": run["mlsom_version"],
-            }
-        )
+    curves = [{m: ev.curve(m, True, zero_division) for m in REPORT_MEASURES} for ev in evals]
+    rows = _result_rows(results, evals, curves, zero_division)
     _write_csv(out / "results.csv", rows)
-    curve_rows = []
-    for r, ev in zip(results, evals, strict=True):
-        run = r["run"]
-        cum = ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
-        per = ev.curve("macro_f1", cumulative=False, zero_division=zero_division)
-        for w in range(len(cum)):
-            curve_rows.append(
-                {
-                    "stream": run["stream"],
-                    "label": run["label"],
-                    "seed": run["seed"],
-                    "window": w,
-                    "macro_f1_cumulative": float(cum[w]),
-                    "macro_f1_window": float(per[w]),
-                }
-            )
-    _write_csv(out / "curves.csv", curve_rows)
-
-    # mean over seeds, per stream and method label
-    table = {}
-    for row in rows:
-        table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
-            row["macro_f1_mean"]
-        )
-    means = {s: {m: float(np.mean(v)) for m, v in d.items()} for s, d in table.items()}
-    best_d = {}
-    for s, d in means.items():
-        # the paper's protocol only (a run with labels that arrive has "-f<fraction>" after d)
-        soms = {m: v for m, v in d.items() if re.fullmatch(r"mlsom-d[0-9]+", m)}
-        if soms:
-            m = max(soms, key=soms.get)
-            best_d[s] = {
-                "grid_size": int(m.split("-d")[1]),
-                "macro_f1": soms[m],
-                "optimistic": True,
-                "note": "chosen by looking at the test stream, as the paper does",
-            }
+    _write_csv(out / "curves.csv", _curve_rows(results, evals, curves, zero_division))
+    means = _means_by_measure(rows)
+    shown = _shown(results, means["macro_f1"])
     summary = {
         "mlsom_version": __version__,
         "profile": profile,
         "zero_division": zero_division,
         "measure": "mean over windows of the cumulative macro F",
-        "streams": sorted(means),
-        "mean_macro_f1": means,
-        "best_grid_size": best_d,
+        "streams": sorted(means["macro_f1"]),
+        "mean_macro_f1": means["macro_f1"],
+        "measures": {m: _measure_name(m) for m in REPORT_MEASURES},
+        "lower_is_better": [m for m in REPORT_MEASURES if m in LOWER_IS_BETTER],
+        "mean_by_measure": means,
+        "best_grid_size": _papers_best_grid_sizes(results, shown, means["macro_f1"]),
         "references": sorted({row["label"] for row in rows if row["reference"]}),
         "fitted_grid_size": _fitted_grid_sizes(rows),
+        "upper_bounds": sorted({row["label"] for row in rows if row["upper_bound"]}),
     }
-    shown = {row["label"]: _marked(row["label"], row["method"]) for row in rows}
-    result, statistics = _statistics(means, best_d, shown)
-    if statistics is not None:
-        summary["statistics"] = statistics
+    tests = {}
+    for measure in RANKED_MEASURES:
+        result = _statistics(results, shown, means[measure], measure=measure)
+        if result is not None:
+            tests[measure] = result
+    by_measure = {m: _statistics_summary(result, m) for m, result in tests.items()}
+    if "macro_f1" in by_measure:
+        summary["statistics"] = by_measure["macro_f1"]
+    summary["statistics_by_measure"] = by_measure
     if plots:
-        summary["plots"] = _plots(results, evals, best_d, result, out, zero_division)
+        summary["plots"] = _plots(results, evals, curves, shown, tests, out)
     return summary
 
 
@@ -1805,28 +1843,200 @@ def _fitted_grid_sizes(rows):
     return fitted
 
 
-def _statistics(means, best_d, shown):
-    """The Friedman and Nemenyi tests over streams of mlsom at its best d beside every other
-    method, and their summary; (None, None) without two streams and two methods in common.
-    ``shown``: the names the result gives to the runs' labels (the reference predictors'
-    marked)."""
-    stat_table = {}
-    for s, d in means.items():
-        if s not in best_d:
+def _measure_name(measure):
+    """A measure's name in tables and plots (``"macro F"``, ``"Hamming loss"``)."""
+    return _MEASURE_NAMES[measure]
+
+
+def _means_by_measure(rows):
+    """{measure: {stream: {label: mean over seeds of the run's mean over windows}}} for every
+    measure of :data:`REPORT_MEASURES`."""
+    means = {}
+    for measure in REPORT_MEASURES:
+        table = {}
+        for row in rows:
+            table.setdefault(row["stream"], {}).setdefault(row["label"], []).append(
+                row[f"{measure}_mean"]
+            )
+        means[measure] = {
+            stream: {label: _mean(values) for label, values in by_label.items()}
+            for stream, by_label in table.items()
+        }
+    return means
+
+
+def _mean(values):
+    """The mean of the numbers that are not NaN (NaN if none is: a measure that ``"exclude"``
+    left undefined in every window)."""
+    finite = [v for v in values if v == v]
+    return float(np.mean(finite)) if finite else float("nan")
+
+
+def _result_rows(results, evals, curves, zero_division):
+    """The rows of ``results.csv``: one per run, with every measure of :data:`REPORT_MEASURES`
+    as its mean over windows (``<measure>_mean``) and over the whole stream (``_final``)."""
+    rows = []
+    for r, ev, by_measure in zip(results, evals, curves, strict=True):
+        run = r["run"]
+        row = {
+            "stream": run["stream"],
+            "method": run["method"],
+            "label": run["label"],
+            "reference": is_reference(run["method"]),
+            "upper_bound": _is_upper_bound(r),
+            "grid_size": run["grid_size"],
+            "fitted_grid_size": ev.info.get("fitted_grid_size"),
+            "seed": run["seed"],
+        }
+        for measure, curve in by_measure.items():
+            finite = curve[~np.isnan(curve)]
+            row[f"{measure}_mean"] = float(finite.mean()) if finite.size else float("nan")
+            row[f"{measure}_final"] = float(curve[-1])
+        row.update(
+            instances_per_second=ev.instances_per_second,
+            wall_seconds=run["wall_seconds"],
+            zero_division=zero_division,
+            mlsom_version=run["mlsom_version"],
+        )
+        rows.append(row)
+    return rows
+
+
+def _curve_rows(results, evals, curves, zero_division):
+    """The rows of ``curves.csv``: one per run and window, with the cumulative value of every
+    measure of :data:`REPORT_MEASURES` and macro F's value in the window alone."""
+    curve_rows = []
+    for r, ev, by_measure in zip(results, evals, curves, strict=True):
+        run = r["run"]
+        per = ev.curve("macro_f1", cumulative=False, zero_division=zero_division)
+        for w in range(ev.n_windows):
+            row = {
+                "stream": run["stream"],
+                "label": run["label"],
+                "seed": run["seed"],
+                "window": w,
+                "instances": int(ev.window_edges[w + 1]),
+                "macro_f1_cumulative": float(by_measure["macro_f1"][w]),
+                "macro_f1_window": float(per[w]),
+            }
+            for measure, curve in by_measure.items():
+                row.setdefault(f"{measure}_cumulative", float(curve[w]))
+            curve_rows.append(row)
+    return curve_rows
+
+
+def _stored_run(record):
+    """The :class:`Run` of a run file's ``run`` record (its identity and label)."""
+    return Run(**{f.name: record[f.name] for f in dataclasses.fields(Run) if f.name in record})
+
+
+def _has_grid_size(run):
+    """Whether the run is one of several grid sizes of its setting (an integer d, not "auto")."""
+    d = run.grid_size
+    return isinstance(d, numbers.Integral) and not isinstance(d, bool)
+
+
+def _setting(run):
+    """A run's method with its parameters and labels that arrive, without its grid size: the
+    name under which its best grid size is reported (``mlsom``, ``mlsom-f0.01-l1000``)."""
+    return dataclasses.replace(run, grid_size=None).label
+
+
+def _shown(results, means):
+    """How each run is reported in the plots and the statistics: a :class:`_Shown`, or None for
+    a run whose grid size is not the best of its setting on its stream.
+
+    The runs of one setting (:func:`_setting`) with integer grid sizes are reported by the best
+    of them on each stream (the mean over seeds; chosen by looking at the test stream, as the
+    paper does): the curve ``"mlsom (d=3, best)"``, the method ``"mlsom (best d)"`` in the
+    statistics; mlsom-frozen's likewise, as a method of its own (``"mlsom-frozen (best d)"``).
+    Every other run (another method, ``grid_size="auto"``) is reported under its label. A
+    reference predictor's names end with :data:`REFERENCE_MARK`, an upper bound's with
+    :data:`UPPER_BOUND_MARK`. So every setting of every method run appears in every plot. The
+    best grid size is the best by macro F, the paper's measure, for every measure.
+    """
+    runs = [_stored_run(r["run"]) for r in results]
+    best = {}  # (stream, setting) -> label of the best grid size
+    for run in runs:
+        if _has_grid_size(run):
+            key, score = (run.stream, _setting(run)), means[run.stream]
+            if key not in best or score[run.label] > score[best[key]]:
+                best[key] = run.label
+    shown = []
+    for run, result in zip(runs, results, strict=True):
+        if not _has_grid_size(run):
+            curve = method = run.label
+        elif best[run.stream, _setting(run)] == run.label:
+            setting = _setting(run)
+            curve, method = f"{setting} (d={run.grid_size}, best)", f"{setting} (best d)"
+        else:
+            shown.append(None)
             continue
-        entry = {m: v for m, v in d.items() if not m.startswith("mlsom-d")}
-        entry["mlsom (best d)"] = best_d[s]["macro_f1"]
-        stat_table[s] = entry
+        kind = result.get("kind")
+        shown.append(
+            _Shown(run, _marked(curve, run.method, kind), _marked(method, run.method, kind))
+        )
+    return shown
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A run as reported: its curve's name (with its d) and its method's name in the
+    statistics (the same on every stream)."""
+
+    run: Run
+    curve: str
+    method: str
+
+
+def _papers_best_grid_sizes(results, shown, means):
+    """The ``best_grid_size`` of the summary: per stream, mlsom's best d under the paper's
+    protocol (no labels that arrive)."""
+    best_d = {}
+    for s in shown:
+        if (
+            s is not None
+            and s.run.method == "mlsom"
+            and s.run.label_fraction is None
+            and _has_grid_size(s.run)
+        ):
+            best_d[s.run.stream] = {
+                "grid_size": int(s.run.grid_size),
+                "macro_f1": means[s.run.stream][s.run.label],
+                "optimistic": True,
+                "note": "chosen by looking at the test stream, as the paper does",
+            }
+    return best_d
+
+
+def _statistics(results, shown, means, *, measure="macro_f1"):
+    """Friedman and Nemenyi over the streams of ``measure`` (``means``: {stream: {label:
+    value}}), of the methods reported on every stream (each setting at its best grid size), or
+    None with fewer than 2 streams or methods. A stream where the measure is undefined (NaN)
+    for one of them is left out; the ranks follow the measure's direction (1: the lowest Hamming
+    loss, the highest F)."""
+    stat_table = {}
+    for s in shown:
+        if s is not None:
+            stat_table.setdefault(s.run.stream, {})[s.method] = means[s.run.stream][s.run.label]
     common = set.intersection(*(set(v) for v in stat_table.values())) if stat_table else set()
-    if len(stat_table) < 2 or len(common) < 2:
-        return None, None
+    streams = sorted(s for s, v in stat_table.items() if not any(v[m] != v[m] for m in common))
+    if len(streams) < 2 or len(common) < 2:
+        return None
     names = sorted(common)
-    scores = np.array([[stat_table[s][m] for m in names] for s in sorted(stat_table)])
-    result = friedman_nemenyi(
-        scores, methods=[shown.get(m, m) for m in names], datasets=sorted(stat_table)
-    )
-    return result, {
-        "methods": names,
+    scores = np.array([[stat_table[s][m] for m in names] for s in streams])
+    higher = measure not in LOWER_IS_BETTER
+    return friedman_nemenyi(scores, methods=names, datasets=streams, higher_is_better=higher)
+
+
+def _statistics_summary(result, measure):
+    """The summary of a :func:`_statistics` result: the methods (as named in the plots), their
+    mean ranks, the tests' values and the Nemenyi p-values."""
+    return {
+        "measure": measure,
+        "higher_is_better": measure not in LOWER_IS_BETTER,
+        "streams": list(result.datasets),
+        "methods": list(result.methods),
         "mean_ranks": result.mean_ranks.tolist(),
         "friedman_chi2": result.chi2,
         "friedman_pvalue": result.chi2_pvalue,
@@ -1838,58 +2048,107 @@ def _statistics(means, best_d, shown):
     }
 
 
-def _plots(results, evals, best_d, stat_result, out, zero_division):
+def _plots(results, evals, curves, shown, tests, out):
+    """The PNG plots: per stream the curves of every measure of :data:`PLOTTED_MEASURES` (the
+    same methods in each, chosen by macro F), and per measure of ``tests`` (its
+    :func:`_statistics`) the Nemenyi heat map and the CD diagram. Macro F's files have no
+    suffix (``curves-<stream>.png``, ``cd.png``), the others end with the measure's name."""
+    panels, ends = {}, {}
+    for ev, by_measure, s in zip(evals, curves, shown, strict=True):
+        if s is not None:
+            panel = panels.setdefault(s.run.stream, {}).setdefault(s.curve, [])
+            panel.append(by_measure)
+            # the runs of a stream share its windows: the test instances seen at their ends
+            ends.setdefault(s.run.stream, ev.window_edges[1:])
+    kinds = {s.curve: r.get("kind") for r, s in zip(results, shown, strict=True) if s}
+    method_of = {s.curve: s.method for s in shown if s is not None}
+    mlsom_curves = {s.curve for s in shown if s is not None and s.run.method == "mlsom"}
+    top = _highlighted_method(shown)
+    # one style per method over every panel, whatever its best d there
+    shared = method_styles(sorted(set(method_of.values()) - {top}), highlight=None)
     written = []
-    by_stream = {}
-    for r, ev in zip(results, evals, strict=True):
-        run = r["run"]
-        label = _marked(run["label"], run["method"])
-        if run["method"] == "mlsom":
-            if best_d.get(run["stream"], {}).get("grid_size") != run["grid_size"]:
-                continue
-            label = f"mlsom (d={run['grid_size']}, best)"
-        by_stream.setdefault(run["stream"], {}).setdefault(label, []).append(
-            ev.curve("macro_f1", cumulative=True, zero_division=zero_division)
+    for stream, panel in sorted(panels.items()):
+        mean = {
+            c: {m: np.mean([r[m] for r in runs], axis=0) for m in runs[0]}
+            for c, runs in panel.items()
+        }
+        chosen = _panel_selection(
+            {c: v["macro_f1"] for c, v in mean.items()}, kinds, keep=mlsom_curves
         )
-    kinds = {r["run"]["label"]: r.get("kind") for r in results}
-    # one style per method over every panel (each panel's mlsom, "mlsom (d=.., best)", takes the
-    # reserved style of its own panel)
-    others = sorted({m for curves in by_stream.values() for m in curves if m != _best(m)})
-    shared = method_styles([*others, "mlsom"])
-    for stream, curves in sorted(by_stream.items()):
-        mean_curves = {m: np.mean(c, axis=0) for m, c in curves.items()}
-        mean_curves = _panel_selection(mean_curves, kinds)
-        fig = plot_curves(
-            mean_curves,
-            title=f"{stream} (mean over seeds)",
-            ylabel="cumulative macro F",
-            styles={m: shared[m] for m in mean_curves if m in shared and m != "mlsom"},
-        )
-        written.append(str(save_png(fig, out / f"curves-{stream}.png")))
-    if stat_result is not None:
-        written.append(str(save_png(plot_nemenyi_heatmap(stat_result), out / "nemenyi.png")))
-        written.append(str(save_png(plot_critical_difference(stat_result), out / "cd.png")))
+        styles = {c: shared[method_of[c]] for c in chosen if method_of[c] != top}
+        highlight = next((c for c in chosen if method_of[c] == top), None)
+        for measure in PLOTTED_MEASURES:
+            fig = _measure_curves(
+                measure, {c: mean[c] for c in chosen}, ends[stream], stream, styles, highlight
+            )
+            suffix = "" if measure == "macro_f1" else f"-{measure}"
+            written.append(str(save_png(fig, out / f"curves-{stream}{suffix}.png")))
+    for measure, result in tests.items():
+        suffix = "" if measure == "macro_f1" else f"-{measure}"
+        for plot, name in ((plot_nemenyi_heatmap, "nemenyi"), (plot_critical_difference, "cd")):
+            fig = plot(result, measure=_measure_title(measure))
+            written.append(str(save_png(fig, out / f"{name}{suffix}.png")))
     return written
 
 
-def _best(label):
-    """The label of mlsom's best grid size in a panel (itself), else ''."""
-    return label if label.startswith("mlsom (d=") and label.endswith(", best)") else ""
+def _measure_title(measure):
+    """What a plot of ``measure`` shows: ``"cumulative Hamming loss (mean over windows, lower is
+    better)"``."""
+    better = ", lower is better" if measure in LOWER_IS_BETTER else ""
+    return f"cumulative {_measure_name(measure)} (mean over windows{better})"
 
 
-def _panel_selection(curves, kinds, most=8):
-    """At most ``most`` curves for a readable panel, as the paper's Figure 1: mlsom (best d),
-    MINAS-BR, the best lower and the best upper bound, then the others by mean value."""
+def _measure_curves(measure, mean, x, stream, styles, highlight):
+    """The curves of one measure on one stream (``mean``: {curve: {measure: mean curve over
+    seeds}}); ``"cardinality"``: each method's predicted cardinality, and the true one."""
+    if measure == "cardinality":
+        data = {c: v["predicted_cardinality"] for c, v in mean.items()}
+        data[TRUE_CARDINALITY] = np.mean([v["true_cardinality"] for v in mean.values()], axis=0)
+        styles = {**styles, TRUE_CARDINALITY: _TRUE_CARDINALITY_STYLE}
+        ylabel = "predicted cardinality (labels per instance)"
+    else:
+        data = {c: v[measure] for c, v in mean.items()}
+        better = " (lower is better)" if measure in LOWER_IS_BETTER else ""
+        ylabel = f"cumulative {_measure_name(measure)}{better}"
+    return plot_curves(
+        data,
+        x=x,
+        title=f"{stream} (mean over seeds)",
+        xlabel="instances of the stream",
+        ylabel=ylabel,
+        styles=styles,
+        highlight=highlight,
+    )
+
+
+def _highlighted_method(shown):
+    """The method drawn in the reserved style: mlsom under the paper's protocol at its best
+    grid size, else with ``grid_size="auto"``, else its first other setting (None: no mlsom)."""
+    mlsom = [s for s in shown if s is not None and s.run.method == "mlsom"]
+    if not mlsom:
+        return None
+    return min(
+        mlsom, key=lambda s: (s.run.label_fraction is not None, not _has_grid_size(s.run), s.method)
+    ).method
+
+
+def _panel_selection(curves, kinds, most=8, keep=()):
+    """At most ``most`` curves for a readable panel, as the paper's Figure 1: every curve of
+    ``keep`` (mlsom's), then MINAS-BR, the best lower and the best upper bound, then the others
+    by mean value."""
     if len(curves) <= most:
         return curves
     by_mean = sorted(curves, key=lambda m: -float(np.nanmean(curves[m])))
-    keep = [m for m in by_mean if m.startswith("mlsom") or m == "MINAS-BR"]
+    chosen = [m for m in by_mean if m in keep]
+    order = [m for m in by_mean if m == "MINAS-BR"]
     for kind in ("batch", "incremental"):
-        best = next((m for m in by_mean if kinds.get(m) == kind), None)
-        if best is not None:
-            keep.append(best)
-    keep += [m for m in by_mean if m not in keep]
-    chosen = set(keep[:most])
+        order += [m for m in by_mean if kinds.get(m) == kind][:1]
+    order += by_mean
+    for m in order:
+        if len(chosen) >= most:
+            break
+        if m not in chosen:
+            chosen.append(m)
     return {m: c for m, c in curves.items() if m in chosen}
 
 
@@ -1906,25 +2165,65 @@ def _write_csv(path, rows):
 def _estimate_paper_seconds(results, n_jobs):
     """Rough time of ``--profile paper`` from the speeds measured in these runs.
 
-    Each measured method's instances per second (fit and stream together) is applied to every run
-    of the paper's design (the table's stream sizes, d = 1..10 and 10 seeds for mlsom, 10 seeds
-    for MINAS-BR, one run for the others) and divided by the worker count. Methods not measured
-    here are not counted; the estimate says so.
+    Every run of the paper's design (:func:`plan` of the ``paper`` profile: the streams of Table 1
+    at their sizes, mlsom at d = 1..10 and 10 seeds, MINAS-BR 10 seeds, the other methods once)
+    of a method measured here is given the method's time per instance (in ``fit`` and on the
+    stream) times its stream's instances, plus the rest of a run's time (making the method, the
+    windows and measures) once, both the medians over the runs measured here of the method on
+    that stream, or on every stream run here where that one was not (a slow first run does not
+    sway a median). mlsom's time per instance at a grid size d comes from the line through its
+    times measured at each d against d * d (the number of units), never below the smallest of
+    them; one measured d gives the same at every d. Runs with labels that arrive or with
+    ``grid_size="auto"`` count only for a method that has no other. The total is shared among
+    ``n_jobs`` workers, and takes at least as long as the longest run. Methods not measured
+    here are not counted; the result names them.
     """
-    speed = {}
-    for r in results:
-        run = r["run"]
-        n = (r["n_train"] + r["n_test"]) or 1
-        speed.setdefault(run["method"], []).append((run["wall_seconds"], n))
-    per_instance = {m: sum(s for s, _ in v) / sum(n for _, n in v) for m, v in speed.items()}
-    total_instances = sum(e.instances for e in TABLE1)
-    total = 0.0
-    for m, sec in per_instance.items():
-        n_runs = 100 if m in GRID_METHODS else (10 if m in STOCHASTIC else 1)
-        total += sec * total_instances * n_runs
+    speeds = _measured_speeds(results)
+    runs = plan("paper", methods=sorted(speeds)) if speeds else []
+    seconds = [_run_seconds(speeds[r.method], r, table_entry(r.stream).instances) for r in runs]
+    longest = max(seconds, default=0.0)
     return {
-        "seconds": total / max(1, n_jobs),
-        "methods_measured": sorted(per_instance),
+        "seconds": max(sum(seconds) / max(1, n_jobs), longest),
+        "serial_seconds": sum(seconds),
+        "longest_run_seconds": longest,
+        "runs": len(runs),
+        "methods_measured": sorted(speeds),
+        "methods_not_measured": sorted(set(available_methods()) - set(speeds)),
         "workers": n_jobs,
         "note": "from this run's speeds; methods not measured here are not counted",
     }
+
+
+def _measured_speeds(results):
+    """Per method, its runs' (stream, grid size, seconds per instance, other seconds): those of
+    the paper's protocol with a fixed grid size or none where the method has any, else all."""
+    every, paper = {}, {}
+    for r in results:
+        run = _stored_run(r["run"])
+        wall, n = r["run"]["wall_seconds"], max(1, r["n_train"] + r["n_test"])
+        fit, stream = r.get("fit_seconds"), r.get("stream_seconds")
+        scaled = wall if fit is None or stream is None else min(wall, fit + stream)
+        measured = (run.stream, run.grid_size, scaled / n, wall - scaled)
+        every.setdefault(run.method, []).append(measured)
+        if run.label_fraction is None and run.grid_size != "auto":
+            paper.setdefault(run.method, []).append(measured)
+    return {m: paper.get(m) or v for m, v in every.items()}
+
+
+def _run_seconds(measured, run, n_instances):
+    """Seconds of ``run`` on ``n_instances`` from its method's ``measured`` runs (see
+    :func:`_estimate_paper_seconds`)."""
+    on_stream = [x for x in measured if x[0] == run.stream] or measured
+    rest = float(np.median([x[3] for x in on_stream]))
+    by_d = {}
+    for _, d, per_instance, _ in on_stream:
+        if isinstance(d, numbers.Integral) and not isinstance(d, bool):
+            by_d.setdefault(int(d), []).append(per_instance)
+    if not _has_grid_size(run) or not by_d:
+        return n_instances * float(np.median([x[2] for x in on_stream])) + rest
+    sizes = sorted(by_d)
+    cost = [float(np.median(by_d[d])) for d in sizes]
+    if len(sizes) > 1:
+        slope, intercept = np.polyfit(np.array(sizes, dtype=float) ** 2, cost, 1)
+        cost.append(max(float(intercept + slope * run.grid_size**2), min(cost)))
+    return n_instances * cost[-1] + rest

@@ -329,6 +329,34 @@ def plot_curves(
         The figure holding the axes; the axes hold one line per method, labelled with its name,
         in the order of ``curves``.
     """
+    data, x, styles = _checked_curves(curves, x, styles)
+    ylim = _check_limits("ylim", ylim)
+    for label, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
+        _check_text(label, text)
+    if not isinstance(legend, (bool, np.bool_)):
+        raise TypeError(f"legend must be True or False, got {describe(legend)}")
+    defaults = method_styles(data, highlight=highlight)
+    ncols, rows, legend_width = _legend_shape(list(data))
+    figsize = (6.0, 3.6)
+    if legend:
+        figsize = (5.6 + legend_width, max(3.6, 0.18 * rows + 1.0))
+    fig, ax = _figure_and_axes(ax, figsize)
+    _draw_curves(ax, data, x, defaults, styles)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    if title is not None:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if legend:
+        _draw_legend(ax, ncols)
+    return fig
+
+
+def _checked_curves(curves, x, styles):
+    """The curves as {name: float array}, the shared x (or None) and the styles by name, checked
+    (shapes, spans, text that matplotlib can draw, the memory of the lines)."""
     if not isinstance(curves, Mapping):
         raise TypeError(f"curves must be a mapping method -> values, got {type(curves).__name__}")
     if not curves:
@@ -338,9 +366,6 @@ def plot_curves(
             f"curves must hold at most {MAX_PLOT_METHODS} methods (one line and legend entry "
             f"each), got {len(curves)}"
         )
-    ylim = _check_limits("ylim", ylim)
-    for label, text in (("title", title), ("xlabel", xlabel), ("ylabel", ylabel)):
-        _check_text(label, text)
     check_distinct_text("curves", curves)  # two such keys would share one line
     data = {str(m): _as_curve(f"curves[{m!r}]", v) for m, v in curves.items()}
     n_points = sum(y.size for y in data.values())
@@ -357,6 +382,17 @@ def plot_curves(
                 raise ValueError(
                     f"curves[{m!r}] has {y.size} values but x has {x.size}; they must match"
                 )
+    styles = _checked_styles(styles, data)
+    for m in data:
+        _check_text("method name", m)
+    _check_span("curves", list(data.values()))
+    if x is not None:
+        _check_span("x", [x])
+    return data, x, styles
+
+
+def _checked_styles(styles, data):
+    """``styles`` of :func:`plot_curves` as {name: mapping}, each naming a method of ``data``."""
     styles = {} if styles is None else styles
     if not isinstance(styles, Mapping):
         raise TypeError(f"styles must be a mapping method -> dict, got {type(styles).__name__}")
@@ -367,20 +403,11 @@ def plot_curves(
     for m, st in styles.items():
         if not isinstance(st, Mapping):
             raise TypeError(f"styles[{m!r}] must be a dict of line properties, got {describe(st)}")
-    for m in data:
-        _check_text("method name", m)
-    _check_span("curves", list(data.values()))
-    if x is not None:
-        _check_span("x", [x])
+    return styles
 
-    if not isinstance(legend, (bool, np.bool_)):
-        raise TypeError(f"legend must be True or False, got {describe(legend)}")
-    defaults = method_styles(data, highlight=highlight)
-    ncols, rows, legend_width = _legend_shape(list(data))
-    figsize = (6.0, 3.6)
-    if legend:
-        figsize = (5.6 + legend_width, max(3.6, 0.18 * rows + 1.0))
-    fig, ax = _figure_and_axes(ax, figsize)
+
+def _draw_curves(ax, data, x, defaults, styles):
+    """One line per method, labelled with its name: its default style, then its own ``styles``."""
     for i, (method, y) in enumerate(data.items()):
         xs = np.arange(1, y.size + 1) if x is None else x
         step = max(1, y.size // 10)
@@ -388,24 +415,19 @@ def plot_curves(
         kw = {**defaults[method], "markevery": (i % step, step)}
         kw.update(styles.get(method, {}))
         ax.plot(xs, y, label=method, **kw)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
-    if title is not None:
-        ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if legend:
-        ax.legend(
-            loc="upper left",
-            bbox_to_anchor=(1.02, 1.0),
-            borderaxespad=0.0,
-            ncols=ncols,
-            handlelength=3.0,
-            fontsize="small",
-            frameon=False,
-        )
-    return fig
+
+
+def _draw_legend(ax, ncols):
+    """The legend outside the axes, at their right, in ``ncols`` columns."""
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        ncols=ncols,
+        handlelength=3.0,
+        fontsize="small",
+        frameon=False,
+    )
 
 
 def plot_label_fractions(scores, *, title=None, ylabel="mean macro F", ylim=None, ax=None):
@@ -506,13 +528,16 @@ def plot_nemenyi_heatmap(
     annotate=None,
     fmt=".2f",
     title=None,
+    measure=None,
     ax=None,
 ):
     """Heat map of the pairwise Nemenyi p-values, as in the paper's Figure 2.
 
-    The methods are ordered from the best average rank to the worst, from left to right on the x
-    axis and from bottom to top on the y axis. The cell at row ``i`` and column ``j`` compares the
-    ``i``-th and the ``j``-th method; the diagonal is white. The colour of a cell is graded by its
+    The methods are ordered from the best average rank to the worst, in the same order along
+    both axes: from left to right on the x axis and from top to bottom on the y axis, so that
+    row ``i`` and column ``i`` are the same method and the diagonal runs from the top left to
+    the bottom right. The cell at row ``i`` and column ``j`` compares the ``i``-th and the
+    ``j``-th method; the diagonal is white. The colour of a cell is graded by its
     p-value with a step at ``alpha``: pairs that differ significantly (``p < alpha``) are black
     to dark grey as ``p`` goes from 0 to ``alpha``, the others light grey, lighter as ``p`` goes
     from ``alpha`` to 1. A colour bar beside the map shows this very scale (the image's colormap
@@ -534,7 +559,10 @@ def plot_nemenyi_heatmap(
     fmt : str, default=".2f"
         Format of the annotations.
     title : str, optional
-        Title; by default one that gives the Friedman p-value.
+        Title; by default one that names ``measure``, the number of streams (the data sets of
+        ``result``), ``alpha`` and the Friedman p-value; ``""`` for none.
+    measure : str, optional
+        Name of the measure the methods were ranked by, for the default title.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure sized to the number of methods.
 
@@ -546,6 +574,44 @@ def plot_nemenyi_heatmap(
     """
     _check_result(result)
     alpha = result.alpha if alpha is None else check_alpha(alpha)
+    _check_heatmap_options(annotate, fmt, title)
+    _check_text("measure", measure)
+    idx = _method_order(result, order)
+    k = len(idx)
+    if annotate is None:
+        annotate = k <= 20
+    if annotate and k > MAX_ANNOTATED_METHODS:
+        raise ValueError(
+            f"annotate=True writes {k * (k - 1)} p-values for {k} methods; at most "
+            f"{MAX_ANNOTATED_METHODS} methods can be annotated (pass annotate=False)"
+        )
+    check_allocation(
+        "result",
+        f"{k} methods",
+        nbytes_of(k, k, itemsize=4 * 8)
+        + nbytes_of(k * (k - 1) if annotate else 0, itemsize=_TEXT_BYTES),
+        "the cells of the heat map",
+    )
+    names = [result.methods[j] for j in idx]
+    p = np.asarray(result.pvalues)[np.ix_(idx, idx)]
+
+    side = max(4.0, 0.32 * k + 2.0)
+    fig, ax = _figure_and_axes(ax, (side + 1.6, side))
+    image = _draw_cells(ax, names, p, alpha)
+    if annotate:
+        _annotate_pvalues(ax, p, p < alpha, fmt)
+    _draw_pvalue_bar(fig, ax, image, alpha, k)
+    if title is None:
+        title = (
+            _default_title(measure, f"Nemenyi p-values, {_streams(result)}, \u03b1 = {alpha:g}")
+            + f" (Friedman p = {result.chi2_pvalue:.3g})"
+        )
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def _check_heatmap_options(annotate, fmt, title):
     if annotate is not None and not isinstance(annotate, (bool, np.bool_)):
         raise TypeError(f"annotate must be True, False or None, got {describe(annotate)}")
     if not isinstance(fmt, str):
@@ -555,30 +621,16 @@ def plot_nemenyi_heatmap(
     except (TypeError, ValueError) as exc:
         raise ValueError(f"fmt={fmt!r} is not a format for a number: {exc}") from None
     _check_text("title", title)
-    idx = _method_order(result, order)
-    k = len(idx)
-    if annotate and k > MAX_ANNOTATED_METHODS:
-        raise ValueError(
-            f"annotate=True writes {k * (k - 1)} p-values for {k} methods; at most "
-            f"{MAX_ANNOTATED_METHODS} methods can be annotated (pass annotate=False)"
-        )
-    n_texts = k * (k - 1) if (annotate or (annotate is None and k <= 20)) else 0
-    check_allocation(
-        "result",
-        f"{k} methods",
-        nbytes_of(k, k, itemsize=4 * 8) + nbytes_of(n_texts, itemsize=_TEXT_BYTES),
-        "the cells of the heat map",
-    )
-    names = [result.methods[j] for j in idx]
-    p = np.asarray(result.pvalues)[np.ix_(idx, idx)]
-    sig = p < alpha
+
+
+def _draw_cells(ax, names, p, alpha):
+    """The image of the p-values ``p`` (methods ``names`` in both directions), white on the
+    diagonal, with the methods' names as tick labels and a grid between the cells."""
+    k = len(names)
     cells = np.ma.masked_array(np.clip(p, 0.0, 1.0), mask=np.eye(k, dtype=bool))
     cmap, norm = _pvalue_scale(alpha)
-
-    side = max(4.0, 0.32 * k + 2.0)
-    fig, ax = _figure_and_axes(ax, (side + 1.6, side))
     image = ax.imshow(
-        cells, cmap=cmap, norm=norm, origin="lower", interpolation="nearest", aspect="equal"
+        cells, cmap=cmap, norm=norm, origin="upper", interpolation="nearest", aspect="equal"
     )
     ticksize = 9 if k <= 20 else max(5.0, 9 - (k - 20) / 6)
     ax.set_xticks(np.arange(k), labels=names, rotation=90, fontsize=ticksize)
@@ -587,37 +639,47 @@ def plot_nemenyi_heatmap(
     ax.set_yticks(np.arange(k + 1) - 0.5, minor=True)
     ax.grid(which="minor", color="0.55", linewidth=0.4)
     ax.tick_params(which="minor", length=0)
+    return image
 
-    if annotate is None:
-        annotate = k <= 20
-    if annotate:
-        size = max(4.0, min(9.0, 110.0 / k))
-        for i in range(k):
-            for j in range(k):
-                if i == j:
-                    continue
-                ax.text(
-                    j,
-                    i,
-                    format(p[i, j], fmt),
-                    ha="center",
-                    va="center",
-                    fontsize=size,
-                    color="white" if sig[i, j] else "black",
-                    gid="pvalue",
-                )
 
+def _annotate_pvalues(ax, p, sig, fmt):
+    """The p-value in every off-diagonal cell, white on the dark (significant) cells."""
+    k = len(p)
+    size = max(4.0, min(9.0, 110.0 / k))
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                continue
+            ax.text(
+                j,
+                i,
+                format(p[i, j], fmt),
+                ha="center",
+                va="center",
+                fontsize=size,
+                color="white" if sig[i, j] else "black",
+                gid="pvalue",
+            )
+
+
+def _draw_pvalue_bar(fig, ax, image, alpha, k):
+    """The colour bar of the map's scale, with alpha marked on it."""
     bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 0.5 + 0.05 * k), aspect=25, pad=0.03)
     ticks = [0.0, alpha / 2, alpha, *(t for t in (0.25, 0.5, 0.75) if t > alpha * 1.5), 1.0]
     bar.set_ticks(ticks, labels=[f"\u03b1 = {t:g}" if t == alpha else f"{t:g}" for t in ticks])
     bar.ax.axhline(alpha, color="black", linewidth=1.2)
     bar.set_label(f"Nemenyi p-value (below \u03b1 = {alpha:g}: significant)", fontsize="small")
     bar.ax.tick_params(labelsize="small")
-    if title is None:
-        title = f"Nemenyi p-values (Friedman p = {result.chi2_pvalue:.3g})"
-    if title:
-        ax.set_title(title)
-    return fig
+
+
+def _streams(result):
+    n = len(result.datasets)
+    return f"{n} stream" + ("" if n == 1 else "s")
+
+
+def _default_title(measure, what):
+    """The default title of a heat map or diagram: the measure, then (below) what it shows."""
+    return what if measure is None else f"{measure}\n{what}"
 
 
 def _pvalue_scale(alpha):
@@ -637,7 +699,9 @@ def _pvalue_scale(alpha):
 # ------------------------------------------------------------------------------ CD diagram
 
 
-def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=None, ax=None):
+def plot_critical_difference(
+    result, *, reverse=False, show_ranks=False, title=None, measure=None, ax=None
+):
     """Critical difference diagram of the Nemenyi test (Demšar, 2006, Figure 1).
 
     An axis of average ranks from 1 to ``k``; every method is joined to its average rank, the
@@ -654,7 +718,10 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
     show_ranks : bool, default=False
         Append the average rank to every method name.
     title : str, optional
-        Title of the axes.
+        Title of the axes; by default one that names ``measure``, the number of streams (the
+        data sets of ``result``) and ``result.alpha``; ``""`` for none.
+    measure : str, optional
+        Name of the measure the methods were ranked by, for the default title.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on (its axis lines are switched off); by default a new figure sized to the
         number of methods and the length of their names.
@@ -670,6 +737,11 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{label} must be True or False, got {describe(flag)}")
     _check_text("title", title)
+    _check_text("measure", measure)
+    if title is None:
+        title = _default_title(
+            measure, f"Nemenyi critical difference, {_streams(result)}, \u03b1 = {result.alpha:g}"
+        )
     k = result.n_methods
     check_allocation(
         "result",
@@ -682,47 +754,61 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
         f"{m} ({r:.2f})" if show_ranks else m for m, r in zip(result.methods, ranks, strict=True)
     ]
     groups = result.groups()
-
-    # Lengths in inches: the axes span the whole figure, one data unit per inch.
-    textspace = 0.3 + _text_width(labels, 9)
-    width = min(max(3.0, 0.3 * k), 12.0)
-    total_w = width + 2 * textspace
-
-    def xpos(r):
-        frac = (r - 1.0) / (k - 1.0)
-        return textspace + width * ((1.0 - frac) if reverse else frac)
-
-    cd_y, axis_y = 0.3, 0.75
-    group_y0, group_step = axis_y + 0.18, 0.12
-    row_y0 = group_y0 + len(groups) * group_step + 0.15
-    row_step = 0.24
-    n_left = math.ceil(k / 2)
-    total_h = row_y0 + (n_left - 1) * row_step + 0.3
-
+    lay = _CDLayout(k, _text_width(labels, 9), len(groups), reverse)
     if ax is None:
         from matplotlib.figure import Figure
 
-        title_h = 0.0 if title is None else 0.35
-        fig = Figure(figsize=(total_w, total_h + title_h))
-        ax = fig.add_axes((0.0, 0.0, 1.0, total_h / (total_h + title_h)))
+        title_h = 0.35 * (title.count("\n") + 1) if title else 0.0
+        fig = Figure(figsize=(lay.total_w, lay.total_h + title_h))
+        ax = fig.add_axes((0.0, 0.0, 1.0, lay.total_h / (lay.total_h + title_h)))
     else:
         fig, ax = _figure_and_axes(ax, None)
-    ax.set_xlim(0, total_w)
-    ax.set_ylim(total_h, 0)
+    ax.set_xlim(0, lay.total_w)
+    ax.set_ylim(lay.total_h, 0)
     ax.set_axis_off()
     line = {"color": "black", "linewidth": 1.0, "solid_capstyle": "butt"}
+    _draw_rank_axis(ax, lay.xpos, k, lay.axis_y, line)
+    _draw_cd_bar(ax, lay.xpos, k, lay.cd_y, result, line)
+    _draw_method_labels(ax, lay, ranks, labels, line)
+    _draw_groups(ax, lay, result, groups)
+    if title:
+        ax.set_title(title)
+    return fig
 
-    _draw_rank_axis(ax, xpos, k, axis_y, line)
-    _draw_cd_bar(ax, xpos, k, cd_y, result, line)
 
-    # Methods: the half nearer the left end on the left, the rest on the right.
-    by_x = sorted(range(k), key=lambda j: (xpos(ranks[j]), j))
-    left, right = by_x[:n_left], by_x[n_left:][::-1]
+class _CDLayout:
+    """Where the parts of a critical difference diagram of ``k`` methods go, in inches (the axes
+    span the whole figure, one data unit per inch; y grows downwards): ``xpos(rank)``, the
+    heights of the CD bar, the rank axis, the group bars and the label rows, and the size."""
+
+    def __init__(self, k, label_width, n_groups, reverse):
+        self.k, self.reverse = k, reverse
+        self.textspace = 0.3 + label_width
+        self.width = min(max(3.0, 0.3 * k), 12.0)
+        self.total_w = self.width + 2 * self.textspace
+        self.cd_y, self.axis_y = 0.3, 0.75
+        self.group_y0, self.group_step = self.axis_y + 0.18, 0.12
+        self.row_y0 = self.group_y0 + n_groups * self.group_step + 0.15
+        self.row_step = 0.24
+        self.n_left = math.ceil(k / 2)
+        self.total_h = self.row_y0 + (self.n_left - 1) * self.row_step + 0.3
+
+    def xpos(self, rank):
+        frac = (rank - 1.0) / (self.k - 1.0)
+        return self.textspace + self.width * ((1.0 - frac) if self.reverse else frac)
+
+
+def _draw_method_labels(ax, lay, ranks, labels, line):
+    """Every method's name, joined to its average rank: the half nearer the left end of the
+    axis on the left, the rest on the right."""
+    k = len(ranks)
+    by_x = sorted(range(k), key=lambda j: (lay.xpos(ranks[j]), j))
+    left, right = by_x[: lay.n_left], by_x[lay.n_left :][::-1]
     for side, members in (("left", left), ("right", right)):
         for row, j in enumerate(members):
-            x, y = xpos(ranks[j]), row_y0 + row * row_step
-            edge = textspace - 0.1 if side == "left" else total_w - textspace + 0.1
-            ax.plot([x, x, edge], [axis_y, y, y], gid="method-line", **line)
+            x, y = lay.xpos(ranks[j]), lay.row_y0 + row * lay.row_step
+            edge = lay.textspace - 0.1 if side == "left" else lay.total_w - lay.textspace + 0.1
+            ax.plot([x, x, edge], [lay.axis_y, y, y], gid="method-line", **line)
             ax.text(
                 edge - 0.05 if side == "left" else edge + 0.05,
                 y,
@@ -733,11 +819,14 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
                 gid="method-label",
             )
 
-    # Groups of methods that do not differ significantly.
+
+def _draw_groups(ax, lay, result, groups):
+    """A thick bar below the axis for each group of methods that do not differ significantly."""
+    ranks = np.asarray(result.mean_ranks)
     index = {m: j for j, m in enumerate(result.methods)}
     for g, members in enumerate(groups):
-        xs = [xpos(ranks[index[m]]) for m in members]
-        y = group_y0 + g * group_step
+        xs = [lay.xpos(ranks[index[m]]) for m in members]
+        y = lay.group_y0 + g * lay.group_step
         ax.plot(
             [min(xs) - 0.04, max(xs) + 0.04],
             [y, y],
@@ -746,9 +835,6 @@ def plot_critical_difference(result, *, reverse=False, show_ranks=False, title=N
             solid_capstyle="butt",
             gid="cd-group",
         )
-    if title is not None:
-        ax.set_title(title)
-    return fig
 
 
 def _draw_rank_axis(ax, xpos, k, axis_y, line):

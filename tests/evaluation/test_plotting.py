@@ -197,7 +197,7 @@ def test_heatmap_cells_dark_where_significant(result10):
     light = off & ~sig
     assert np.all(np.diff(grey[light][np.argsort(p[light])]) >= 0)
     np.testing.assert_array_equal(np.diag(grey), np.ones(4))  # white diagonal
-    assert image.origin == "lower"  # the best method at the bottom left
+    assert image.origin == "upper"  # the best method at the top left
     # at alpha = 0.05 nothing is dark
     image05 = plot_nemenyi_heatmap(result10, alpha=0.05).axes[0].get_images()[0]
     assert (_cell_grey(image05) >= 0.65).all()

@@ -108,14 +108,23 @@ def test_parallel_back_ends_give_the_serial_results(tmp_path):
     assert remote["mean_macro_f1"] == serial["mean_macro_f1"]
 
 
-def test_plots_are_written(tmp_path):
+def test_plots_are_written(tmp_path, monkeypatch):
+    from mlsom import experiment
+
+    # two measures of each kind of plot (all of them: tests/experiment/test_experiment_plots.py)
+    monkeypatch.setattr(experiment, "PLOTTED_MEASURES", ("macro_f1", "cardinality"))
+    monkeypatch.setattr(experiment, "RANKED_MEASURES", ("macro_f1", "hamming_loss"))
     small = dict(SMALL, methods=["mlsom", "BR-J48", "MINAS-BR"], seeds=[0], plots=True)
     s = run_experiment("quick", tmp_path, **small)
     names = sorted(p.rsplit("/", 1)[-1] for p in s["plots"])
     assert names == [
+        "cd-hamming_loss.png",
         "cd.png",
+        "curves-MOA-Spher-3C-2A-cardinality.png",
         "curves-MOA-Spher-3C-2A.png",
+        "curves-MOA-Spher-5C-2A-cardinality.png",
         "curves-MOA-Spher-5C-2A.png",
+        "nemenyi-hamming_loss.png",
         "nemenyi.png",
     ]
     for p in s["plots"]:
@@ -192,7 +201,7 @@ def test_curve_panels_keep_the_papers_selection():
     curves.update({"mlsom (d=3, best)": [0.05] * 3, "MINAS-BR": [0.01] * 3})
     kinds = {m: "batch" for m in curves if m.startswith("L")}
     kinds.update({m: "incremental" for m in curves if m.startswith("U")})
-    chosen = _panel_selection(curves, kinds)
+    chosen = _panel_selection(curves, kinds, keep={"mlsom (d=3, best)"})
     assert len(chosen) == 8
     assert {"mlsom (d=3, best)", "MINAS-BR", "L5", "U5"} <= set(chosen)
     assert (
@@ -216,51 +225,6 @@ def test_missing_data_files_stop_the_experiment_before_any_run(tmp_path, monkeyp
             progress=False,
         )
     assert not list((tmp_path / "runs").glob("*.json"))
-
-
-def test_a_method_keeps_its_style_in_every_curves_panel(monkeypatch, tmp_path):
-    """One style per method over all panels; each panel's best mlsom is the highlighted one."""
-    import numpy as np
-
-    import mlsom.plotting as plotting
-    from mlsom import experiment
-
-    class _Eval:
-        def curve(self, measure, cumulative, zero_division):
-            return np.linspace(0.2, 0.8, 5)
-
-    results, evals = [], []
-    methods = ["MINAS-BR", "BR-J48", "ML-kNN", "BR-HT", "zeta"]
-    for stream, present in (("A", methods[:3]), ("B", methods[1:])):
-        for m in present:
-            results.append({"run": {"label": m, "method": m, "stream": stream}, "kind": "batch"})
-            evals.append(_Eval())
-        d = 3 if stream == "A" else 5
-        results.append(
-            {"run": {"label": "mlsom", "method": "mlsom", "stream": stream, "grid_size": d}}
-        )
-        evals.append(_Eval())
-    seen = []
-    real = plotting.plot_curves
-
-    def spy(curves, **kw):
-        fig = real(curves, **kw)
-        seen.append(
-            {
-                ln.get_label(): (ln.get_color(), ln.get_linestyle(), ln.get_marker())
-                for ln in fig.axes[0].get_lines()
-            }
-        )
-        return fig
-
-    monkeypatch.setattr(experiment, "plot_curves", spy)
-    best = {"A": {"grid_size": 3}, "B": {"grid_size": 5}}
-    experiment._plots(results, evals, best, None, tmp_path, 1.0)
-    assert len(seen) == 2
-    for m in ("BR-J48", "ML-kNN"):
-        assert seen[0][m] == seen[1][m]
-    assert seen[0]["mlsom (d=3, best)"] == seen[1]["mlsom (d=5, best)"]
-    assert seen[0]["mlsom (d=3, best)"][0] == "black"
 
 
 # ------------------------------------------------------------------------- labels that arrive

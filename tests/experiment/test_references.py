@@ -286,8 +286,11 @@ def test_a_tiny_experiment_marks_the_references(tmp_path, monkeypatch, capsys):
     assert "10 runs (0 found finished, 10 run now)" in text
     refs = ["every-label", "label-rate", "mlsom-frozen-d2", "top-z"]
     assert REFERENCE_MARK == " (reference)"
-    for label in refs:
+    for label in ["every-label", "label-rate", "top-z"]:
         assert text.count(f"{label} (reference) ") == 3, label  # 2 streams, the ranks
+    # mlsom-frozen: its runs on the streams, its best d in the ranks (a method of its own)
+    assert text.count("mlsom-frozen-d2 (reference) ") == 2
+    assert text.count("mlsom-frozen (best d) (reference) ") == 1
     assert "mlsom-d2 " in text and "mlsom-d2 (reference)" not in text
     with open(tmp_path / "results.csv") as f:
         rows = list(csv.DictReader(f))
@@ -297,11 +300,17 @@ def test_a_tiny_experiment_marks_the_references(tmp_path, monkeypatch, capsys):
     }
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["references"] == refs
-    assert sorted(summary["statistics"]["methods"]) == sorted(["mlsom (best d)", *refs])
-    marked = {f"{m} (reference)" for m in refs}
+    stats = ["every-label", "label-rate", "mlsom-frozen (best d)", "top-z"]
+    marked = [f"{m} (reference)" for m in stats]
+    assert sorted(summary["statistics"]["methods"]) == sorted(["mlsom (best d)", *marked])
+    curves = [f"{m} (reference)" for m in ["every-label", "label-rate", "top-z"]]
+    curves.append("mlsom-frozen (d=2, best) (reference)")
     for name, shown in drawn:
-        assert marked <= set(shown), name
-    assert sorted(name for name, _ in drawn) == ["cd", "curves", "curves", "nemenyi"]
+        assert set(curves if name == "curves" else marked) <= set(shown), name
+    n = len(experiment.RANKED_MEASURES)  # a CD diagram and a heat map each
+    assert sorted(name for name, _ in drawn) == sorted(
+        ["cd", "nemenyi"] * n + ["curves"] * 2 * len(experiment.PLOTTED_MEASURES)
+    )
     # a second run finds every run finished
     assert (
         run_experiment(

@@ -474,19 +474,27 @@ def _check_keep_labels(keep_labels):
     return keep
 
 
-def find_files(folder: Path | None, spec: _RealSpec, entry: TableEntry):
-    """The first complete alternative of ARFF files (and the XML), or FileNotFoundError."""
+def find_files(folder: Path | None, spec: _RealSpec, entry: TableEntry, advice: str | None = None):
+    """The first complete alternative of ARFF files (and the XML), or FileNotFoundError naming
+    every file missing (and those found), then ``advice``: how to give the folder (by default in
+    Python: ``data_home=`` or the environment variable; ``""`` for none)."""
+    if advice is None:
+        advice = (
+            f"pass data_home= or set the environment variable {DATA_ENV} to the folder holding them"
+        )
     alternatives = " or ".join(" + ".join(files) for files in spec.files)
-    needed = alternatives + (f", with {spec.xml}" if spec.xml else "")
-    hint = (
-        f"pass data_home= or set the environment variable {DATA_ENV} to the folder holding "
-        f"them (a .gz, .bz2 or .xz copy of an ARFF file is accepted; sub-folders searched: "
-        f"{', '.join(spec.folders)})"
+    subs = ", ".join(spec.folders)
+    needed = (
+        f"{alternatives}{f', with {spec.xml}' if spec.xml else ''} (a .gz, .bz2 or .xz copy of "
+        "an ARFF file is accepted)"
     )
     if folder is None:
         raise FileNotFoundError(
-            f"{entry.name} is a real data set and needs the file(s) {needed}; no data folder "
-            f"given: {hint}"
+            _advised(
+                f"{entry.name} is a real data set and needs the files {needed}; no data folder "
+                "is given",
+                advice,
+            )
         )
     dirs = [folder] + [folder / sub for sub in spec.folders]
 
@@ -501,15 +509,30 @@ def find_files(folder: Path | None, spec: _RealSpec, entry: TableEntry):
     for files in spec.files:
         paths = [locate(f) for f in files]
         if all(p is not None for p in paths):
-            xml = None
-            if spec.xml is not None:
-                xml = locate(spec.xml)
-                if xml is None:
-                    continue
-            return paths, xml
+            xml = None if spec.xml is None else locate(spec.xml)
+            if spec.xml is None or xml is not None:
+                return paths, xml
+    # not found: every file looked up, to name each one missing (the ARFF files when no
+    # alternative is complete, the XML when it is absent)
+    names = list(dict.fromkeys(f for files in spec.files for f in files))
+    located = {f: locate(f) for f in names + ([spec.xml] if spec.xml else [])}
+    complete = [files for files in spec.files if all(located[f] for f in files)]
+    missing = [f for f in names if not complete and located[f] is None]
+    missing += [spec.xml] if spec.xml and located[spec.xml] is None else []
+    found = [f for f, p in located.items() if p is not None]
+    where = f"{folder} and its sub-folder{'s' if len(spec.folders) > 1 else ''} {subs}"
     raise FileNotFoundError(
-        f"{entry.name}: expected file(s) {needed} not found in {folder}; {hint}"
+        _advised(
+            f"{entry.name}: missing from {where}: {', '.join(missing)}"
+            + (f" (found: {', '.join(found)})" if found else "")
+            + f"; it needs {needed}",
+            advice,
+        )
     )
+
+
+def _advised(detail, advice):
+    return f"{detail}; {advice}" if advice else detail
 
 
 def _is_data_file(p: Path, folder: Path, entry: TableEntry) -> bool:
