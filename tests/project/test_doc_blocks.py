@@ -39,7 +39,7 @@ FLAGS = {"ignore-timings", "ignore-version"}
 LANGUAGES = {"test": {"python", "console"}, "output": {"text"}}
 
 # the pages whose code blocks must stay marked (the list); others may mark blocks too
-MUST_MARK = ("README.md", "docs/river.md", "docs/evaluation.md")
+MUST_MARK = ("README.md", "docs/river.md", "docs/evaluation.md", "docs/your-data.md")
 
 
 @dataclass
