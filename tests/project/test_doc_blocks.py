@@ -24,6 +24,7 @@ import importlib.util
 import io
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -89,7 +90,7 @@ def marked_blocks(text, name):
                 pending = None
             i = end + 1
             continue
-        mark = MARK.search(lines[i])
+        mark = MARK.fullmatch(lines[i].strip())  # a line of its own: prose may quote a marker
         if (mark or lines[i].strip()) and pending:
             raise ValueError(f"{pending[2]}: a marker not followed by a code block")
         if mark:
@@ -199,7 +200,11 @@ def test_a_pages_marked_blocks_print_what_it_shows(name, tmp_path, monkeypatch):
                 pytest.skip(f"{name} needs {module}")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    problems = run_page(text, name, filename=str(ROOT / name))
+    try:
+        problems = run_page(text, name, filename=str(ROOT / name))
+    finally:
+        if "matplotlib.pyplot" in sys.modules:  # the figures a page made
+            sys.modules["matplotlib.pyplot"].close("all")
     assert not problems, "\n\n".join(problems)
 
 
@@ -290,6 +295,11 @@ def test_only_timings_and_the_version_are_masked():
 def test_a_malformed_marker_is_refused_naming_its_line(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         marked_blocks(text, "page.md")
+
+
+def test_a_marker_quoted_in_prose_is_not_a_marker():
+    text = "Mark a block with `<!-- doc-test -->` on the line before it.\n\n```python\nx = 1\n```\n"
+    assert marked_blocks(text, "page.md") == []
 
 
 def test_a_console_block_runs_its_commands_and_compares_each_output():
