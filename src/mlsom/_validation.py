@@ -3,6 +3,7 @@
 import math
 import numbers
 import os
+import time
 
 import numpy as np
 
@@ -333,7 +334,27 @@ def check_labels(name, Y, n_samples, *, require_positive=True):
     return arr
 
 
+#: how long a read of the cgroup's CPU quota is reused (seconds): every call that may use threads
+#: asks for the cores it may use, and reading the files cost a one-row predict about a tenth of
+#: its time; a quota changed while the process runs takes effect within this time
+CPU_QUOTA_TTL = 1.0
+_cpu_quota_cache = {}
+
+
 def _cgroup_cpu_limit():
+    """The CPU quota of this process's cgroup, read at most once per CPU_QUOTA_TTL seconds in a
+    process (a forked child reads its own)."""
+    key, now = os.getpid(), time.monotonic()
+    cached = _cpu_quota_cache.get(key)
+    if cached is not None and now - cached[0] < CPU_QUOTA_TTL:
+        return cached[1]
+    quota = read_cgroup_cpu_limit()
+    _cpu_quota_cache.clear()
+    _cpu_quota_cache[key] = (now, quota)
+    return quota
+
+
+def read_cgroup_cpu_limit():
     """The CPU quota of this process's cgroup (cgroup v2 cpu.max, else v1 cfs), rounded up; None
     where no quota is set or it cannot be read."""
     for path, parse in (
