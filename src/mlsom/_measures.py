@@ -69,7 +69,9 @@ def check_measure(measure):
     return measure
 
 
-def _check_01(name, arr):
+def check_01(name, arr):
+    """Refuse any value of ``arr`` but 0 and 1 (False and True), naming ``name``, the value and
+    where it is."""
     if arr.dtype.kind != "b" and arr.size:
         bad = (arr != 0) & (arr != 1)  # NaN is neither
         if bad.any():
@@ -87,8 +89,8 @@ def check_pair(Y, Y_hat):
         raise ValueError(
             f"Y and Y_hat must be 2-D arrays of the same shape, got {Y.shape} and {Y_hat.shape}"
         )
-    _check_01("Y", Y)
-    _check_01("Y_hat", Y_hat)
+    check_01("Y", Y)
+    check_01("Y_hat", Y_hat)
     return Y.astype(bool), Y_hat.astype(bool)
 
 

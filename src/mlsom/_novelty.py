@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._measures import (
+    check_01,
     check_zero_division,
     compute_measure,
     confusion_counts,
@@ -42,14 +43,7 @@ def _check_01_matrix(name, values, n_rows=None):
         raise ValueError(f"{name} must be a 2-D array, got shape {arr.shape}")
     if n_rows is not None and arr.shape[0] != n_rows:
         raise ValueError(f"{name} has {arr.shape[0]} rows, Y has {n_rows}")
-    if arr.dtype.kind != "b" and arr.size:
-        bad = (arr != 0) & (arr != 1)  # NaN is neither
-        if bad.any():
-            i, j = np.argwhere(bad)[0]
-            raise ValueError(
-                f"{name} must contain only 0 and 1, found {arr[i, j].item()!r} at row {i}, "
-                f"column {j}"
-            )
+    check_01(name, arr)
     return arr.astype(bool)
 
 
