@@ -6,14 +6,17 @@
 #   bash .ci/sanitize.sh tests/x.py ...  the tests given
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install -q "setuptools>=77" "Cython>=3.1" "numpy>=2.0" "pytest>=8" "hypothesis>=6" \
     scipy pandas
-MLSOM_SANITIZE=1 "$WORK/venv/bin/pip" install -q --no-build-isolation --no-deps "$ROOT" \
+# built from a copy of the tree (tracked and untracked files, not the ignored ones), so that the
+# sanitized objects never land in the checkout's build/ where an in-place build would pick them up
+mkdir "$WORK/tree"
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$WORK/tree"
+MLSOM_SANITIZE=1 "$WORK/venv/bin/pip" install -q --no-build-isolation --no-deps "$WORK/tree" \
     > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
 CC=${CC:-gcc}
 PRELOAD="$("$CC" -print-file-name=libasan.so):$("$CC" -print-file-name=libubsan.so)"

@@ -4,7 +4,7 @@
                                         [--rounds N] [--quick] [--json out.json]
 
 DIR is a directory that holds a built ``mlsom`` package (``src`` of a checkout built in place,
-or a ``site-packages``). Each round runs one worker process per build, before then after, each
+or a ``site-packages``). Each round runs one worker process per build, each
 timing every case once on every SIMD path asked for; a case's time is its best over the rounds,
 so a slow spell of the shared machine falls on both builds. The work is that of
 ``kernel_gains.py`` (the suite's cases, smaller): ``fit`` of one 10 x 10 map on 20,000 x 100
@@ -12,8 +12,9 @@ so a slow spell of the shared machine falls on both builds. The work is that of
 and float32; one thread. The per-call cases time what each call costs beyond its rows, on a
 robust model that labels have taught (every group of the state held): 500 calls of
 ``predict_one``, of ``partial_fit`` of one row, and of ``predict_stream`` of 8 rows with the
-labels of 2 arriving meanwhile. The table gives after / before per case: a change that should not
-change speed should stay within the run-to-run noise (a few per cent on this machine).
+labels of 2 arriving meanwhile. The builds take turns going first, round by round. The table
+gives after / before per case: a change that should not change speed should stay within the
+run-to-run noise (a few per cent on this machine).
 """
 
 import argparse
@@ -32,6 +33,9 @@ def worker(simd, quick):
     import kernel_gains
 
     import mlsom
+
+    if b"__asan_init" in Path(mlsom._core.__file__).read_bytes():
+        raise SystemExit(f"{mlsom._core.__file__} is a sanitized build: rebuild it plainly")
 
     def select(path):
         try:
@@ -126,7 +130,9 @@ def main(argv=None):
         ap.error("--before and --after are required")
     best = {"before": {}, "after": {}}
     for r in range(args.rounds):
-        for name in ("before", "after"):
+        # Alternate which build goes first: the first process of a pair can find the machine in
+        # another state (caches, frequency) than the second, and that must not fall on one build.
+        for name in ("before", "after") if r % 2 == 0 else ("after", "before"):
             env = dict(os.environ, PYTHONPATH=os.path.abspath(getattr(args, name)))
             for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
                 env[var] = "1"
@@ -136,8 +142,8 @@ def main(argv=None):
             if proc.returncode != 0:
                 raise SystemExit(f"the {name} build failed:\n{proc.stderr[-2000:]}")
             got = json.loads(proc.stdout.strip().splitlines()[-1])
-            if r == 0:
-                print(f"{name}: {got['mlsom']}", flush=True)
+            if r < 2:
+                print(f"round {r + 1}, {name}: {got['mlsom']}", flush=True)
             for case, t in got["times"].items():
                 best[name][case] = min(t, best[name].get(case, float("inf")))
     print(f"\nbest of {args.rounds} rounds x 2 runs, one thread\n")
