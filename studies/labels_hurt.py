@@ -13,9 +13,11 @@ each fraction: macro, micro and example-based F, Hamming loss and the predicted 
 cardinality over the whole stream, and the model's final S / N. ``--params`` passes estimator
 parameters (``corrections``, ``correction_rate``, ...) to ablate the labelled update.
 
-What it showed (docs/results.md, "When labels raise the cardinality"): at d = 10 the labels lower
-macro F (0.233 without labels, 0.201 / 0.192 / 0.198 with 1 % / 10 % / 100 %) and raise the
-Hamming loss (0.19 to 0.31) and the predicted cardinality (2.8 to 6.1-6.4 against a true 2.86).
+What it showed (docs/results.md, "Labels never hurt"): before the bound of ceil(z_lab) labels an
+instance, at d = 10 the labels lowered macro F (0.233 without labels, 0.201 / 0.192 / 0.198 with
+1 % / 10 % / 100 %) and raised the Hamming loss (0.19 to 0.31) and the predicted cardinality (2.8
+to 6.1-6.4 against a true 2.86); with it and corrections="tested" (the defaults), macro F rises
+with the labels (seed 0: 0.236 / 0.249 / 0.246) and the Hamming loss stays within 0.002.
 """
 
 from __future__ import annotations

@@ -148,6 +148,10 @@ ctypedef struct Work:
                         # be (_bayes_test)
     const Guards *gd    # each label's guards, or NULL (_vetoed)
     uint8_t *mveto      # (L) OUT (w.rec) whether a tested label's instance was nearer a guard
+    Py_ssize_t cap      # with w.extra, at most this many labels are predicted, 0: no bound
+                        # (_label_cap, _bound_labels)
+    double *brhs        # (L) per label accepted: its test's right-hand side, then (beyond the
+    Py_ssize_t *bbc     # ranking) its slack; and its best-matching unit (_bound_labels)
 
 
 cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
@@ -177,10 +181,12 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.rdirty = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.mveto = <uint8_t *> malloc(L * sizeof(uint8_t))
     w.rej = <uint8_t *> malloc(L * sizeof(uint8_t))
-    if (w.dp == NULL or w.mveto == NULL or w.ex == NULL or w.stamp == NULL or w.ent == NULL
-            or w.amb == NULL or w.winnr == NULL or w.votes == NULL or w.in_y == NULL
-            or w.weak == NULL or w.rank == NULL or w.moved == NULL or w.marg == NULL
-            or w.mkind == NULL or w.rt == NULL
+    w.brhs = <double *> malloc(L * sizeof(double))
+    w.bbc = <Py_ssize_t *> malloc(L * sizeof(Py_ssize_t))
+    if (w.dp == NULL or w.brhs == NULL or w.bbc == NULL or w.mveto == NULL or w.ex == NULL
+            or w.stamp == NULL or w.ent == NULL or w.amb == NULL or w.winnr == NULL
+            or w.votes == NULL or w.in_y == NULL or w.weak == NULL or w.rank == NULL
+            or w.moved == NULL or w.marg == NULL or w.mkind == NULL or w.rt == NULL
             or w.tie == NULL or w.lla == NULL or w.rmin == NULL or w.rdirty == NULL
             or w.skip == NULL or w.below == NULL or w.rej == NULL):
         _work_free(w)
@@ -196,6 +202,7 @@ cdef Work *_work_alloc(Py_ssize_t M, Py_ssize_t L) noexcept nogil:
     w.rec = 0
     w.has_bounds = 0
     w.gd = NULL
+    w.cap = 0
     for j in range(N_COUNTERS):
         w.cnt[j] = 0
     for j in range(M):
@@ -231,6 +238,8 @@ cdef void _work_free(Work *w) noexcept nogil:
     free(w.rdirty)
     free(w.mveto)
     free(w.rej)
+    free(w.brhs)
+    free(w.bbc)
     free(w)
 
 
@@ -681,6 +690,8 @@ cdef inline bint _bayes_test(const floating *x, const float *d, double gap, cons
     bc = _winner(x, d, gap, Wt, A, M, offsets, c, w)
     if _accept(x, Wt, A, M, c, bc, d[bc], gap, rhs, logA, squared, w):
         w.in_y[c] = 1
+        w.brhs[c] = rhs
+        w.bbc[c] = bc
         # accepted only thanks to a negative offset: predicted, not learnt from (a label beyond
         # the ranking never is: no need to ask)
         if not beyond and ((w.ctl and _toff(w, c) < 0) or (w.thl != NULL and w.thl[c] < 0)):
@@ -720,7 +731,66 @@ cdef inline Py_ssize_t _bayes_decision(const floating *x, const float *d, double
             if offsets[c + 1] > offsets[c] and not _is_ranked(w.rank, n_ranked, c):
                 n_pred += _bayes_test(x, d, gap, Wt, A, M, offsets, L, T, logC, logA, c,
                                       squared, skip_zero, True, w)
+    if w.extra:
+        n_pred = _bound_labels(x, Wt, A, M, L, logA, squared, w.rank, n_ranked, n_pred, w)
     return n_pred
+
+
+cdef inline Py_ssize_t _label_cap(const double *zl) noexcept nogil:
+    """How many labels an instance may get once labels have taught the rule: the ceiling of the
+    labelled cardinality z (zl[0], set where zl[1] != 0), at least 1; 0 (no bound) before
+    labels set z."""
+    cdef Py_ssize_t c
+    if zl == NULL or zl[1] == 0.0:
+        return 0
+    c = <Py_ssize_t> ceil(zl[0])
+    return c if c > 1 else 1
+
+
+cdef Py_ssize_t _bound_labels(const floating *x, const floating *Wt, Py_ssize_t A, Py_ssize_t M,
+                              Py_ssize_t L, const double *logA, bint squared,
+                              const Py_ssize_t *rank, Py_ssize_t n_ranked, Py_ssize_t n_pred,
+                              Work *w) noexcept nogil:
+    """Once labels have taught the rule (w.extra), at most w.cap labels are predicted
+    (_label_cap): the ranked labels predicted first, in ranking order, then the labels beyond
+    the ranking by their slack (margin less the label's offset), the largest first, label order
+    on a tie. The others leave w.in_y (and w.weak). Returns the number of labels predicted
+    (docs/method.md, "The labels beyond the ranking")."""
+    cdef Py_ssize_t cap = w.cap, kept = 0, r, c, best
+    cdef double dist
+    if cap <= 0 or n_pred <= cap:
+        return n_pred
+    for r in range(n_ranked):
+        c = rank[r]
+        if w.in_y[c]:
+            if kept < cap:
+                kept += 1
+            else:
+                w.in_y[c] = 0
+                w.weak[c] = 0
+    for c in range(L):  # the labels accepted beyond the ranking: their slack, flagged 2
+        if w.in_y[c] and not _is_ranked(rank, n_ranked, c):
+            dist = _exact(x, Wt, A, M, w.bbc[c], w)
+            if not squared:
+                dist = sqrt(dist)
+            w.brhs[c] = (-dist - logA[w.bbc[c]]) - w.brhs[c]
+            if w.thl != NULL:
+                w.brhs[c] = w.brhs[c] - w.thl[c]
+            w.in_y[c] = 2
+    while kept < cap:
+        best = -1
+        for c in range(L):
+            if w.in_y[c] == 2 and (best < 0 or w.brhs[c] > w.brhs[best]):
+                best = c
+        if best < 0:
+            break
+        w.in_y[best] = 1
+        kept += 1
+    for c in range(L):
+        if w.in_y[c] == 2:
+            w.in_y[c] = 0
+            w.weak[c] = 0
+    return kept
 
 
 cdef Py_ssize_t _classify(const floating *x, const float *d, double gap, const floating *Wt,

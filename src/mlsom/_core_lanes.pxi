@@ -354,7 +354,7 @@ cdef void _lanes_bayes(const floating *x, Py_ssize_t l, const floating *Wt, Py_s
     labels have taught the rule (w.extra), over every other label with a map in label order (OUT
     w.in_y), as _bayes_decision, its best-matching units found from the 16-row screening
     values."""
-    cdef Py_ssize_t r, c, n_rk = z.nrk[l]
+    cdef Py_ssize_t r, c, n_rk = z.nrk[l], n_pred = 1
     w.cnt[CNT_LANES_ROWS] += 1
     w.cur += 1
     for c in range(L):
@@ -362,31 +362,38 @@ cdef void _lanes_bayes(const floating *x, Py_ssize_t l, const floating *Wt, Py_s
     if n_rk > 0:
         w.in_y[z.rank[l * L]] = 1
     for r in range(1, n_rk):
-        _lane_test(x, l, Wt, A, M, offsets, L, T, logC, logA, squared, skip_zero, g, m1, i1, m2,
-                   z, w, z.rank[l * L + r])
+        n_pred += _lane_test(x, l, Wt, A, M, offsets, L, T, logC, logA, squared, skip_zero, g,
+                             m1, i1, m2, z, w, z.rank[l * L + r])
     if w.extra and 0 < n_rk < L:
         for c in range(L):
             if offsets[c + 1] > offsets[c] and not _is_ranked(z.rank + l * L, n_rk, c):
-                _lane_test(x, l, Wt, A, M, offsets, L, T, logC, logA, squared, skip_zero, g, m1,
-                           i1, m2, z, w, c)
+                n_pred += _lane_test(x, l, Wt, A, M, offsets, L, T, logC, logA, squared,
+                                     skip_zero, g, m1, i1, m2, z, w, c)
+    if w.extra and n_rk > 0:
+        _bound_labels(x, Wt, A, M, L, logA, squared, z.rank + l * L, n_rk, n_pred, w)
 
 
-cdef inline void _lane_test(const floating *x, Py_ssize_t l, const floating *Wt, Py_ssize_t A,
+cdef inline bint _lane_test(const floating *x, Py_ssize_t l, const floating *Wt, Py_ssize_t A,
                             Py_ssize_t M, const int64_t *offsets, Py_ssize_t L, const int64_t *T,
                             const double *logC, const double *logA, bint squared,
                             bint skip_zero, const float *g, const float *m1, const int32_t *i1,
                             const float *m2, Lanes *z, Work *w, Py_ssize_t c) noexcept nogil:
-    """The Bayes test of label c for row l (_lanes_bayes): sets w.in_y[c] when it passes."""
+    """The Bayes test of label c for row l (_lanes_bayes): sets w.in_y[c] (and what
+    _bound_labels needs) when it passes. Returns whether it passed."""
     cdef Py_ssize_t bc
     cdef double rhs
     if not _bayes_rhs(T, logC, L, c, w.in_y, skip_zero, &rhs):
-        return
+        return False
     if w.ctl:
         rhs = _offset_rhs(w, rhs, c)  # the robust variant's acceptance offsets
     bc = _lane_bmu(x, Wt, A, M, g, l, offsets, c, m1[64 * c + l], i1[64 * c + l],
                    m2[64 * c + l], z.gap[l], z.gapf[l], w)
     if _accept(x, Wt, A, M, c, bc, g[16 * bc + l], z.gap[l], rhs, logA, squared, w):
         w.in_y[c] = 1
+        w.brhs[c] = rhs
+        w.bbc[c] = bc
+        return True
+    return False
 
 
 cdef void _lanes_group(const floating *px, Py_ssize_t row0, Py_ssize_t nrow, Py_ssize_t q,

@@ -199,6 +199,7 @@ cdef void _online_run(Online *o, ModelView *v, const floating *X, Py_ssize_t n,
             # this instance's screening values, the gap, the labels to rank
             d = o.G + e * M
             n_rank = _n_ranked(S, N, L, pzl)
+            o.w.cap = _label_cap(pzl)
             gap = _screen_gap(tscale, xxb[e], wwmax) if screening else INFINITY
             if not isfinite(gap):
                 gap = INFINITY   # every neuron a candidate: all distances exact

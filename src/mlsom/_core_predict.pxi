@@ -40,7 +40,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
                         Py_ssize_t n_rank, bint squared, bint skip_zero, double tscale,
                         double wwmax, uint8_t *pY, int n_threads, bint ctl,
                         double theta, const double *phl, const double *thl,
-                        const Guards *gd) noexcept nogil:
+                        Py_ssize_t cap, const Guards *gd) noexcept nogil:
     """Rows 0:n_lanes on the 16-row path: chunks of 64 rows over the threads (_lanes_chunk).
     Returns how many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -56,6 +56,7 @@ cdef int _predict_lanes(const floating *px, Py_ssize_t n, Py_ssize_t n_lanes, co
             w.phl = phl
             w.thl = thl
             w.extra = thl != NULL  # (given only once labels have taught the rule)
+            w.cap = cap
             w.gd = gd
         z = _lanes_alloc(A, M, L)
         # dynamic: a thread slowed by other work on a shared machine does not hold the others
@@ -82,7 +83,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
                          Py_ssize_t n_rank, bint squared, bint skip_zero, bint screening,
                          double tscale, double wwmax, uint8_t *pY, int n_threads, bint ctl,
                          double theta, const double *phl, const double *thl,
-                         const Guards *gd) noexcept nogil:
+                         Py_ssize_t cap, const Guards *gd) noexcept nogil:
     """Rows s0:n row by row: blocks of PRB rows over the threads (_predict_rows). Returns how
     many threads could not get their buffers (0: all done)."""
     cdef Py_ssize_t ch, s
@@ -100,6 +101,7 @@ cdef int _predict_blocks(const floating *px, Py_ssize_t s0, Py_ssize_t n, const 
             w.phl = phl
             w.thl = thl
             w.extra = thl != NULL  # (given only once labels have taught the rule)
+            w.cap = cap
             w.gd = gd
         G = <float *> malloc((PRB * M + 4) * sizeof(float))
         X2 = <float *> malloc(PRB * A * sizeof(float))
@@ -138,7 +140,7 @@ cdef int _predict_frozen(const Frozen *f, const ModelView *v, const floating *px
     16-row kernels are selected (the same results), in chunks of 64 rows; a last chunk of
     fewer than LANES_MIN rows (all of a small call) goes row by row, which is faster than
     screening a padded chunk of 64."""
-    cdef Py_ssize_t A = v.A, M = v.M, L = v.L, c, n_rank, n_lanes = 0
+    cdef Py_ssize_t A = v.A, M = v.M, L = v.L, c, n_rank, n_lanes = 0, cap
     cdef int failed = 0
     cdef double wwmax, tscale
     cdef bint screening = _sw.screening
@@ -154,17 +156,18 @@ cdef int _predict_frozen(const Frozen *f, const ModelView *v, const floating *px
     for c in range(L):
         _log_cond(v.T, L, logC, c)
     n_rank = _n_ranked(v.NS[1], v.NS[0], L, f.zl)
+    cap = _label_cap(f.zl) if f.thl != NULL else 0
     wwmax = _maxval(v.ww, M)
     tscale = _tol_scale(A)
     if lanes:
         failed = _predict_lanes(px, n, n_lanes, v.cc, v.Ws, v.ww, pw, pwr, A, M, v.ncls,
                                 v.offsets, L, v.T, logC, v.logA, v.k_nn, n_rank, v.squared,
                                 f.skip_zero, tscale, wwmax, pY, f.n_threads, f.ctl, f.theta,
-                                f.phl, f.thl, f.gd)
+                                f.phl, f.thl, cap, f.gd)
     if n_lanes < n and not failed:
         failed = _predict_blocks(px, n_lanes, n, v.cc, v.Ws, v.ww, pw, pwr, A, M, v.ncls,
                                  v.offsets, L, v.T, logC, v.logA, v.k_nn, n_rank, v.squared,
                                  f.skip_zero, screening, tscale, wwmax, pY, f.n_threads, f.ctl,
-                                 f.theta, f.phl, f.thl, f.gd)
+                                 f.theta, f.phl, f.thl, cap, f.gd)
     free(logC)
     return failed

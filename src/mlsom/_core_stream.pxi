@@ -759,6 +759,7 @@ cdef void _paired_tests(const floating *x, const int8_t *yl, const float *d, dou
             pr.d2[b] = <float> da
             pr.w2.thl = w.thl
             pr.w2.extra = w.extra
+            pr.w2.cap = w.cap
             pr.w2.ctl = w.ctl
             pr.w2.theta = w.theta
             pr.w2.phl = w.phl

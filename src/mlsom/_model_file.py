@@ -27,6 +27,7 @@ import math
 import os
 import re
 import stat
+import sys
 import zipfile
 
 import numpy as np
@@ -160,7 +161,9 @@ def read_model(path, cls, fitted_record):
     if not isinstance(params, dict) or not set(params) <= known:
         unknown = sorted(set(params) - known) if isinstance(params, dict) else params
         raise ValueError(f"{name!r}: inconsistent model file: parameters {unknown!r}")
-    model = cls(**params)
+    # string values interned, as the constructor's defaults are: a loaded model then pickles to
+    # the same bytes as the model saved (pickle writes one object once, two equal ones twice)
+    model = cls(**{k: sys.intern(v) if type(v) is str else v for k, v in params.items()})
     try:
         model._validate_params()
         # files written before the "fitted" record was kept were fitted with their params

@@ -199,7 +199,7 @@ class SOMStreamClassifier(ParamsMixin):
     correction_rate : float, default=0.5
         How far, in (0, 1], a labelled instance given to ``partial_fit`` pulls the best-matching
         neuron of a true label the model did not predict (a miss). Unused without labels.
-    corrections : {"strong", "tested"}, default="strong"
+    corrections : {"tested", "strong"}, default="tested"
         How ``partial_fit`` corrects a wrong prediction. "strong": a miss moves the neuron by
         ``correction_rate`` and a false alarm moves it onto the label's last labelled positive,
         always. "tested" (docs/method.md, "A paired test of the corrections"): each correction
@@ -388,7 +388,7 @@ class SOMStreamClassifier(ParamsMixin):
         *,
         learning_rate=0.05,
         correction_rate=0.5,
-        corrections="strong",
+        corrections="tested",
         label_persistence="tested",
         n_epochs=100,
         max_epochs=1000,

@@ -350,11 +350,13 @@ def test_the_count_of_pairs_stays_below_2_to_the_53(tmp_path):
     assert int(again._state["pair_total"][0]) == total
 
 
-def test_a_few_labels_undo_a_label_swap():
+@pytest.mark.parametrize("corrections, n_labelled", [("strong", 40), ("tested", 120)])
+def test_a_few_labels_undo_a_label_swap(corrections, n_labelled):
     """The failure labels are there to fix: two clusters whose maps self-training has swapped
     (each label's neurons moved onto the other's cluster). A few labelled instances of each
     cluster put every neuron back: misses pull the true label's neuron over, false alarms send
-    the wrong one to its label's last positive."""
+    the wrong one to its label's last positive; with the paired test (the default), once it has
+    seen its 10 pairs and found that the strong corrections win them."""
     rng = np.random.default_rng(5)
     centres = np.array([[0.0, 0.0], [6.0, 0.0]])
     lab = rng.integers(0, 2, size=400)
@@ -362,7 +364,8 @@ def test_a_few_labels_undo_a_label_swap():
     Y = np.eye(2, dtype=np.uint8)[lab]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = SOMStreamClassifier(grid_size=2, random_state=0).fit(X[:200], Y[:200])
+        model = SOMStreamClassifier(grid_size=2, random_state=0, corrections=corrections)
+        model.fit(X[:200], Y[:200])
     right = model.predict(X[200:])
     assert (right == Y[200:]).all(axis=1).mean() > 0.95
     st = model._state  # swap the maps' neurons: each label's neurons onto the other's cluster
@@ -373,9 +376,10 @@ def test_a_few_labels_undo_a_label_swap():
     st.pop("screen", None)
     st.pop("rows", None)
     assert (model.predict(X[200:]) == Y[200:]).all(axis=1).mean() < 0.5
-    for i in range(200, 240):
+    end = 200 + n_labelled
+    for i in range(200, end):
         model.partial_fit(X[i : i + 1], Y[i : i + 1].astype(np.int8))
-    assert (model.predict(X[240:]) == Y[240:]).all(axis=1).mean() > 0.95
+    assert (model.predict(X[end:]) == Y[end:]).all(axis=1).mean() > 0.95
 
 
 def test_partial_fit_is_in_the_public_api():
@@ -752,3 +756,74 @@ def test_labels_in_the_robust_variant_match_reference(seed, corrections):
     assert np.any(model._state["label_offsets"] != 0)
     Y_ref, _ = ref.ref_predict(st, X_te)
     assert_same_predictions(model.predict(X_te), Y_ref)
+
+
+def test_label_cap_is_the_ceiling_of_the_labelled_cardinality():
+    assert ref.label_cap(2.0) == 2
+    assert ref.label_cap(2.01) == 3
+    assert ref.label_cap(0.3) == 1
+    assert ref.label_cap(0.0) == 1
+
+
+def test_bound_keeps_ranked_labels_first_then_the_largest_slack():
+    """The reference's bound on its own (the package is checked against it below): ranked labels
+    in their order, then labels beyond the ranking by slack, label order on a tie; the gap
+    records how near a kept slack is to a dropped one."""
+    # ranked 4, 1; beyond 0 (slack 0.5), 2 (2.0), 3 (0.5)
+    Y_hat = [4, 1, 0, 2, 3]
+    slack = {0: 0.5, 2: 2.0, 3: 0.5}
+    assert ref.bound_labels(Y_hat, slack, 5, np.inf) == (Y_hat, np.inf)
+    kept, gap = ref.bound_labels(Y_hat, slack, 3, np.inf)
+    assert kept == [4, 1, 2]
+    assert gap == pytest.approx(1.5 / 3.5)
+    kept, gap = ref.bound_labels(Y_hat, slack, 4, np.inf)
+    assert kept == [4, 1, 0, 2]  # 0 and 3 tie: label order
+    assert gap == 0.0  # a tie at the cut: the reference cannot judge it
+    assert ref.bound_labels(Y_hat, slack, 1, np.inf)[0] == [4]
+    assert ref.bound_labels([4, 1, 0], {0: 9.0}, 1, np.inf)[0] == [4]
+
+
+def _bound_binds(monkeypatch):
+    """Count the reference's calls of bound_labels that drop a label."""
+    dropped = []
+    bound = ref.bound_labels
+
+    def counting(Y_hat, slack, cap, gap):
+        kept, gap = bound(Y_hat, slack, cap, gap)
+        if len(kept) < len(Y_hat):
+            dropped.append(len(Y_hat) - len(kept))
+        return kept, gap
+
+    monkeypatch.setattr(ref, "bound_labels", counting)
+    return dropped
+
+
+@pytest.mark.parametrize("variant", ["paper", "robust"])
+def test_labels_past_the_labelled_cardinality_are_dropped_as_the_reference_does(
+    monkeypatch, variant
+):
+    """Once labels have taught the rule, an instance gets at most max(1, ceil z) labels, z the
+    labelled cardinality: on a stream of many labels whose labels beyond the ranking pass their
+    tests often, the bound drops labels (it binds), and every prediction, online and frozen
+    (one row at a time and the 16-row path), and the state after are the reference's."""
+    L = 10
+    X_tr, Y_tr, X_te = make_stream(23, L, 6, n_test=700)
+    model, st = fit_both(X_tr, Y_tr, params(3, variant=variant))
+    dropped = _bound_binds(monkeypatch)
+    Yl = random_labels(23, len(X_te), L, unknown=0.0)
+    Yl[:, 5:] = 0  # half the labels never positive in the labels that arrive: z stays small
+    st = ref.ref_learn(st, X_te[:150], Yl[:150], eta=0.05, rate=0.5)
+    model.partial_fit(X_te[:150], Yl[:150])
+    cap = max(1, int(np.ceil(model.labelled_cardinality_)))
+    Y_ref, st = ref.ref_stream(st, X_te[150:450])
+    Y_pkg = model.predict_stream(X_te[150:450])
+    explained(st, assert_same_predictions, Y_pkg, Y_ref)
+    assert Y_pkg.sum(axis=1).max() <= cap
+    assert len(dropped) >= 10, dropped
+    explained(st, assert_same_state, model, st)
+    Y_ref, gap = ref.ref_predict(st, X_te[450:])
+    assert gap > MIN_GAP
+    one_by_one = np.concatenate([model.predict(X_te[i : i + 1]) for i in range(450, len(X_te))])
+    assert_same_predictions(one_by_one, Y_ref)
+    assert_same_predictions(model.predict(X_te[450:]), Y_ref)  # 250 rows: the 16-row path
+    assert one_by_one.sum(axis=1).max() <= cap

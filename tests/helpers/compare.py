@@ -57,6 +57,7 @@ def params(d, **kw):
         averout_distance="euclidean",
         zero_cooccurrence="reject",
         random_state=0,
+        corrections="strong",  # (ref_learn's default: tests that use the paired test say so)
     )
     p.update(kw)
     return p

@@ -340,6 +340,7 @@ def classify(state, x):
     # once labels have taught the rule (an entry), every label beyond the ranking with a map is
     # tested too, in label order
     extra = []
+    slack = {}  # labels accepted beyond the ranking: margin less offset
     if rule is not None and sum(rule["total"]) > 0:
         extra = [c for c in range(L) if state["maps"][c] is not None and c not in ranking]
     for c in ranking[1:] + extra:
@@ -377,6 +378,7 @@ def classify(state, x):
             Y_hat.append(c)
             if c in extra:
                 beyond.append(c)
+                slack[c] = margin - offset
             if offset < 0 and not score >= threshold0:
                 if math.isfinite(score) and math.isfinite(threshold0):
                     gap = min(gap, abs(score - threshold0) / (1.0 + abs(threshold0)))
@@ -389,6 +391,10 @@ def classify(state, x):
         elif state["skip"] or all(P[d, c] > 0 for d in Y_hat):
             n_rej += 1  # (a zero P[d, c] rules c out without a test)
             rejected.append(c)
+    if rule is not None and sum(rule["total"]) > 0 and rule["z_set"]:
+        Y_hat, gap = bound_labels(Y_hat, slack, label_cap(rule["z"]), gap)
+        weak = [c for c in weak if c in Y_hat]
+        beyond = [c for c in beyond if c in Y_hat]
     state["n_rej"] = n_rej
     state["rejected"] = rejected
     state["weak"] = weak
@@ -396,6 +402,33 @@ def classify(state, x):
     state["kinds"] = kinds
     state["vetoes"] = vetoes
     return Y_hat, bmu, gap
+
+
+def label_cap(z):
+    """How many labels an instance may get once labels have taught the rule: the ceiling of the
+    labelled cardinality z, at least 1."""
+    return max(1, math.ceil(z))
+
+
+def bound_labels(Y_hat, slack, cap, gap):
+    """At most cap labels of Y_hat (in the order tested: ranked first, then beyond the ranking,
+    those in slack): the ranked ones in their order, then those beyond the ranking by slack,
+    largest first, label order on a tie. Returns (the labels kept, in Y_hat's order; the gap,
+    lowered by how near a kept slack is to a dropped one)."""
+    if len(Y_hat) <= cap:
+        return Y_hat, gap
+    ranked = [c for c in Y_hat if c not in slack]
+    by_slack = sorted(sorted(slack), key=lambda c: -slack[c])  # stable: label order on a tie
+    keep = set(ranked[:cap])
+    n_beyond = max(0, cap - len(ranked))
+    kept, dropped = by_slack[:n_beyond], by_slack[n_beyond:]
+    keep.update(kept)
+    for a in kept:
+        for b in dropped:
+            sa, sb = slack[a], slack[b]
+            if math.isfinite(sa) and math.isfinite(sb):
+                gap = min(gap, abs(sa - sb) / (1.0 + abs(sa) + abs(sb)))
+    return [c for c in Y_hat if c in keep], gap
 
 
 def _nearest(P, x):

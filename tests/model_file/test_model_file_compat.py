@@ -133,10 +133,30 @@ def file_sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+# Changes of the method since the files were written, oldest first: (tag, the fixtures whose
+# continuation it changes). For those, what the model does after loading (its predictions and
+# its attributes after the stream) is that of NAME-expected-TAG.npz, written with the code of
+# the change by continue_after_change.py; what loading gives stays that of NAME-expected.npz.
+METHOD_CHANGES = [
+    # at most ceil(z) labels an instance once labels have taught the rule (docs/method.md)
+    ("bound", ("guards", "pending", "pending-float32")),
+]
+CONTINUED = ("Y_probe_loaded", "Y_stream", "Y_probe_after", "digests_after")
+
+
 def expected(name):
-    """The committed inputs and outputs of fixture ``name`` (a dict of arrays and values)."""
+    """The committed inputs and outputs of fixture ``name`` (a dict of arrays and values): those
+    the earlier mlsom recorded, with the continuation of the last method change that changed
+    it."""
     with np.load(FIXTURES_DIR / f"{name}-expected.npz", allow_pickle=False) as z:
-        return {key: z[key] for key in z.files}
+        want = {key: z[key] for key in z.files}
+    for tag, names in METHOD_CHANGES:
+        if name in names:
+            with np.load(FIXTURES_DIR / f"{name}-expected-{tag}.npz", allow_pickle=False) as z:
+                assert str(z["model_sha256"]) == str(want["model_sha256"])
+                assert list(z["names"]) == list(want["names"])
+                want.update({key: z[key] for key in CONTINUED})
+    return want
 
 
 def assert_same_continuation(got, want, what):
