@@ -48,7 +48,7 @@ from mlsom.datasets._registry import SPHERICAL_CALIBRATION, TRAIN_FRACTION, tabl
 N = 10_000
 FIT_KEYS = ("drift", "spread", "overlap")
 # the fit's grid: speed factors, and the pair offsets' lower and upper ends
-FIT_SPEEDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+FIT_SPEEDS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 FIT_LO = (0.0, 0.05, 0.1, 0.15)
 FIT_HI = (0.1, 0.15, 0.2, 0.25)
 PAPER = {  # stream: (file, labels in the file, known labels kept: the first ones)
