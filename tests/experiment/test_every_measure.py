@@ -16,7 +16,7 @@ from mlsom import experiment  # noqa: E402
 from mlsom._cli import _report_experiment  # noqa: E402
 from mlsom.evaluation import LOWER_IS_BETTER, StreamEvaluation, evaluate_predictions  # noqa: E402
 from mlsom.stats import average_ranks  # noqa: E402
-from tests.helpers.experiment_results import fabricated_run  # noqa: E402
+from tests.helpers.experiment_results import capture_figures, fabricated_run  # noqa: E402
 
 STREAMS = ["MOA-Spher-5C-2A", "MOA-Spher-3C-2A", "Mult-Non-Spher-HP"]
 N, L = 120, 4
@@ -136,13 +136,7 @@ def test_ranks_follow_the_measures_direction(report, measure):
 
 
 def test_each_measure_has_its_titled_cd_diagram_and_heat_map(tmp_path, monkeypatch):
-    saved = {}
-
-    def keep(fig, path):
-        saved[path.name] = fig
-        return path
-
-    monkeypatch.setattr(experiment, "save_png", keep)
+    saved = capture_figures(monkeypatch)
     monkeypatch.setattr(experiment, "PLOTTED_MEASURES", ("cardinality",))
     experiment._report(_results(), tmp_path, profile="quick", zero_division=1, plots=True)
     for m in experiment.RANKED_MEASURES:

@@ -10,7 +10,11 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from mlsom import experiment  # noqa: E402
-from tests.helpers.experiment_results import fabricated_result, fabricated_run  # noqa: E402
+from tests.helpers.experiment_results import (  # noqa: E402
+    capture_figures,
+    fabricated_result,
+    fabricated_run,
+)
 
 STREAMS = ["MOA-Spher-5C-2A", "MOA-Spher-3C-2A", "Mult-Non-Spher-HP"]
 LABELS = {"fraction": 0.01, "delay": 1000}  # labels that arrive: "-f0.01-l1000"
@@ -42,14 +46,7 @@ def _design(grid_sizes):
 @pytest.fixture
 def figures(monkeypatch, tmp_path):
     """The figures the report would write, by file name (nothing is written)."""
-    saved = {}
-
-    def keep(fig, path):
-        saved[path.name] = fig
-        return path
-
-    monkeypatch.setattr(experiment, "save_png", keep)
-    return saved
+    return capture_figures(monkeypatch)
 
 
 @pytest.fixture

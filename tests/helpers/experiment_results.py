@@ -3,10 +3,24 @@
 
 import numpy as np
 
+from mlsom import experiment
 from mlsom.evaluation import evaluate_predictions
 from mlsom.experiment import Run
 
 N_LABELS = 3
+
+
+def capture_figures(monkeypatch):
+    """The figures the experiment's report would write, by file name, kept in the returned dict
+    in place of being written (``monkeypatch``: pytest's fixture)."""
+    saved = {}
+
+    def keep(fig, path):
+        saved[path.name] = fig
+        return path
+
+    monkeypatch.setattr(experiment, "save_png", keep)
+    return saved
 
 
 def fabricated_result(
