@@ -11,7 +11,8 @@ DIR holds ``minas-br/MOA-3C-5C-2D-train.arff.gz`` and ``MOA-5C-7C-2D-train.arff.
 in the whole stream never occur in them and are dropped). The same measures are taken on the first
 10,000 instances of ``mlsom.datasets.load(name, random_state=seed, source=SOURCE)`` for each seed
 (the stream at its Table 1 size, so that the radius is calibrated as in every experiment;
-``--source generator`` is the calibrated generator, ``generator-v1`` the first one):
+``--source generator`` is the calibrated generator, each stream fitted to its own prefix where it
+has one, ``generator-v2`` every stream calibrated to 5C-2A, ``generator-v1`` the first one):
 
 * drift: for each label, the Euclidean norm of the shift of its centroid between the first and the
   last fifth (2,000 instances each), every feature divided by its range over the 10,000; the
@@ -23,12 +24,12 @@ in the whole stream never occur in them and are dropped). The same measures are 
 
 Generators: median and range over the seeds.
 
-``--fit`` fits the calibrated generator's parameters (``SPHERICAL_CALIBRATION`` of
-``mlsom.datasets._registry``) on one paper prefix (``--calibrate``, default MOA-Spher-5C-2A): for
-every point of a grid of speed factors and pair-offset ranges it generates the stream for each seed
-and takes the medians of drift, spread and overlap; the point with the least sum of squared
-relative errors against the paper's prefix wins. The cardinality needs no fitting: the radius
-bisection matches it on the first 10 %.
+``--fit`` fits the calibrated generator's parameters (``SPHERICAL_CALIBRATION`` and
+``SPHERICAL_OWN_CALIBRATION`` of ``mlsom.datasets._registry``) on one paper prefix
+(``--calibrate``, default MOA-Spher-5C-2A): for every point of a grid of speed factors and
+pair-offset ranges it generates the stream for each seed and takes the medians of drift, spread
+and overlap; the point with the least sum of squared relative errors against the paper's prefix
+wins. The cardinality needs no fitting: the radius bisection matches it on the first 10 %.
 """
 
 from __future__ import annotations
@@ -43,7 +44,11 @@ import numpy as np
 from mlsom.datasets import load
 from mlsom.datasets._arff import load_arff
 from mlsom.datasets._generators import moa_spherical
-from mlsom.datasets._registry import SPHERICAL_CALIBRATION, TRAIN_FRACTION, table_entry
+from mlsom.datasets._registry import (
+    TRAIN_FRACTION,
+    spherical_calibration,
+    table_entry,
+)
 
 N = 10_000
 FIT_KEYS = ("drift", "spread", "overlap")
@@ -127,7 +132,7 @@ def fit(data_home, name, seeds):
         )
     best = min(grid, key=lambda g: g["error"])
     print(f"best: speed factor {best['speed_factor']}, pair offset {best['pair_offset']}")
-    print(f"in use: {SPHERICAL_CALIBRATION}")
+    print(f"in use: {spherical_calibration(name)}")
     return {"stream": name, "paper": target, "seeds": list(seeds), "grid": grid, "best": best}
 
 
@@ -135,7 +140,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-home", required=True, type=Path)
     ap.add_argument("--seeds", type=int, default=10)
-    ap.add_argument("--source", choices=("generator", "generator-v1"), default="generator")
+    sources = ("generator", "generator-v2", "generator-v1")
+    ap.add_argument("--source", choices=sources, default="generator")
     ap.add_argument("--fit", action="store_true", help="fit the calibrated generator's parameters")
     ap.add_argument("--calibrate", choices=sorted(PAPER), default="MOA-Spher-5C-2A")
     ap.add_argument("--json", type=Path)
@@ -146,8 +152,8 @@ def main():
             args.json.write_text(json.dumps(out, indent=1) + "\n")
         return
     out = {"source": args.source}
-    if args.source == "generator":
-        out["calibration"] = SPHERICAL_CALIBRATION
+    if args.source != "generator-v1":
+        out["calibration"] = {name: spherical_calibration(name, args.source) for name in PAPER}
     print("| stream | source | drift | spread | overlap | cardinality (10,000) | (all) |")
     print("|---|---|---|---|---|---|---|")
     for name in PAPER:

@@ -15,8 +15,10 @@ shows the traceback instead). Exit status:
   prints nothing more, as a program that the SIGPIPE signal ends (status 128 + 13 in a shell).
 
 ``--stream-source`` chooses the generator of the generated MOA-Spher streams (5C-2A, 5C-3A,
-3C-2A), as ``source=`` of :func:`mlsom.datasets.load`: ``generator`` (the default, calibrated) or
-``generator-v1`` (the first one, the streams of earlier versions bit for bit). ``demo`` and ``run``
+3C-2A), as ``source=`` of :func:`mlsom.datasets.load`: ``generator`` (the default, calibrated,
+3C-2A to its own paper prefix), ``generator-v2`` (every stream calibrated to 5C-2A's prefix, the
+default until 2026-12-07) or ``generator-v1`` (the first one, the streams of earlier versions bit
+for bit). ``demo`` and ``run``
 refuse it for a stream that has no generator to choose; ``experiment`` applies it to its generated
 MOA-Spher streams and refuses it only when it has none.
 
@@ -102,8 +104,8 @@ def run_demo(
     seeing a label. Beside it runs the same model frozen after ``fit`` (``predict`` only), which
     shows what the online adaptation adds. ``stream_source`` is ``source=`` of
     :func:`mlsom.datasets.load` (None: the stream's default, the calibrated generator for the
-    generated MOA-Spher streams; "generator-v1": the first generator). Returns a dict of the
-    results.
+    generated MOA-Spher streams; "generator-v2", "generator-v1": the earlier ones). Returns a
+    dict of the results.
     """
     out = file or sys.stdout
     t0 = time.perf_counter()
@@ -844,7 +846,8 @@ instead."""
 
 _STREAM_SOURCE_HELP = (
     "the generator of the generated MOA-Spher streams (5C-2A, 5C-3A, 3C-2A): generator, the "
-    "calibrated one, or generator-v1, the first one (the streams of earlier versions, bit for "
+    "calibrated one; generator-v2, every stream calibrated to 5C-2A (the default until "
+    "2026-12-07); or generator-v1, the first one (the streams of earlier versions, bit for "
     "bit); {which} (default: generator)"
 )
 

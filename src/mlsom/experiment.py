@@ -105,6 +105,7 @@ from .datasets._preprocess import check_scale, n_initial
 from .datasets._registry import (
     DATA_ENV,
     REAL_FILES,
+    SPHERICAL_OWN_CALIBRATION,
     TRAIN_FRACTION,
     check_not_blank,
     find_files,
@@ -404,9 +405,11 @@ class Run:
         whose labels come back, how many rows later, and the seed of the choice; None (the
         default): the paper's protocol. Left out of the run's identity when None, so the runs
         of earlier experiments keep their keys.
-    stream_source : {"generator", "generator-v1"}, optional
+    stream_source : {"generator", "generator-v2", "generator-v1"}, optional
         The generated MOA-Spher streams (5C-2A, 5C-3A, 3C-2A) only: ``source=`` of
-        :func:`mlsom.datasets.load`; None is "generator", the calibrated generator.
+        :func:`mlsom.datasets.load`; None is "generator", the calibrated generator. A stream
+        fitted to its own prefix (3C-2A) adds its calibration to the run's identity, so runs made
+        while it was calibrated to 5C-2A ("generator-v2" now) are never taken for it.
         "generator-v1" (the first generator) is left out of the run's identity, so the runs of
         experiments made before the calibrated generator existed keep their keys, and they are
         runs on exactly those streams.
@@ -456,6 +459,9 @@ class Run:
             del ident["stream_source"]
         else:
             ident["stream_source"] = source
+            own = SPHERICAL_OWN_CALIBRATION.get(canonical_stream(self.stream))
+            if source == "generator" and own is not None:
+                ident["stream_calibration"] = own
         for name in ("data_file", "scale"):  # the keys of earlier versions
             if ident[name] is None:
                 del ident[name]
@@ -502,7 +508,7 @@ def is_real_stream(name):
 
 
 #: ``stream_source`` values of a generated MOA-Spher stream; the first is the default
-STREAM_SOURCES = ("generator", "generator-v1")
+STREAM_SOURCES = ("generator", "generator-v2", "generator-v1")
 
 
 def _is_moving_kernels(name):
@@ -835,7 +841,8 @@ def plan(
     stream has test rows raise ValueError (or TypeError) naming the argument and the value.
     Generated streams get ``n_instances`` (default: the profile's); real ones ignore it. The
     generated MOA-Spher streams get ``stream_source`` (:class:`Run`; None: the calibrated
-    generator, "generator-v1": the first one); the other streams ignore it.
+    generator, "generator-v2": every stream calibrated to 5C-2A, "generator-v1": the first
+    one); the other streams ignore it.
 
     Returns
     -------
@@ -1527,7 +1534,7 @@ def run_experiment(
         Labels that arrive (:func:`plan`): each method that learns labels runs once per
         fraction and delay; the method's label in the reports says which, e.g.
         ``mlsom-d2-f0.01-l1000``.
-    stream_source : {"generator", "generator-v1"}, optional
+    stream_source : {"generator", "generator-v2", "generator-v1"}, optional
         The generator of the generated MOA-Spher streams (:func:`plan`).
     data_files : list of DataFile, optional
         Data files of one's own, a stream each, named after the file (:func:`plan`); their

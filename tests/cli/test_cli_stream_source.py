@@ -1,6 +1,7 @@
 """``--stream-source`` of ``mlsom demo``, ``run`` and ``experiment``: the generator of the
 generated MOA-Spher streams reaches :func:`mlsom.datasets.load` (the calibrated one by default,
-the first one with ``generator-v1``), an experiment keeps the runs of each apart, and a value
+every stream calibrated to 5C-2A with ``generator-v2``, the first one with ``generator-v1``),
+an experiment keeps the runs of each apart, and a value
 that is not a source, or a source for a stream that has no generator to choose, is refused with
 one line naming the option and the value."""
 
@@ -55,6 +56,27 @@ def test_run_passes_the_source_to_load(tmp_path, capsys):
     assert "stream_source" not in first["run"]
     v1 = check_run(Run(STREAM, "mlsom", 2, 0, 2000, n_windows=4, stream_source="generator-v1"))
     assert first["run"]["key"] == v1.key
+
+
+def test_run_gives_3c2a_fitted_to_its_own_prefix_and_v2_the_one_of_before(tmp_path, capsys):
+    argv = ["run", "--stream", "MOA-Spher-3C-2A", "--n-instances", "2000", "--windows", "4"]
+    argv += ["--grid-size", "2"]
+    results = {}
+    for source in ("generator", "generator-v2"):
+        out = tmp_path / f"{source}.json"
+        assert main([*argv, "--stream-source", source, "--out", str(out)]) == 0
+        results[source] = json.loads(out.read_text())
+        assert results[source]["info"]["stream_info"]["source"] == source
+        ds = load("MOA-Spher-3C-2A", n_instances=2000, random_state=0, source=source)
+        offset = (0.0, 0.1) if source == "generator" else (0.1, 0.2)
+        assert ds.info["generator"]["pair_offset"] == offset
+        api = evaluate(SOMStreamClassifier(grid_size=2, random_state=0), ds, n_windows=4)
+        assert results[source]["label_counts"] == json.loads(
+            json.dumps(api.to_dict()["label_counts"])
+        )
+    capsys.readouterr()
+    assert results["generator"]["label_counts"] != results["generator-v2"]["label_counts"]
+    assert results["generator"]["run"]["key"] != results["generator-v2"]["run"]["key"]
 
 
 def _demo_lines(text):
@@ -137,7 +159,7 @@ def _one_error_line(err):
         (["run", "--stream", "MOA-Spher-2C-2A", "--stream-source", "generator-v1"], "v1'"),
         (["demo", "--no-plot", "--stream-source", "x" * 5000], "xxx"),
         (["demo", "--stream", "Mult-Non-Spher-HP", "--stream-source", "generator-v1"], "v1'"),
-        (EXPERIMENT + ["--stream-source", "generator-v2"], "'generator-v2'"),
+        (EXPERIMENT + ["--stream-source", "generator-v3"], "'generator-v3'"),
         (
             EXPERIMENT[:2] + ["Yeast", "--methods", "mlsom", "--stream-source", "generator-v1"],
             "'generator-v1'",

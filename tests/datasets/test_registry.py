@@ -143,7 +143,9 @@ def test_options_that_do_not_apply():
         load("MOA-Spher-5C-2A", source="file")
     with pytest.raises(ValueError, match="real streams only"):
         load("Mult-Spher-RB", keep_labels=["class0"])
-    with pytest.raises(ValueError, match=r"'file' or 'generator' or 'generator-v1'.*'web'"):
+    with pytest.raises(
+        ValueError, match=r"'file' or 'generator' or 'generator-v2'.*'generator-v1'.*'web'"
+    ):
         load("MOA-Spher-2C-2A", source="web")
     with pytest.raises(ValueError, match="source= applies only to the MOA-Spher streams"):
         load("Mult-Non-Spher-HP", source="generator-v1")
@@ -233,8 +235,10 @@ def test_the_calibrated_generator_is_the_default(name):
     np.testing.assert_array_equal(ds.Y_train, same.Y_train)
     gen = ds.info["generator"]
     assert gen["placement"] == "pairs" and len(gen["pairs"]) == entry.labels // 2
-    assert gen["pair_offset"] == (0.1, 0.2)
-    assert gen["shift_every"] == pytest.approx(entry.sd / 0.45)
+    # 3C-2A is fitted to its own paper prefix, 5C-3A (no prefix) takes 5C-2A's fit
+    offset, speed = ((0.0, 0.1), 0.70) if name == "MOA-Spher-3C-2A" else ((0.1, 0.2), 0.45)
+    assert gen["pair_offset"] == offset
+    assert gen["shift_every"] == pytest.approx(entry.sd / speed)
     assert abs(ds.train_cardinality - entry.cardinality) <= 0.01
     assert ds.X_train.shape == (1000, entry.attributes) and ds.Y_stream.shape == (
         9000,
@@ -244,6 +248,49 @@ def test_the_calibrated_generator_is_the_default(name):
     assert Y.sum(axis=1).min() >= 1 and Y.any(axis=0).all()  # every label occurs
     assert "uniform" not in ds.description
     assert "uniform" in load(name, n_instances=1000, source="generator-v1").description
+
+
+# sha256 (as above) of the calibrated streams while every one was calibrated to 5C-2A's prefix,
+# computed before 3C-2A got its own fit: source="generator-v2" gives them bit for bit
+V2_STREAMS = [
+    (
+        "MOA-Spher-3C-2A",
+        0,
+        3000,
+        "3781f7ad2368d4ca3af124a6b6b84518d50387e16d854d1d9372cfbbd9a1a320",
+    ),
+    (
+        "MOA-Spher-3C-2A",
+        4,
+        2000,
+        "83e1d663d58927610a3ba24d64bcaba2061397c9ebd43d76a2e69184e5476d43",
+    ),
+    (
+        "MOA-Spher-5C-2A",
+        1,
+        2000,
+        "720e3b44e3d6226afab8cd8f960a8bac6af5e4dbea5bd4e9885ea8532e8bf3ee",
+    ),
+]
+
+
+@pytest.mark.parametrize("name, seed, n, digest", V2_STREAMS)
+def test_generator_v2_gives_the_streams_calibrated_to_5c2a_bit_for_bit(name, seed, n, digest):
+    ds = load(name, random_state=seed, n_instances=n, source="generator-v2")
+    assert _digest(ds) == digest and ds.info["source"] == "generator-v2"
+    assert ds.info["generator"]["pair_offset"] == (0.1, 0.2)
+    now = load(name, random_state=seed, n_instances=n)
+    if name == "MOA-Spher-3C-2A":  # fitted to its own prefix since: another stream
+        assert _digest(now) != digest and now.info["generator"]["pair_offset"] == (0.0, 0.1)
+    else:  # 5C-2A's own fit is the one v2 gives every stream
+        assert _digest(now) == digest
+
+
+def test_generator_v2_is_refused_where_there_is_no_generator():
+    with pytest.raises(ValueError, match="source='generator-v2'"):
+        load("Yeast", source="generator-v2")
+    with pytest.raises(ValueError, match="'generator-v2'.*source='v2'"):
+        load("MOA-Spher-3C-2A", source="v2")
 
 
 @pytest.mark.parametrize(

@@ -310,6 +310,25 @@ def test_the_spherical_generator_is_in_the_key():
         plan("quick", streams=["Yeast"], methods=["BR-J48"], stream_source="generator-v1")
 
 
+def test_a_stream_fitted_to_its_own_prefix_has_its_calibration_in_the_key(monkeypatch):
+    """3C-2A's generator was refitted to its own prefix: its runs name the fit, so a run made
+    while it was calibrated to 5C-2A (stream_source="generator" then, its key that of
+    "generator-v2" but for the name) is never taken for one on today's stream. 5C-2A's runs
+    keep the keys they had."""
+    new = check_run(Run("MOA-Spher-3C-2A", "mlsom", 2, 0, 1500))
+    v2 = check_run(Run("MOA-Spher-3C-2A", "mlsom", 2, 0, 1500, stream_source="generator-v2"))
+    ident = new.identity()
+    assert ident["stream_source"] == "generator"
+    assert ident["stream_calibration"]["speed_factor"] == 0.70
+    assert "stream_calibration" not in v2.identity() and new.key != v2.key
+    five = check_run(Run("MOA-Spher-5C-2A", "mlsom", 2, 0, 1500))
+    assert "stream_calibration" not in five.identity()
+    key, five_key = new.key, five.key
+    monkeypatch.setattr(experiment, "SPHERICAL_OWN_CALIBRATION", {})  # the keys of before
+    assert "stream_calibration" not in new.identity() and new.key != key
+    assert five.key == five_key
+
+
 def test_the_first_generator_runs_on_the_first_streams(tmp_path):
     base = {**BASE, "stream_source": "generator-v1"}
     first = run_experiment("quick", tmp_path, **base)

@@ -4,8 +4,8 @@ Synthetic streams are generated (:mod:`mlsom.datasets._generators`) with the tab
 of attributes and labels, and with the table's label cardinality z as the target of the first 10 %
 (the labelled set D_tr); the first 10 % is the training set, the rest the stream
 (``docs/protocol.md`` 3.3). The moving-kernel (MOA-Spher) streams come from a generator calibrated
-on the paper's streams, or from the first one with ``source="generator-v1"``. Real streams are
-read from ARFF files in a folder given by ``data_home`` or the environment variable
+on the paper's streams, or from earlier ones (``source="generator-v2"``, ``"generator-v1"``). Real
+streams are read from ARFF files in a folder given by ``data_home`` or the environment variable
 ``MLSOM_DATA``; their labels are filtered, unlabelled rows dropped, and the label-balanced 10 %
 training set chosen (``docs/protocol.md`` 3.4).
 """
@@ -38,11 +38,30 @@ TRAIN_FRACTION = 0.1
 #: spherical generators beside the paper's streams"): kernels in pairs of near-coincident spheres
 #: ``pair_offset`` apart, the groups stratified over the cube, moving at ``speed_factor`` times
 #: Table 1's 0.01 per sd instances. Fitted on the first 10,000 instances of the paper's
-#: MOA-Spher-5C-2A (its 3C-2A held out). ``source="generator-v1"`` is the first generator:
-#: centres uniform in [r, 1 - r]^d, speed factor 1.
+#: MOA-Spher-5C-2A; the streams without a prefix of their own (5C-3A) take it too.
 SPHERICAL_CALIBRATION = {"placement": "pairs", "pair_offset": (0.1, 0.2), "speed_factor": 0.45}
 
-_SOURCES = ("file", "generator", "generator-v1")
+#: The streams with a prefix of the paper's own stream are fitted to it: MOA-Spher-3C-2A on the
+#: first 10,000 instances of its paper stream (``studies/results/spherical-fit-3c2a.json``).
+#: ``source="generator-v2"`` gives every stream :data:`SPHERICAL_CALIBRATION` (the default until
+#: 2026-12-07); ``source="generator-v1"`` is the first generator: centres uniform in
+#: [r, 1 - r]^d, speed factor 1.
+SPHERICAL_OWN_CALIBRATION = {
+    "MOA-Spher-3C-2A": {"placement": "pairs", "pair_offset": (0.0, 0.1), "speed_factor": 0.70},
+}
+
+_SOURCES = ("file", "generator", "generator-v2", "generator-v1")
+
+
+def spherical_calibration(name: str, source: str = "generator") -> dict[str, Any] | None:
+    """The calibration of a generated MOA-Spher stream under ``source`` ("generator": its own
+    prefix's where it has one, else :data:`SPHERICAL_CALIBRATION`; "generator-v2": always
+    :data:`SPHERICAL_CALIBRATION`); None for "generator-v1" (no calibration)."""
+    if source == "generator":
+        return SPHERICAL_OWN_CALIBRATION.get(name, SPHERICAL_CALIBRATION)
+    if source == "generator-v2":
+        return SPHERICAL_CALIBRATION
+    return None
 
 
 @dataclass(frozen=True)
@@ -288,17 +307,20 @@ def load(
         Synthetic streams only: generate this many instances (>= 1000, so that the 10 % prefix
         can hit the two-decimal z of the table) instead of the table's |DS|; the cardinality
         target and the 10 % rule stay.
-    source : {"file", "generator", "generator-v1"}, optional
+    source : {"file", "generator", "generator-v2", "generator-v1"}, optional
         The MOA-Spher streams only. "generator" (the default of 5C-2A, 5C-3A and 3C-2A): the
         calibrated generator, :func:`moa_spherical` with the kernels in pairs (its
-        ``placement="pairs"``) at the speed fitted on the paper's 5C-2A prefix
-        (:data:`SPHERICAL_CALIBRATION`, ``docs/datasets.md``). "generator-v1": the first
+        ``placement="pairs"``) at the speed and pair offsets fitted on the stream's own paper
+        prefix where one is public (5C-2A, 3C-2A: :data:`SPHERICAL_OWN_CALIBRATION`), else on
+        5C-2A's (:data:`SPHERICAL_CALIBRATION`, ``docs/datasets.md``). "generator-v2": every
+        stream calibrated to 5C-2A's prefix, the default until 2026-12-07 (it differs from
+        "generator" on 3C-2A only). "generator-v1": the first
         generator, centres uniform in [r, 1 - r]^d moving at 0.01 per sd instances; it gives the
         streams of earlier versions bit for bit. "file", for "MOA-Spher-2C-2A" only and its
         default: the paper's real stream (``4CRE-V2-train.arff`` / ``-test.arff`` of MINAS-BR,
         novel labels class0/class1 removed, then the test rows left without a label; D_tr = the
         file's training part, 14,600 rows, 15 % of the stream). MOA-Spher-2C-2A's generated
-        stream is a rotating preset, the same for "generator" and "generator-v1"; both use the
+        stream is a rotating preset, the same for every generator source; all use the
         10 % prefix rule.
     keep_labels : sequence of str, optional
         Real streams: keep exactly these labels (case-insensitive names), overriding the default
@@ -361,13 +383,13 @@ def _check_source(entry: TableEntry, source: str | None) -> str:
         source = "file" if entry.kind == "real" or entry.name == "MOA-Spher-2C-2A" else "generator"
     if not isinstance(source, str) or source not in _SOURCES:
         raise ValueError(
-            f"source must be 'file' or 'generator' or 'generator-v1' (the first spherical "
-            f"generator), got source={source!r}"
+            f"source must be 'file' or 'generator' or 'generator-v2' (every stream calibrated "
+            f"to 5C-2A) or 'generator-v1' (the first spherical generator), got source={source!r}"
         )
     if source == "file" and entry.kind == "spherical" and entry.name != "MOA-Spher-2C-2A":
         raise ValueError(
             f"source='file' applies only to MOA-Spher-2C-2A (the paper's stream); {entry.name} "
-            "is generated: source='generator' (the default) or 'generator-v1'"
+            "is generated: source='generator' (the default), 'generator-v2' or 'generator-v1'"
         )
     return source
 
@@ -377,8 +399,8 @@ def _spherical_options(entry: TableEntry, source: str) -> dict[str, Any]:
     options: dict[str, Any] = {"shift_every": entry.sd}
     if entry.name == "MOA-Spher-2C-2A":
         options["rotate"] = True  # the rotating preset: the same for both sources
-    elif source == "generator":
-        cal = SPHERICAL_CALIBRATION
+    elif source in ("generator", "generator-v2"):
+        cal = spherical_calibration(entry.name, source)
         options["shift_every"] = entry.sd / cal["speed_factor"]
         options["placement"] = cal["placement"]
         options["pair_offset"] = cal["pair_offset"]
