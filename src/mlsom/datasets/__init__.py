@@ -1,6 +1,8 @@
 """Data sets: the paper's streams, their generators, ARFF reading and the protocol's preprocessing.
 
 * :func:`load` / :func:`list_streams` -- the twelve streams of the paper's Table 1 by name.
+* :func:`load_novelty` / :func:`list_novelty_streams` -- novelty streams: labels that the
+  labelled set never shows appear in the stream.
 * :func:`moa_spherical`, :func:`read_multilabel` and the base generators -- synthetic streams.
 * :func:`load_arff`, :func:`iter_arff` -- Mulan and MEKA ARFF files (dense or sparse, compressed).
 * :func:`load_file` -- a data file of one's own (ARFF or .npz) as a stream (docs/your-data.md).
@@ -18,6 +20,13 @@ from ._generators import (
     moa_spherical,
     read_multilabel,
 )
+from ._novelty_streams import (
+    NOVELTY_STREAMS,
+    NoveltyDataset,
+    NoveltyEntry,
+    list_novelty_streams,
+    load_novelty,
+)
 from ._preprocess import (
     InitialSplit,
     balanced_initial_set,
@@ -30,6 +39,11 @@ from ._preprocess import (
 from ._registry import TABLE1, StreamDataset, TableEntry, list_streams, load
 
 __all__ = [
+    "NOVELTY_STREAMS",
+    "NoveltyDataset",
+    "NoveltyEntry",
+    "list_novelty_streams",
+    "load_novelty",
     "TABLE1",
     "HyperplaneGenerator",
     "RandomRBFGenerator",

@@ -260,7 +260,9 @@ class _SphericalDraws:
         d = n_features
         width = 1 + d + (1 + d if noise_level > 0 else 0)
         U = np.random.default_rng(inst_ss).random((n_instances, width))
+        self.u_kernel = U[:, 0]
         self.kernel = np.minimum((U[:, 0] * n_classes).astype(np.intp), n_classes - 1)
+        self.appear_at = None  # kernels that appear later (moa_spherical's appear_at)
         self.frac = U[:, 1]
         self.angles = 2.0 * np.pi * U[:, 2 : d + 1]
         if noise_level > 0:
@@ -326,16 +328,31 @@ def _spherical_sample(draws, radius, centers, n):
     step_of = np.arange(1, n + 1) // _STEP_EVERY  # instance t = 1, 2, ...: steps taken before it
     C = centers[step_of]  # (n, K, d)
     rows = np.arange(n)
-    kernel = draws.kernel[:n]
+    kernel, active = _kernels_drawn(draws, n)
     X = C[rows, kernel] + (radius * draws.frac[:n])[:, None] * draws.directions[:n]
     noise = draws.noise[:n]
     if draws.noise_points is not None:
         X[noise] = draws.noise_points[:n][noise]
     sq = ((X[:, None, :] - C) ** 2).sum(axis=2)
     Y = sq <= radius * radius
+    if active is not None:  # a kernel that has not appeared yet labels nothing
+        Y &= active
     # the generating kernel always contains its sample (guards against a last-ulp rounding)
     Y[rows[~noise], kernel[~noise]] = True
     return X, Y
+
+
+def _kernels_drawn(draws, n):
+    """(the kernel each of the first n instances is drawn from, the (n, K) kernels that exist at
+    each instance or None when all always do). With kernels that appear later, instance t draws
+    among the kernels that exist at t, in label order, with the same uniform."""
+    if draws.appear_at is None:
+        return draws.kernel[:n], None
+    active = np.arange(n)[:, None] >= draws.appear_at[None, :]
+    n_active = active.sum(axis=1)
+    pick = np.minimum((draws.u_kernel[:n] * n_active).astype(np.intp), n_active - 1)
+    kernel = (np.cumsum(active, axis=1) > pick[:, None]).argmax(axis=1)
+    return kernel, active
 
 
 def moa_spherical(
@@ -353,6 +370,7 @@ def moa_spherical(
     drop_unlabeled: bool = True,
     placement: str = "uniform",
     pair_offset: tuple[float, float] = (0.1, 0.2),
+    appear_at: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Spherical multi-label stream with moving kernels (MOA ``RandomRBFGeneratorEvents`` style).
 
@@ -386,12 +404,14 @@ def moa_spherical(
         Probability that an instance is a uniform noise point in [0, 1)^d (MOA's default is 0.1),
         labelled by the spheres that contain it.
     drop_unlabeled : bool, default=True
-        Drop noise points that fall in no sphere (the only instances that can have no label).
+        Drop noise points in no sphere (the only instances that can have no label).
     placement : {"uniform", "pairs"}, default="uniform"
         Each centre uniform in [r, 1 - r]^d, or pairs of near-coincident spheres stratified over
         the cube (the registry's streams), drawn from a fourth child stream. Not with ``rotate``.
     pair_offset : (float, float), default=(0.1, 0.2)
         "pairs": the range [lo, hi] of the distance between a pair's centres (at most 1 - 2r).
+    appear_at : sequence of int, optional
+        Per kernel, the instance from which it exists (0 for one at least; docs/datasets.md).
 
     Returns
     -------
@@ -405,7 +425,7 @@ def moa_spherical(
         uses ``centers[t // 10]``); per instance ``step_of`` (that index), ``kernel`` (-1: noise)
         and ``source_index``; ``shift_every``, ``rotate``, ``placement``; ``pair_offset`` and
         ``pairs`` ("pairs"); ``orbit_radius``, ``omega`` (rad per instance) and
-        ``meeting_times`` (rotating).
+        ``meeting_times`` (rotating); ``appear_at`` (a list, or None).
 
     Examples
     --------
@@ -413,10 +433,8 @@ def moa_spherical(
     >>> X, Y, info = moa_spherical(5, 2, 20_000, 1500, seed=0, target_cardinality=1.54)
     >>> X.shape, Y.shape, Y.dtype
     ((20000, 2), (20000, 5), dtype('uint8'))
-    >>> bool(abs(Y[:2000].sum(axis=1).mean() - 1.54) <= 0.005)
-    True
-    >>> bool(Y.sum(axis=1).min() >= 1)
-    True
+    >>> bool(abs(Y[:2000].sum(axis=1).mean() - 1.54) <= 0.005), bool(Y.sum(axis=1).min() >= 1)
+    (True, True)
     """
     K, d, n, V = _check_spherical_sizes(n_classes, n_features, n_instances, shift_every)
     calib_fraction = check_float("calib_fraction", calib_fraction, low=0.0, high=1.0, low_open=True)
@@ -428,8 +446,8 @@ def moa_spherical(
         radius, target_cardinality, K, orbit_radius if rotate else None
     )
     omega = _rotation_speed(orbit_radius, V, n) if rotate else None
-    _check_spherical_memory(n, K, d)
-    draws = _SphericalDraws(seed_sequence(seed), K, d, n, noise_level, placement)
+    _check_spherical_memory(n, K, d, appear_at is not None)
+    draws = _spherical_draws(seed, K, d, n, noise_level, placement, appear_at, rotate)
     motion = (V, rotate, orbit_radius, pair_offset)
     calibration = None
     if radius is None:
@@ -437,6 +455,55 @@ def moa_spherical(
             draws, motion, n, calib_fraction, target_cardinality, bounds, drop_unlabeled
         )
     return _spherical_stream(draws, radius, motion, n, omega, calibration, drop_unlabeled)
+
+
+def _spherical_draws(seed, K, d, n, noise_level, placement, appear_at, rotate):
+    """The draws of moa_spherical, with its kernels that appear later (``appear_at`` checked)."""
+    appear_at = _check_appear_at(appear_at, K, n, rotate)
+    draws = _SphericalDraws(seed_sequence(seed), K, d, n, noise_level, placement)
+    if appear_at is not None:
+        draws.appear_at = appear_at
+        if placement == "pairs":
+            draws.slot_label = _late_kernels_paired(draws.slot_label, appear_at)
+    return draws
+
+
+def _late_kernels_paired(slot_label, appear_at):
+    """The drawn slot order with the kernels that appear later moved to the last pairs (in the
+    drawn order), so that a new label pairs with another new one, not with a label of the start;
+    the others keep their drawn order in the remaining slots."""
+    K = len(slot_label)
+    late = [k for k in slot_label if appear_at[k] > 0]
+    early = [k for k in slot_label if appear_at[k] == 0]
+    pair_slots = [s for p in reversed(range(K // 2)) for s in (2 * p, 2 * p + 1)]
+    late_slots = sorted(pair_slots[: len(late)])
+    out = np.empty(K, dtype=slot_label.dtype)
+    out[late_slots] = late
+    out[[s for s in range(K) if s not in late_slots]] = early
+    return out
+
+
+def _check_appear_at(appear_at, K, n, rotate):
+    """``appear_at`` as an int array of K instances in [0, n), one of them 0; or None."""
+    if appear_at is None:
+        return None
+    if rotate:
+        raise ValueError("appear_at does not apply to rotate=True (two fixed orbits)")
+    if isinstance(appear_at, str | bytes) or not hasattr(appear_at, "__len__"):
+        raise TypeError(f"appear_at must be a sequence of {K} ints, got {appear_at!r}")
+    if len(appear_at) != K:
+        raise ValueError(
+            f"appear_at must have one instance per kernel (n_classes={K}), got {len(appear_at)}"
+        )
+    times = np.array(
+        [check_int(f"appear_at[{k}]", t, low=0, high=n - 1) for k, t in enumerate(appear_at)],
+        dtype=np.intp,
+    )
+    if times.min() != 0:
+        raise ValueError(
+            f"appear_at must have a kernel from the start (a 0), got {list(map(int, times))}"
+        )
+    return times
 
 
 def _check_spherical_sizes(n_classes, n_features, n_instances, shift_every):
@@ -474,12 +541,12 @@ def _check_rotation(K, d, V, rotate, orbit_radius):
     return orbit_radius, (0.01, 0.5 - orbit_radius)
 
 
-def _check_spherical_memory(n, K, d):
+def _check_spherical_memory(n, K, d, appearing=False):
     """Refuses sizes whose stream, draws and kernel positions exceed what memory holds."""
     check_allocation(
         ("n_instances", "n_classes", "n_features"),
         (n, K, d),
-        _spherical_nbytes(n, K, d),
+        _spherical_nbytes(n, K, d, appearing),
         "the stream, its per-instance draws and the kernel positions",
     )
 
@@ -490,7 +557,7 @@ def _spherical_stream(draws, radius, motion, n, omega, calibration, drop_unlabel
     n_steps = n // _STEP_EVERY
     centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius, pair_offset)
     X, Yb = _spherical_sample(draws, radius, centers, n)
-    kernel = np.where(draws.noise, -1, draws.kernel)
+    kernel = np.where(draws.noise[:n], -1, _kernels_drawn(draws, n)[0])
     source = np.arange(n)
     if drop_unlabeled and draws.noise.any():
         keep = Yb.any(axis=1)
@@ -505,6 +572,7 @@ def _spherical_stream(draws, radius, motion, n, omega, calibration, drop_unlabel
         "shift_every": V,
         "rotate": rotate,
         "placement": draws.placement,
+        "appear_at": None if draws.appear_at is None else draws.appear_at.tolist(),
     }
     if draws.placement == "pairs":
         info["pair_offset"] = pair_offset
@@ -616,10 +684,13 @@ def _calibrate_radius(draws, motion, n, calib_fraction, target_cardinality, boun
     return radius, calibration
 
 
-def _spherical_nbytes(n, K, d):
+def _spherical_nbytes(n, K, d, appearing=False):
     """Peak bytes of moa_spherical: per-instance draws, directions, the (n, K, d) kernel
-    positions of every instance and two temporaries of that shape, the kernel paths."""
-    per_instance = 8 * (4 * d + 3) + 8 * 3 * K * d + 9 * K + 8 * d + 40
+    positions of every instance and two temporaries of that shape, the kernel paths (and, with
+    kernels that appear later, which exist at each instance and their running count)."""
+    per_instance = (
+        8 * (4 * d + 3) + 8 * 3 * K * d + 9 * K + 8 * d + 40 + (9 * K if appearing else 0)
+    )
     return nbytes_of(n, per_instance) + nbytes_of(n // _STEP_EVERY + 1, K, d, itemsize=2 * 8)
 
 
