@@ -5,9 +5,10 @@ with the issue's checks against the River upper bounds of the labels experiment.
 
 The package itself, its defaults (``label_persistence="tested"``) with ``corrections="strong"``
 (the default) and ``"tested"``, on the streams of docs/results.md's "Labels that arrive" (the
-calibrated MOA-Spher generator, 20,000 instances, label seed 0): no label, 1 % and 10 % of
-labels at delay 1,000, and every label at delay 0. The upper bounds' scores are read from
-``studies/results/labels-experiment-summary.json`` (they do not depend on mlsom's d).
+calibrated MOA-Spher generator as it was then, ``generator-v2``, 20,000 instances, label seed
+0): no label, 1 % and 10 % of labels at delay 1,000, and every label at delay 0. The upper
+bounds' scores are read from ``studies/results/labels-experiment-summary.json`` (they do not
+depend on mlsom's d).
 Prints the table, the d each seed's fit chose, and the checks.
 """
 
@@ -28,7 +29,7 @@ def run(job):
     from mlsom.protocol import evaluate
 
     corrections, stream, seed, fraction, delay, data_home = job
-    source = _stream_source(stream, "generator" if stream.startswith("MOA-Spher") else None)
+    source = _stream_source(stream, "generator-v2" if stream.startswith("MOA-Spher") else None)
     ds = _load_stream(stream, 20000, data_home, source)
     method = make_method("mlsom", grid_size="auto", seed=seed, params={"corrections": corrections})
     with warnings.catch_warnings():

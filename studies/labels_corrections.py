@@ -3,14 +3,14 @@ the issue's checks against the River upper bounds of that experiment.
 
     python -m studies.labels_corrections [--seeds 0 1] [--n-jobs 2] [--json out.jsonl]
 
-The package itself runs (``labels_variants.py``'s ``native`` and ``native-tested``), on the
-streams, grid sizes and seeds of docs/results.md's "Labels that arrive" (the calibrated MOA-Spher
-generator, 20,000 instances, label seed 0): 1 % and 10 % of labels at delay 1,000, and every
-label at delay 0. The upper bounds' scores and mlsom's without labels are read from
-``studies/results/labels-experiment-summary.json`` (that experiment's summary): the River
-learners do not change with mlsom's update, nor mlsom without labels; the script prints how far
-the package's defaults (``native-persist``) are from the experiment's mlsom rows (0 with the
-package that ran them).
+The package itself runs (``labels_variants.py``'s ``native`` and ``native-tested``), on the streams,
+grid sizes and seeds of docs/results.md's "Labels that arrive" (the calibrated MOA-Spher generator
+as it was then, ``generator-v2``, 20,000 instances, label seed 0): 1 % and 10 % of labels at delay
+1,000, and every label at delay 0. The upper bounds' scores and mlsom's without labels are read from
+``studies/results/labels-experiment-summary.json`` (that experiment's summary): the River learners
+do not change with mlsom's update, nor mlsom without labels; the script prints how far the package's
+defaults (``native-persist``) are from the experiment's mlsom rows (0 with the package that ran
+them).
 """
 
 import json
@@ -34,7 +34,7 @@ PERSIST_SETTINGS = [(1.0, 0)]
 def main():
     args, with_labels = arguments_and_bounds(__doc__.splitlines()[0])
     jobs = [
-        (v, s, d, seed, f, delay, args.data_home, "generator")
+        (v, s, d, seed, f, delay, args.data_home, "generator-v2")
         for v in VARIANTS
         for s in STREAMS
         for d in (2, 4)

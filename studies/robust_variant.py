@@ -3,7 +3,8 @@
 Usage::
 
     python -m studies.robust_variant --data-home DIR [--streams A,B] [--grid-sizes 2,5,10]
-        [--seeds 10] [--n-instances 20000] [--workers 2] [--json out.json]
+        [--seeds 10] [--n-instances 20000] [--workers 2] [--stream-source SOURCE]
+        [--json out.json]
 
 ``--grid-sizes`` may include ``auto`` (``grid_size="auto"``, each variant choosing with its own
 online phase).
@@ -14,7 +15,9 @@ nothing else changed. For each run: the mean over the 50 windows of the cumulati
 figure of docs/results.md) and the predicted cardinality of the whole test stream, beside the
 true one. The table gives, per stream and d, the mean over the seeds of both variants, their
 difference, and the cardinalities. Real streams are read from ``--data-home`` (MOA-Spher-2C-2A
-is also in ``tests/data``); generated ones get ``--n-instances`` (their Table 1 size with 0).
+is also in ``tests/data``); generated ones get ``--n-instances`` (their Table 1 size with 0), and
+the generated MOA-Spher ones ``--stream-source`` (``mlsom.experiment.Run``'s ``stream_source``:
+``generator-v2`` gives the 3C-2A of the tables measured before it had its own calibration).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from mlsom.experiment import Run, run_one
+from mlsom.experiment import STREAM_SOURCES, Run, run_one
 from studies._shared import scores
 
 REAL = {"MOA-Spher-2C-2A", "Scene", "Yeast"}
@@ -46,8 +49,16 @@ DEFAULT_STREAMS = [
 
 
 def one(args):
-    stream, d, seed, variant, n, data_home = args
-    run = Run(stream, "mlsom", d, seed, None if stream in REAL else n, params={"variant": variant})
+    stream, d, seed, variant, n, data_home, source = args
+    run = Run(
+        stream,
+        "mlsom",
+        d,
+        seed,
+        None if stream in REAL else n,
+        params={"variant": variant},
+        stream_source=source if stream.startswith("MOA-Spher") and stream not in REAL else None,
+    )
     res = run_one(run, data_home=data_home)
     return {
         "stream": stream,
@@ -68,13 +79,14 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--n-instances", type=int, default=20_000)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--stream-source", choices=STREAM_SOURCES)
     ap.add_argument("--json")
     opts = ap.parse_args()
     streams = opts.streams.split(",")
     ds = [v if v == "auto" else int(v) for v in opts.grid_sizes.split(",")]
     n = opts.n_instances or None
     jobs = [
-        (s, d, seed, v, n, opts.data_home)
+        (s, d, seed, v, n, opts.data_home, opts.stream_source)
         for s in streams
         for d in ds
         for seed in range(opts.seeds)
