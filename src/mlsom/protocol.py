@@ -78,6 +78,7 @@ import numpy as np
 from ._measures import check_zero_division
 from ._memory import check_allocation
 from ._names import difference, show, string_columns
+from ._novelty_protocol import evaluate_novelty_stream
 from ._results import StreamEvaluation
 from ._validation import (
     MAX_ROWS,
@@ -90,7 +91,7 @@ from ._validation import (
 from ._windows import WindowAccumulator, check_window_memory, fixed_edges, window_edges
 from .datasets._preprocess import MinMaxScaling, check_scale
 
-__all__ = ["KINDS", "evaluate", "evaluate_many"]
+__all__ = ["KINDS", "evaluate", "evaluate_many", "evaluate_novelty_stream"]
 
 #: The method interfaces of the protocol and the call each one gets on the test stream.
 KINDS = {"online": "predict_stream", "batch": "predict", "incremental": "predict_learn"}

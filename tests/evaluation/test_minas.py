@@ -94,6 +94,7 @@ class ReferenceMINASBR:
         self.last = 0
         self.stm = []  # (x, t)
         self.n_ext = self.n_np = self.n_forgotten = 0
+        self.pattern_votes = []  # (t, pattern k) for every novelty pattern's vote kept
 
     @staticmethod
     def dist(x, c):
@@ -128,6 +129,8 @@ class ReferenceMINASBR:
             for g in keep:
                 if g < self.L:
                     y[g] = 1
+                else:
+                    self.pattern_votes.append((t, g - self.L))
         else:
             self.stm.append((np.array(x), t))
             if len(self.stm) >= self.theta and self.last + self.theta < t:
@@ -247,6 +250,41 @@ def test_matches_the_plain_reference(params):
     )
     assert len(model.short_term_memory_) == len(ref.stm)
     assert model.n_seen_ == ref.t == len(Xs)
+
+
+@pytest.mark.parametrize("selection", ["all", "closest"])
+def test_novelty_pattern_votes_match_the_plain_reference(selection):
+    Xtr, Ytr, Xs, _ = drifting(n_stream=1800, seed=3)
+    params = dict(theta=20, omega=150, f=1.1, label_selection=selection)
+    model = MINASBR(k_ini=0.03, random_state=0, **params).fit(Xtr, Ytr)
+    ref = ReferenceMINASBR(model, 20, 150, 1.1, selection=selection)
+    Y, unknown, P = model.predict_stream(Xs, return_unknown=True, return_patterns=True)
+    np.testing.assert_array_equal(Y, ref.run(Xs))
+    assert P.shape == (len(Xs), model.n_novelty_patterns_) and P.dtype == np.uint8
+    expected = np.zeros_like(P)
+    for t, k in ref.pattern_votes:
+        expected[t - 1, k] = 1
+    np.testing.assert_array_equal(P, expected)
+    assert P.any() and not P[unknown].any()  # patterns voted, never on an unknown row
+    # the counter of rows a pattern explained counts them (under "all", every vote is kept)
+    if selection == "all":
+        assert model.n_novelty_explained_ == int(P.any(axis=1).sum())
+
+
+def test_novelty_pattern_votes_do_not_depend_on_chunking():
+    Xtr, Ytr, Xs, _ = drifting(seed=4)
+    params = dict(k_ini=0.03, theta=20, omega=150, random_state=0)
+    whole = MINASBR(**params).fit(Xtr, Ytr)
+    Y_w, P_w = whole.predict_stream(Xs, return_patterns=True)
+    parts = MINASBR(**params).fit(Xtr, Ytr)
+    out = [parts.predict_stream(c, return_patterns=True) for c in np.array_split(Xs, 7)]
+    n_p = out[-1][1].shape[1]
+    assert n_p == P_w.shape[1] > 0
+    P_parts = np.vstack([np.pad(P, ((0, 0), (0, n_p - P.shape[1]))) for _, P in out])
+    np.testing.assert_array_equal(P_w, P_parts)
+    np.testing.assert_array_equal(Y_w, np.vstack([Y for Y, _ in out]))
+    with pytest.raises(TypeError, match="return_patterns must be a bool, got 1"):
+        whole.predict_stream(Xs[:3], return_patterns=1)
 
 
 # ---------------------------------------------------------------------------------- it learns

@@ -532,7 +532,7 @@ class MINASBR(ParamsMixin):
 
     # ------------------------------------------------------------------ online phase
 
-    def predict_stream(self, X, *, return_unknown=False):
+    def predict_stream(self, X, *, return_unknown=False, return_patterns=False):
         """Online phase: classify the rows of X in order, adapting the model from them alone.
 
         Calling it on consecutive chunks of a stream gives the same predictions and the same final
@@ -544,6 +544,9 @@ class MINASBR(ParamsMixin):
             The next instances of the stream, in arrival order.
         return_unknown : bool, default=False
             Also return which rows were unknown (explained by no model).
+        return_patterns : bool, default=False
+            Also return the novelty patterns' votes, for MINAS-BR's novelty evaluation
+            (:func:`mlsom.evaluation.evaluate_novelty`).
 
         Returns
         -------
@@ -551,6 +554,12 @@ class MINASBR(ParamsMixin):
             The predicted known labels, 0/1; unknown rows are all zero.
         unknown : ndarray of shape (n_samples,), dtype bool
             Only with ``return_unknown=True``.
+        patterns : ndarray of shape (n_samples, n_novelty_patterns_), dtype uint8
+            Only with ``return_patterns=True``: column k is 1 where the k-th novelty pattern
+            voted (as the known labels, under ``label_selection``), for every pattern that
+            exists at the end of the call; a pattern created in a later call adds a column
+            then, so earlier chunks' outputs are padded with zero columns to put them together.
+            Returned last.
         """
         self._fitted()
         if not isinstance(return_unknown, (bool, np.bool_)):
@@ -558,16 +567,28 @@ class MINASBR(ParamsMixin):
                 f"return_unknown must be a bool, got {return_unknown!r} "
                 f"({type(return_unknown).__name__})"
             )
+        if not isinstance(return_patterns, (bool, np.bool_)):
+            raise TypeError(
+                f"return_patterns must be a bool, got {return_patterns!r} "
+                f"({type(return_patterns).__name__})"
+            )
         X = check_features("X", X, n_features=self._n_features, allow_empty=True)
         n = X.shape[0]
         Y = np.zeros((n, self._n_labels), dtype=np.uint8)
         unknown = np.zeros(n, dtype=bool)
+        votes = [] if return_patterns else None
         i = 0
         while i < n:
-            i += self._step_block(X, i, Y, unknown)
-        return (Y, unknown) if return_unknown else Y
+            i += self._step_block(X, i, Y, unknown, votes)
+        out = (Y, unknown) if return_unknown else (Y,)
+        if return_patterns:
+            P = np.zeros((n, self._counters["novelty_patterns"]), dtype=np.uint8)
+            for rows, cols in votes:
+                P[rows, cols] = 1
+            out += (P,)
+        return out if len(out) > 1 else Y
 
-    def _step_block(self, X, i, Y, unknown_out):
+    def _step_block(self, X, i, Y, unknown_out, votes=None):
         """Classify rows i, i+1, ... of X with the current model, up to the next event (novelty
         detection, forgetting), the end of X or ``_BLOCK`` rows; apply the event. Returns the
         number of rows consumed."""
@@ -611,6 +632,9 @@ class MINASBR(ParamsMixin):
         else:
             chosen = vote
         Y[i : i + end, self._models[known]] = chosen[:, known]
+        if votes is not None and not known.all():
+            r, k = np.nonzero(chosen[:, ~known])
+            votes.append((i + r, self._models[~known][k] - L))
         unknown_out[i : i + end] = unknown
         nov = vote[:, ~known].any(axis=1)
         self._counters["novelty_explained"] += int(nov.sum())
