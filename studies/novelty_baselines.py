@@ -1,0 +1,144 @@
+"""Where the methods stand on the novelty streams before mlsom detects new labels: mlsom without
+novelty detection, MINAS-BR with its own novelty patterns, the reference predictors and a
+supervised upper bound, scored as MINAS-BR's evaluator scores them.
+
+Usage::
+
+    python -m studies.novelty_baselines --data-home tests/data [--seeds 0 1 2]
+        [--workers 2] [--json out.json]
+
+Every stream of ``mlsom.datasets.list_novelty_streams()`` (the generated ones at their default
+100,000 instances, one run per seed; the real ones once, their methods seeded 0), through
+``mlsom.protocol.evaluate_novelty_stream`` with its defaults (50 windows, Jaccard associations,
+0/0 = 0). Methods: mlsom, paper and robust variants, ``grid_size="auto"``; MINAS-BR with its
+defaults (theta = 1,000, omega = 2,000) and with the authors' 4CRE-V2 setting (theta = omega =
+100); the every-label predictor told every label of the stream (``fit_labels="all"``); the
+label-rate predictor and mlsom frozen after ``fit`` on the known labels; BR-HT (River) learning
+every true label, the upper bound. For each: F1M in both conventions (every label from its first
+appearance; the labels the method knows), the unknown rate, the patterns and the false ones,
+and each new label's time to detect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+METHODS = [
+    "mlsom",
+    "mlsom-robust",
+    "MINAS-BR",
+    "MINAS-BR-100",
+    "every-label",
+    "label-rate",
+    "mlsom-frozen",
+    "BR-HT",
+]
+REAL = {"4CRE-V2", "Scene-modified", "Yeast-modified"}
+
+
+def _method(name, seed):
+    from mlsom import SOMStreamClassifier
+    from mlsom.baselines import MINASBR
+    from mlsom.experiment import make_method
+
+    if name == "mlsom":
+        return SOMStreamClassifier(grid_size="auto", random_state=seed), {}
+    if name == "mlsom-robust":
+        return SOMStreamClassifier(grid_size="auto", variant="robust", random_state=seed), {}
+    if name == "mlsom-frozen":
+        return SOMStreamClassifier(grid_size="auto", random_state=seed), {"kind": "batch"}
+    if name == "MINAS-BR":
+        return MINASBR(random_state=seed), {}
+    if name == "MINAS-BR-100":
+        return MINASBR(theta=100, omega=100, random_state=seed), {}
+    if name == "every-label":
+        return make_method("every-label", seed=seed), {"fit_labels": "all"}
+    return make_method(name, seed=seed), {}
+
+
+def one(job):
+    import warnings
+
+    from mlsom.datasets import load_novelty
+    from mlsom.protocol import evaluate_novelty_stream
+
+    stream, method, seed, data_home = job
+    if stream in REAL:
+        ds = load_novelty(stream, data_home=data_home)
+    else:
+        ds = load_novelty(stream, random_state=seed)
+    est, kw = _method(method, seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = evaluate_novelty_stream(est, ds, **kw)
+    summary = res.summary()
+    summary["first_rows"] = {ds.label_names[c]: r for c, r in ds.first_rows.items()}
+    return dict(stream=stream, method=method, seed=seed, seconds=time.perf_counter() - t0,
+                **summary)  # fmt: skip
+
+
+def main(argv=None):
+    from mlsom.datasets import list_novelty_streams
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-home", required=True)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    jobs = [
+        (s, m, seed, args.data_home)
+        for s in list_novelty_streams()
+        for m in args.methods
+        for seed in ([0] if s in REAL else args.seeds)
+    ]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        rows = list(pool.map(one, jobs, chunksize=1))
+    print(f"{len(rows)} runs in {time.perf_counter() - t0:.0f} s\n")
+    print("| stream | method | F1M (every label) | F1M (known) | unknown | patterns (false) | "
+          "time to detect, median over seeds |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    table = []
+    for s in list_novelty_streams():
+        for m in args.methods:
+            rs = [r for r in rows if r["stream"] == s and r["method"] == m]
+            ttd = {}
+            for lab in rs[0]["time_to_detect"]:
+                v = [r["time_to_detect"][lab] for r in rs]
+                ttd[lab] = None if any(x is None for x in v) else float(np.median(v))
+                if any(x is None for x in v) and any(x is not None for x in v):
+                    ttd[lab] = f"{sum(x is not None for x in v)} of {len(v)} seeds"
+            row = dict(
+                stream=s,
+                method=m,
+                seeds=len(rs),
+                f1m_appeared=float(np.mean([r["f1m"]["appeared"] for r in rs])),
+                f1m_known=float(np.mean([r["f1m"]["known"] for r in rs])),
+                unknown_rate=float(np.mean([r["unknown_rate"] for r in rs])),
+                n_patterns=float(np.mean([r["n_patterns"] for r in rs])),
+                n_false_patterns=float(np.mean([r["n_false_patterns"] for r in rs])),
+                time_to_detect=ttd,
+            )
+            table.append(row)
+            det = ", ".join(f"{k}: {'never' if v is None else v}" for k, v in ttd.items()) or "–"
+            print(
+                f"| {s} | {m} | {row['f1m_appeared']:.3f} | {row['f1m_known']:.3f} | "
+                f"{row['unknown_rate']:.1%} | {row['n_patterns']:.1f} "
+                f"({row['n_false_patterns']:.1f}) | {det} |"
+            )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"command": vars(args), "table": table, "runs": rows}, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
