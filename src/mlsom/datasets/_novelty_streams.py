@@ -23,6 +23,7 @@ from ._registry import (
     SPHERICAL_OWN_CALIBRATION,
     TRAIN_FRACTION,
     StreamDataset,
+    entry_by_name,
     load,
 )
 
@@ -127,15 +128,7 @@ def list_novelty_streams() -> list[str]:
 
 
 def novelty_entry(name: str) -> NoveltyEntry:
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {name!r}")
-    try:
-        return _BY_KEY[name.strip().lower()]
-    except KeyError:
-        raise ValueError(
-            f"unknown novelty stream {name!r}; valid names (case-insensitive): "
-            f"{', '.join(list_novelty_streams())}"
-        ) from None
+    return entry_by_name(name, _BY_KEY, "novelty stream", list_novelty_streams())
 
 
 def load_novelty(

@@ -266,15 +266,21 @@ def list_streams() -> list[str]:
     return [e.name for e in TABLE1]
 
 
-def table_entry(name: str) -> TableEntry:
+def entry_by_name(name: str, by_key: Mapping[str, Any], what: str, names: Sequence[str]) -> Any:
+    """The entry of ``by_key`` (keyed by lower-case name) that ``name`` names, case-insensitive;
+    TypeError or ValueError (naming the ``what`` and the valid ``names``) otherwise."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {name!r}")
     try:
-        return _BY_KEY[name.strip().lower()]
+        return by_key[name.strip().lower()]
     except KeyError:
         raise ValueError(
-            f"unknown stream {name!r}; valid names (case-insensitive): {', '.join(list_streams())}"
+            f"unknown {what} {name!r}; valid names (case-insensitive): {', '.join(names)}"
         ) from None
+
+
+def table_entry(name: str) -> TableEntry:
+    return entry_by_name(name, _BY_KEY, "stream", list_streams())
 
 
 def _prefix_split(X, Y):
