@@ -5,7 +5,7 @@ supervised upper bound, scored as MINAS-BR's evaluator scores them.
 Usage::
 
     python -m studies.novelty_baselines --data-home tests/data [--seeds 0 1 2]
-        [--workers 2] [--json out.json]
+        [--workers 2] [--json out.json] [--png-dir docs/novelty]
 
 Every stream of ``mlsom.datasets.list_novelty_streams()`` (the generated ones at their default
 100,000 instances, one run per seed; the real ones once, their methods seeded 0), through
@@ -16,7 +16,9 @@ defaults (theta = 1,000, omega = 2,000) and with the authors' 4CRE-V2 setting (t
 label-rate predictor and mlsom frozen after ``fit`` on the known labels; BR-HT (River) learning
 every true label, the upper bound. For each: F1M in both conventions (every label from its first
 appearance; the labels the method knows), the unknown rate, the patterns and the false ones,
-and each new label's time to detect.
+and each new label's time to detect. ``--png-dir``: per stream, the F1M curves of the first seed
+(``mlsom.plotting.plot_novelty``: each new label's first row and each detection marked) of mlsom,
+MINAS-BR, the every-label predictor and BR-HT.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ METHODS = [
     "BR-HT",
 ]
 REAL = {"4CRE-V2", "Scene-modified", "Yeast-modified"}
+PLOTTED = ["mlsom", "MINAS-BR", "every-label", "BR-HT"]
 
 
 def _method(name, seed):
@@ -67,7 +70,7 @@ def one(job):
     from mlsom.datasets import load_novelty
     from mlsom.protocol import evaluate_novelty_stream
 
-    stream, method, seed, data_home = job
+    stream, method, seed, data_home, keep = job
     if stream in REAL:
         ds = load_novelty(stream, data_home=data_home)
     else:
@@ -79,8 +82,22 @@ def one(job):
         res = evaluate_novelty_stream(est, ds, **kw)
     summary = res.summary()
     summary["first_rows"] = {ds.label_names[c]: r for c, r in ds.first_rows.items()}
-    return dict(stream=stream, method=method, seed=seed, seconds=time.perf_counter() - t0,
-                **summary)  # fmt: skip
+    row = dict(stream=stream, method=method, seed=seed, seconds=time.perf_counter() - t0,
+               **summary)  # fmt: skip
+    return row, (res if keep else None)
+
+
+def plots(png_dir, kept):
+    """One PNG per stream: the kept evaluations' F1M curves (plot_novelty)."""
+    from pathlib import Path
+
+    from mlsom.plotting import plot_novelty, save_png
+
+    Path(png_dir).mkdir(parents=True, exist_ok=True)
+    for stream in dict.fromkeys(r["stream"] for r, _ in kept):
+        evaluations = {r["method"]: res for r, res in kept if r["stream"] == stream}
+        title = f"{stream}: F1M, every label from its first appearance"
+        save_png(plot_novelty(evaluations, title=title), Path(png_dir) / f"novelty-{stream}.png")
 
 
 def main(argv=None):
@@ -92,16 +109,20 @@ def main(argv=None):
     ap.add_argument("--methods", nargs="+", default=METHODS, choices=METHODS)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json")
+    ap.add_argument("--png-dir")
     args = ap.parse_args(argv)
     jobs = [
-        (s, m, seed, args.data_home)
+        (s, m, seed, args.data_home, bool(args.png_dir) and m in PLOTTED and seed == args.seeds[0])
         for s in list_novelty_streams()
         for m in args.methods
         for seed in ([0] if s in REAL else args.seeds)
     ]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        rows = list(pool.map(one, jobs, chunksize=1))
+        out = list(pool.map(one, jobs, chunksize=1))
+    rows = [r for r, _ in out]
+    if args.png_dir:
+        plots(args.png_dir, [(r, res) for r, res in out if res is not None])
     print(f"{len(rows)} runs in {time.perf_counter() - t0:.0f} s\n")
     print("| stream | method | F1M (every label) | F1M (known) | unknown | patterns (false) | "
           "time to detect, median over seeds |")  # fmt: skip

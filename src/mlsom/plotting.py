@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._memory import check_allocation, nbytes_of
+from ._novelty import NOVELTY_CONVENTIONS, NoveltyEvaluation
 from ._validation import check_alpha, check_distinct_text, check_float, describe
 from .stats import MAX_METHODS, FriedmanNemenyiResult
 
@@ -26,6 +27,7 @@ __all__ = [
     "plot_curves",
     "plot_label_fractions",
     "plot_nemenyi_heatmap",
+    "plot_novelty",
     "save_png",
 ]
 
@@ -428,6 +430,87 @@ def _draw_legend(ax, ncols):
         fontsize="small",
         frameon=False,
     )
+
+
+def plot_novelty(evaluations, *, convention="appeared", title=None, ylim=(0.0, 1.0), ax=None):
+    """F1M over a novelty stream, one curve per method, with each new label's first appearance
+    and each method's detection of it marked.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to NoveltyEvaluation
+        Method name -> its evaluation on the stream (:func:`mlsom.evaluation.evaluate_novelty`,
+        :func:`mlsom.protocol.evaluate_novelty_stream`), all of the same windows.
+    convention : {"appeared", "known"}, default="appeared"
+        The F1M of :meth:`~mlsom.evaluation.NoveltyEvaluation.curve`.
+    title : str, optional
+    ylim : (float, float) or None, default=(0, 1)
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The curves against the instances at the end of each window; a dotted vertical line at
+        each new label's first row, named; a triangle on a method's curve at the end of the
+        window where it first associated a pattern with that label.
+    """
+    if not isinstance(evaluations, Mapping) or not evaluations:
+        raise TypeError(
+            "evaluations must be a non-empty mapping of method name to NoveltyEvaluation, got "
+            f"{describe(evaluations)}"
+        )
+    for name, res in evaluations.items():
+        if not isinstance(res, NoveltyEvaluation):
+            raise TypeError(
+                f"evaluations[{name!r}] must be a NoveltyEvaluation, got {describe(res)}"
+            )
+    if convention not in NOVELTY_CONVENTIONS:
+        raise ValueError(
+            f"convention must be one of {NOVELTY_CONVENTIONS}, got {describe(convention)}"
+        )
+    first = next(iter(evaluations.values()))
+    for name, res in evaluations.items():
+        if not np.array_equal(res.window_edges, first.window_edges):
+            raise ValueError(
+                f"evaluations[{name!r}] has other windows than the first evaluation: every "
+                "evaluation must be of the same stream and windows"
+            )
+    x = first.window_edges[1:]
+    curves = {name: res.curve("f1m", convention) for name, res in evaluations.items()}
+    fig = plot_curves(
+        curves, x=x, title=title, xlabel="test instances", ylabel="F1M", ylim=ylim, ax=ax
+    )
+    ax = fig.axes[0] if ax is None else ax
+    colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    marked = set()
+    for name, res in evaluations.items():
+        for c in res.new_labels:
+            row = int(res.label_first_row[c])
+            if row >= 0 and c not in marked:
+                marked.add(c)
+                ax.axvline(row, color="0.4", linestyle=":", linewidth=1.0)
+                ax.annotate(
+                    f"{res.label_names[c]} appears",
+                    (row, 1.0),
+                    xycoords=("data", "axes fraction"),
+                    rotation=90,
+                    va="top",
+                    ha="right",
+                    fontsize="x-small",
+                    color="0.3",
+                )
+            w = int(res.detection_window[c])
+            if w >= 0:
+                ax.plot(
+                    x[w],
+                    curves[name][w],
+                    marker="v",
+                    markersize=9,
+                    color=colours[name],
+                    linestyle="none",
+                    zorder=5,
+                )
+    return fig
 
 
 def plot_label_fractions(scores, *, title=None, ylabel="mean macro F", ylim=None, ax=None):
