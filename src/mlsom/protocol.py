@@ -78,13 +78,14 @@ import numpy as np
 from ._measures import check_zero_division
 from ._memory import check_allocation
 from ._names import difference, show, string_columns
-from ._novelty_protocol import evaluate_novelty_stream
+from ._novelty import evaluate_novelty
 from ._results import StreamEvaluation
 from ._validation import (
     MAX_ROWS,
     check_count,
     check_distinct_text,
     check_label_protocol,
+    check_option,
     check_seed,
     describe,
 )
@@ -311,7 +312,7 @@ class _Runner:
             return True
         if self.kind == "online" and callable(getattr(self.method, "partial_fit", None)):
             # mlsom takes a chunk and the labels arriving during it in one call
-            self.arrivals = _takes_arrivals(self.method)
+            self.arrivals = _takes(self.method, "arrivals")
             return True
         return False
 
@@ -383,11 +384,12 @@ class _Runner:
         return Y_hat.astype(bool)
 
 
-def _takes_arrivals(method):
-    """Whether the method's predict_stream learns labels arriving during the chunk (mlsom)."""
+def _takes(method, argument):
+    """Whether the method's predict_stream takes ``argument``: ``arrivals``, labels arriving
+    during the chunk (mlsom); ``return_patterns``, its novelty patterns (MINAS-BR)."""
     try:
-        return "arrivals" in inspect.signature(method.predict_stream).parameters
-    except (TypeError, ValueError):
+        return argument in inspect.signature(method.predict_stream).parameters
+    except (TypeError, ValueError, AttributeError):
         return False
 
 
@@ -834,3 +836,108 @@ def _named_methods(methods):
     if len(set(ids)) != len(ids):
         raise ValueError("the same method object appears twice; pass separate instances")
     return named
+
+
+# ------------------------------------------------------------------------------- novelty streams
+
+
+def _check_novelty_dataset(dataset):
+    for name in ("X_train", "Y_train", "X_stream", "Y_stream", "known_labels"):
+        if not hasattr(dataset, name):
+            raise TypeError(
+                f"dataset must be a novelty stream (mlsom.datasets.load_novelty) with X_train, "
+                f"Y_train, X_stream, Y_stream and known_labels, got {describe(dataset)}"
+            )
+    return [int(c) for c in dataset.known_labels]
+
+
+def evaluate_novelty_stream(
+    method,
+    dataset,
+    *,
+    kind=None,
+    fit_labels=None,
+    n_windows=50,
+    chunk_size=1000,
+    association="jaccard",
+    associate_with="new",
+    zero_division=0,
+):
+    """Run a method on a novelty stream and evaluate it as MINAS-BR's evaluator does.
+
+    ``online`` and ``batch`` methods are fitted on the labelled set's known labels only (the
+    columns ``dataset.known_labels``: a new label is not a column they know) and then classify
+    the stream chunk by chunk, never seeing a label; a method whose ``predict_stream`` takes
+    ``return_patterns`` (MINAS-BR) also gives its novelty patterns and the rows it left unknown.
+    ``incremental`` methods (the supervised upper bounds) are fitted on every column and learn
+    every true label after predicting it: they know every label, so their predictions are scored
+    with every label known and no pattern (``fit_labels``).
+
+    Parameters
+    ----------
+    method : estimator
+        A method of :mod:`mlsom.baselines`, :class:`mlsom.SOMStreamClassifier` or any object of a
+        ``kind`` of :data:`KINDS`.
+    dataset : NoveltyDataset
+        A stream of :func:`mlsom.datasets.load_novelty`.
+    kind : {"online", "batch", "incremental"}, optional
+        Run the method under this protocol instead of its own ``kind``.
+    fit_labels : {"known", "all"}, optional
+        The columns the method is fitted on and predicts: the known labels, or every label of
+        the stream (scored then with every label known). Default: "all" for incremental methods,
+        "known" for the others. "all" for a reference predictor that is told how many labels the
+        stream will have (the every-label predictor then predicts the new labels too).
+    n_windows : int, default=50
+    chunk_size : int, default=1000
+        Rows given to the method at a time.
+    association, associate_with, zero_division : optional
+        As :func:`mlsom.evaluation.evaluate_novelty`.
+
+    Returns
+    -------
+    NoveltyEvaluation
+    """
+    known = _check_novelty_dataset(dataset)
+    kind = check_option("kind", getattr(method, "kind", None) if kind is None else kind, KINDS)
+    chunk_size = check_count("chunk_size", chunk_size, low=1)
+    Y = np.asarray(dataset.Y_stream)
+    if fit_labels is None:
+        fit_labels = "all" if kind == "incremental" else "known"
+    fit_labels = check_option("fit_labels", fit_labels, ("known", "all"))
+    cols = list(range(Y.shape[1])) if fit_labels == "all" else known
+    unknown = None
+    if kind == "online" and _takes(method, "return_patterns"):
+        P_all, unknown = _stream_with_patterns(method, dataset, cols, chunk_size)
+    else:  # the protocol of the method's kind, its predictions kept
+        res = evaluate(method, (dataset.X_stream, Y[:, cols]), X_train=dataset.X_train,
+                       Y_train=np.asarray(dataset.Y_train)[:, cols], kind=kind,
+                       chunk_size=chunk_size, n_windows=1, keep_predictions=True)  # fmt: skip
+        P_all = res.unpacked_predictions()
+    return evaluate_novelty(
+        Y,
+        P_all,
+        cols,
+        unknown=unknown,
+        n_windows=n_windows,
+        association=association,
+        associate_with=associate_with,
+        zero_division=zero_division,
+        label_names=[str(n) for n in dataset.label_names],
+    )
+
+
+def _stream_with_patterns(method, dataset, cols, chunk_size):
+    """A method with novelty patterns (MINAS-BR) fitted on the ``cols`` and run over the stream
+    chunk by chunk: (its known labels then its patterns' votes, every pattern a column; the rows
+    it left unknown)."""
+    method.fit(dataset.X_train, np.asarray(dataset.Y_train)[:, cols])
+    preds, unknown, votes = [], [], []
+    for start in range(0, len(dataset.X_stream), chunk_size):
+        X_c = np.array(dataset.X_stream[start : start + chunk_size])
+        Y_c, unk, P = method.predict_stream(X_c, return_unknown=True, return_patterns=True)
+        preds.append(Y_c)
+        unknown.append(unk)
+        votes.append(P)
+    n_p = max(v.shape[1] for v in votes)
+    votes = [np.pad(v, ((0, 0), (0, n_p - v.shape[1]))) for v in votes]
+    return np.hstack([np.vstack(preds), np.vstack(votes)]), np.concatenate(unknown)

@@ -324,7 +324,8 @@ def _spherical_centers(
 
 
 def _spherical_sample(draws, radius, centers, n):
-    """X, Y (bool) of the first n instances given the kernel positions."""
+    """X, Y (bool) and the kernel each was drawn from, of the first n instances given the kernel
+    positions."""
     step_of = np.arange(1, n + 1) // _STEP_EVERY  # instance t = 1, 2, ...: steps taken before it
     C = centers[step_of]  # (n, K, d)
     rows = np.arange(n)
@@ -339,7 +340,7 @@ def _spherical_sample(draws, radius, centers, n):
         Y &= active
     # the generating kernel always contains its sample (guards against a last-ulp rounding)
     Y[rows[~noise], kernel[~noise]] = True
-    return X, Y
+    return X, Y, kernel
 
 
 def _kernels_drawn(draws, n):
@@ -556,8 +557,8 @@ def _spherical_stream(draws, radius, motion, n, omega, calibration, drop_unlabel
     V, rotate, orbit_radius, pair_offset = motion
     n_steps = n // _STEP_EVERY
     centers = _spherical_centers(draws, radius, n_steps, V, rotate, orbit_radius, pair_offset)
-    X, Yb = _spherical_sample(draws, radius, centers, n)
-    kernel = np.where(draws.noise[:n], -1, _kernels_drawn(draws, n)[0])
+    X, Yb, kernel = _spherical_sample(draws, radius, centers, n)
+    kernel = np.where(draws.noise[:n], -1, kernel)
     source = np.arange(n)
     if drop_unlabeled and draws.noise.any():
         keep = Yb.any(axis=1)
@@ -658,7 +659,7 @@ def _calibrate_radius(draws, motion, n, calib_fraction, target_cardinality, boun
         centers = _spherical_centers(
             draws, r, n_cal // _STEP_EVERY, V, rotate, orbit_radius, pair_offset
         )
-        _, Yc = _spherical_sample(draws, r, centers, n_cal)
+        _, Yc, _ = _spherical_sample(draws, r, centers, n_cal)
         if drop_unlabeled:
             Yc = Yc[Yc.any(axis=1)]
         return _cardinality(Yc)

@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_int
-from ._generators import SeedLike, moa_spherical
+from ._generators import SeedLike, moa_spherical, seed_sequence
 from ._preprocess import prefix_split
 from ._registry import (
-    SPHERICAL_CALIBRATION,
-    SPHERICAL_OWN_CALIBRATION,
     TRAIN_FRACTION,
     StreamDataset,
     entry_by_name,
     load,
+    spherical_calibration,
 )
 
 __all__ = [
@@ -166,6 +165,8 @@ def load_novelty(
     0
     """
     entry = novelty_entry(name)
+    if not isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
+        seed_sequence(random_state, "random_state")  # the type and sign (nothing is drawn)
     if entry.kind == "spherical":
         if data_home is not None:
             raise ValueError(f"data_home= applies to real streams only, not to {entry.name}")
@@ -183,7 +184,7 @@ def _load_spherical(entry, random_state, n_instances):
     )
     appear = [round(share * n) for share in APPEAR_SHARES]
     appear_at = [0] * entry.known + appear[: entry.labels - entry.known]
-    cal = SPHERICAL_OWN_CALIBRATION.get(entry.calibration, SPHERICAL_CALIBRATION)
+    cal = spherical_calibration(entry.calibration)
     X, Y, info = moa_spherical(
         entry.labels,
         entry.attributes,
