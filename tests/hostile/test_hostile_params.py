@@ -35,6 +35,7 @@ from mlsom.datasets import (
     balanced_initial_split,
     filter_labels,
     load,
+    load_novelty,
     minmax_scale,
     moa_spherical,
     read_multilabel,
@@ -262,6 +263,11 @@ def _tall_skinny(n, L):
 
 MEMORY_CASES = [
     # ---- generators and load
+    (
+        "novelty stream n_instances",
+        lambda: load_novelty("MOA-Spher-3C-5C-2A", n_instances=10**7),
+        r"n_instances=10000000, n_classes=5, n_features=2 would need about .* GB",
+    ),
     (
         "spherical n_instances",
         lambda: moa_spherical(3, 2, 10**12, 100, radius=0.1),
@@ -554,6 +560,31 @@ def test_ml_knn_counts_neighbours_without_the_three_way_table():
 BIG = 10**100
 
 EDGE_CASES = [
+    # ---- novelty streams
+    (
+        "novelty n_instances 10**12",
+        lambda: load_novelty("MOA-Spher-3C-5C-2A", n_instances=10**12),
+        ValueError,
+        r"n_instances must be <= 100000000, got 1000000000000",
+    ),
+    (
+        "novelty random_state -1 (real stream)",
+        lambda: load_novelty("Scene-modified", random_state=-1),
+        ValueError,
+        r"random_state must be >= 0, got -1",
+    ),
+    (
+        "spherical appear_at 2**63",
+        lambda: moa_spherical(2, 2, 1000, 100, radius=0.1, appear_at=[0, 2**63]),
+        ValueError,
+        r"appear_at\[1\] must be <= 999, got 9223372036854775808",
+    ),
+    (
+        "spherical appear_at nan",
+        lambda: moa_spherical(2, 2, 1000, 100, radius=0.1, appear_at=[0, float("nan")]),
+        TypeError,
+        r"appear_at\[1\] must be an integer, got nan",
+    ),
     # ---- window edges, counts, results
     (
         "edges n_test 2**63",
