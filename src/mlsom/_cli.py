@@ -54,8 +54,9 @@ import numpy as np
 from . import __version__
 from ._config import show_config
 from ._som import SOMStreamClassifier
-from .datasets import DataFile, list_streams, load
+from .datasets import DataFile, list_novelty_streams, list_streams, load, load_novelty
 from .datasets._files import SPLITS
+from .datasets._novelty_streams import novelty_entry
 from .datasets._preprocess import SCALINGS
 from .datasets._registry import DATA_ENV
 from .evaluation import StreamEvaluation
@@ -77,11 +78,12 @@ from .experiment import (
     find_data_files,
     is_real_stream,
     is_reference,
+    make_method,
     prepare_experiment,
     run_one,
 )
 from .plotting import plot_curves, save_png
-from .protocol import evaluate_many
+from .protocol import evaluate_many, evaluate_novelty_stream
 from .references import REFERENCES
 
 _TABLE_MEASURES = ("macro_f1", "micro_f1", "example_f1", "hamming_loss", "subset_accuracy")
@@ -388,6 +390,7 @@ def _not_empty(text):
 
 
 _STREAM = _typed(str, "a stream name", canonical_stream)
+_NOVELTY_STREAM = _typed(str, "a novelty stream name", lambda name: novelty_entry(name).name)
 _METHOD = _typed(str, "a method name", check_method_name)
 _GRID_SIZE = _typed(
     lambda text: text if text == "auto" else int(text), "an integer or auto", check_grid_size
@@ -571,6 +574,8 @@ def _data_files(args):
 
 
 def _cmd_run(args):
+    if args.novelty_stream is not None:
+        return _cmd_run_novelty(args)
     (data_file,) = _data_files(args) or [None]
     if data_file is not None and args.data_home is not None:
         raise ValueError(
@@ -600,6 +605,72 @@ def _cmd_run(args):
         find_data_files([run.stream], data_home)
     out = None if args.out is None else _check_out_file(args.out)
     return lambda: _do_run(run, data_home, out)
+
+
+# the options of ``run`` that a novelty stream does not take, with their defaults
+_NOT_FOR_NOVELTY = {
+    "stream_source": None,
+    "label_fraction": None,
+    "label_delay": 0,
+    "label_seed": 0,
+    "zero_division": 1,
+    "scale": None,
+    "xml": None,
+    "labels": None,
+    "train_fraction": None,
+    "train_rows": None,
+    "split": None,
+}
+
+
+def _cmd_run_novelty(args):
+    """``mlsom run --novelty-stream``: checked, then the work as a function."""
+    for key, default in _NOT_FOR_NOVELTY.items():
+        if getattr(args, key) != default:
+            raise ValueError(
+                f"--{key.replace('_', '-')} does not apply to --novelty-stream (its labelled "
+                "set, stream and evaluation are the novelty stream's)"
+            )
+    entry = novelty_entry(args.novelty_stream)
+    real = entry.kind == "real"
+    if real and args.n_instances is not None:
+        raise ValueError(f"--n-instances applies to generated streams, not to {entry.name}")
+    if not real and args.data_home is not None:
+        raise ValueError(f"--data-home applies to real streams, not to {entry.name}")
+    kw = {"data_home": check_data_home(args.data_home)} if real else {"random_state": 0}
+    if args.n_instances is not None:
+        kw["n_instances"] = args.n_instances
+    method = make_method(
+        args.method, grid_size=args.grid_size, seed=args.seed, params=_parse_params(args.param)
+    )
+    out = None if args.out is None else _check_out_file(args.out)
+    dataset = load_novelty(entry.name, **kw)
+    return lambda: _do_run_novelty(args, method, dataset, out)
+
+
+def _do_run_novelty(args, method, dataset, out):
+    t0 = time.perf_counter()
+    ev = evaluate_novelty_stream(method, dataset, n_windows=args.windows)
+    seconds = time.perf_counter() - t0
+    summary = ev.summary()
+    if out is not None:
+        head = {"stream": dataset.name, "method": args.method, "seed": args.seed}
+        _write_atomic(out, json.dumps({**head, "seconds": seconds, **summary}))
+    print(
+        f"{args.method} on the novelty stream {dataset.name} (seed {args.seed}): {ev.n_test} "
+        f"test instances, {args.windows} windows; new labels "
+        f"{', '.join(str(dataset.label_names[c]) for c in dataset.new_labels)}"
+    )
+    f1m = summary["f1m"]
+    print(f"  F1M, every label from its first appearance  {f1m['appeared']:.4f}")
+    print(f"  F1M, the labels the method knows            {f1m['known']:.4f}")
+    print(f"  unknown rate                                {summary['unknown_rate']:.4f}")
+    print(f"  patterns {summary['n_patterns']}, false {summary['n_false_patterns']}")
+    for name, t in summary["time_to_detect"].items():
+        print(f"  {name}: {'never detected' if t is None else f'detected after {t} instances'}")
+    print(f"  {seconds:.1f} s")
+    if out is not None:
+        print(f"result written to {out}")
 
 
 def _do_run(run, data_home, out):
@@ -953,6 +1024,16 @@ def _add_run(sub, common, streams):
         type=_STREAM,
         default=None,
         help="a stream of Table 1, see below (default: none: give --stream or --data)",
+    )
+    source.add_argument(
+        "--novelty-stream",
+        type=_NOVELTY_STREAM,
+        default=None,
+        metavar="NAME",
+        help=f"a novelty stream instead ({', '.join(list_novelty_streams())}): new labels appear "
+        "in it; evaluated as MINAS-BR's evaluator does (F1M in both conventions, the unknown "
+        "rate, the patterns, each new label's time to detect); mlsom finds new labels with "
+        "--param novelty=true (default: none)",
     )
     source.add_argument(
         "--data",

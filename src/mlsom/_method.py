@@ -44,3 +44,36 @@ PAIR_WINDOW = 200
 CORRECTIONS = ("strong", "tested")
 #: the values of ``label_persistence``
 PERSISTENCE = ("tested", "off")
+
+#: novelty detection (``novelty=True``; docs/method.md, "New labels"): the test of an instance
+#: uses the neurons as they stood at the start of its block of NOVELTY_BLOCK instances of the
+#: online phase (blocks counted from its first instance, so chunking changes nothing)
+NOVELTY_BLOCK = 1024
+#: a neuron's radius: the largest distance of a training row it won, and at least
+#: NOVELTY_RMS_FACTOR times their root mean square distance
+NOVELTY_RMS_FACTOR = 1.5
+#: the short-term memory of unexplained instances holds at most NOVELTY_BUFFER rows (the
+#: length of the state's buffer, _schema "B"); past it, and past NOVELTY_MEMORY instances of
+#: age, the oldest are forgotten: a group of NOVELTY_MIN_GROUP rows needs a burst of at least
+#: NOVELTY_MIN_GROUP / NOVELTY_MEMORY (2 %) of the stream
+NOVELTY_BUFFER = 2000
+NOVELTY_MEMORY = 4_000
+#: a search for new labels runs after every NOVELTY_CHECK unexplained instances; a group of
+#: the memory becomes a pattern (a new label, or an extension of a label) only with at least
+#: NOVELTY_MIN_GROUP rows; a search forms at most NOVELTY_MAX_GROUPS groups
+NOVELTY_CHECK = 50
+NOVELTY_MIN_GROUP = 80
+NOVELTY_MAX_GROUPS = 8
+#: a valid group whose centre is within NOVELTY_EXTENSION times a neuron's radius of it (the
+#: neuron whose sphere's surface is nearest) extends that neuron's label; farther, it is a new
+#: label (MINAS's threshold factor)
+NOVELTY_EXTENSION = 1.1
+#: k-means iterations of a search, at most
+NOVELTY_KMEANS_ITER = 50
+#: a new label that no instance was classified with for NOVELTY_FORGET instances of the online
+#: phase is retired (its map removed, its column kept, never predicted again)
+NOVELTY_FORGET = 20_000
+#: at most NOVELTY_MAX_LABELS new labels: a search finds no more once they exist
+NOVELTY_MAX_LABELS = 100
+#: the seed of a search's k-means is (NOVELTY_SEED, the instance at which it runs)
+NOVELTY_SEED = 0x6E6F76

@@ -35,6 +35,7 @@ import numpy as np
 from . import _names, _schema
 from ._core import GUARD_CAP, PAIR_TRIES
 from ._memory import check_memory
+from ._method import NOVELTY_BUFFER, NOVELTY_CHECK
 from ._validation import value_limit
 
 #: the format save writes: format 2 lists the state's groups in the header ("groups"); the
@@ -612,23 +613,30 @@ def _check_label_acceptance(a, sizes):
         raise _Bad("inconsistent model file: label_acceptance: values for a label without a map")
 
 
-def _check_meta(meta, sizes, n_features, n_labels):
+def _check_meta(meta, sizes, n_features, n_labels, retired, new):
     """Check the header's k_nn, n_iter and feature_names against the state's maps (``sizes``,
-    neurons per label); return them. Raises _Bad."""
+    neurons per label; ``retired``, ``new``: the retired labels and the new ones of novelty
+    detection, whose maps k_nn does not bound); return them. Raises _Bad."""
 
     def bad(what):
         raise _Bad(f"inconsistent model file: {what}")
 
     k = meta.get("k_nn")
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > sizes[sizes > 0].min():
+    fitted = sizes[(sizes > 0) & ~new]
+    if (
+        not isinstance(k, int)
+        or isinstance(k, bool)
+        or k < 1
+        or k > (fitted.min() if fitted.size else sizes.max())
+    ):
         bad(f"k_nn {k!r}")
     n_iter = meta.get("n_iter")
     if (
         not isinstance(n_iter, list)
         or len(n_iter) != n_labels
         or any(
-            (v is None) != (s == 0) or not (v is None or _is_int(v) and 0 <= v <= 10**7)
-            for v, s in zip(n_iter, sizes.tolist(), strict=True)
+            (v is None) != (s == 0 and not r) or not (v is None or _is_int(v) and 0 <= v <= 10**7)
+            for v, s, r in zip(n_iter, sizes.tolist(), retired.tolist(), strict=True)
         )
     ):
         bad("n_iter")
@@ -673,8 +681,9 @@ def check_state(a, meta, grid_size):
         bad("two neurons of a map at the same grid position")
     if np.any(T < 0) or not np.array_equal(T, T.T) or np.any(T > np.diag(T)[None, :]):
         bad("label counts T are not a valid co-occurrence matrix")
-    if np.any((sizes > 0) != (np.diag(T) > 0)):
-        bad("labels with a map and labels with positive counts differ")
+    retired = _retired(a, L)
+    if np.any((sizes > 0) != (np.diag(T) > 0) & ~retired):
+        bad("labels with a map and labels with positive counts differ (but retired new labels)")
     N, S = (int(v) for v in NS)
     # S is the sum of the label-set sizes seen, which is the trace of T; N >= every label's count
     if N < 1 or N > MAX_COUNT or S != int(np.trace(T, dtype=object)) or S > MAX_COUNT:
@@ -719,7 +728,9 @@ def check_state(a, meta, grid_size):
         _check_drift(a, sizes, limit)
     if "label_acceptance" in a:
         _check_label_acceptance(a, sizes)
-    k, n_iter, names = _check_meta(meta, sizes, A, L)
+    if "radius" in a:
+        _check_novelty(a, sizes, limit)
+    k, n_iter, names = _check_meta(meta, sizes, A, L, retired, _new_labels(a, L))
     return {
         **a,
         "k_nn": k,
@@ -728,6 +739,54 @@ def check_state(a, meta, grid_size):
         "n_labels": int(L),
         "feature_names": names,
     }
+
+
+def _retired(a, L):
+    """The retired new labels (novelty detection; none without it)."""
+    if "label_origin" not in a:
+        return np.zeros(L, dtype=bool)
+    return a["label_origin"][4] == 1
+
+
+def _new_labels(a, L):
+    """The new labels of novelty detection (none without it)."""
+    if "label_origin" not in a:
+        return np.zeros(L, dtype=bool)
+    return a["label_origin"][3] > 0
+
+
+def _check_novelty(a, sizes, limit):
+    """Novelty detection (group "novelty"): values the online phase can use."""
+
+    def bad(what):
+        raise _Bad(f"inconsistent model file: {what}")
+
+    radius, frozen, buf, at = a["radius"], a["frozen"], a["novelty_buffer"], a["novelty_at"]
+    have, seen, since, made = (int(v) for v in a["novelty_counts"])
+    created, made_from, last, number, retired = a["label_origin"]
+    if not np.all(np.isfinite(radius)) or np.any(radius < 0) or np.any(radius > 4 * limit):
+        bad("radius: negative, non-finite or beyond the instances' range")
+    _check_bounded(frozen, "frozen", _moved_limit(limit, frozen.dtype))
+    if not 0 <= have <= NOVELTY_BUFFER or not 0 <= seen <= MAX_COUNT:
+        bad(f"novelty_counts {[have, seen]}: rows in the memory or instances out of range")
+    if not 0 <= since < NOVELTY_CHECK or not 0 <= made <= MAX_COUNT:
+        bad(f"novelty_counts {[since, made]}: out of range")
+    _check_bounded(buf[:have], "novelty_buffer", limit)
+    if np.any(buf[have:] != 0) or np.any(at[have:] != -1):
+        bad("novelty_buffer, novelty_at: values past the rows in the memory")
+    if np.any(at[:have] < 0) or np.any(at[:have] >= seen) or np.any(np.diff(at[:have]) <= 0):
+        bad("novelty_at: instances not increasing, or not before the instances seen")
+    new = number > 0
+    if np.any(number < 0) or np.unique(number[new]).size != new.sum() or np.any(number > made):
+        bad("label_origin: the new labels' numbers are not distinct numbers up to those made")
+    if np.any(retired > 1) or np.any(retired[~new] != 0) or np.any((retired == 1) & (sizes > 0)):
+        bad("label_origin: retired labels that are not new, or that keep a map")
+    if np.any(created[~new] != -1) or np.any(made_from[~new] != 0):
+        bad("label_origin: a label of fit with a creation")
+    if np.any((created[new] < 0) | (created[new] > seen) | (made_from[new] < 1)):
+        bad("label_origin: a new label made outside the stream, or from no row")
+    if np.any(last < -1) or np.any(last > seen):
+        bad("label_origin: a last use outside the stream")
 
 
 def _is_int(v):

@@ -8,6 +8,7 @@ the model-file format that introduced it. The sizes are
 * ``A``: features, ``M``: neurons of all maps, ``L``: labels, ``L+1``;
 * ``W``: the decision rule's window of labelled entries per label (``MARGIN_WINDOW``);
 * ``P``: the window of pairs of the paired tests (``PAIR_WINDOW``);
+* ``B``: the rows of novelty detection's short-term memory (``NOVELTY_BUFFER``);
 * an integer: that length.
 
 A group's members are present all together or not at all. ``GROUPS`` says, for each group, the
@@ -22,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._method import MARGIN_WINDOW, PAIR_WINDOW
+from ._method import MARGIN_WINDOW, NOVELTY_BUFFER, PAIR_WINDOW
 
 #: the dtype of a member held in the model's float type (that of ``Wt``: float64 or float32)
 MODEL = "model"
@@ -41,6 +42,7 @@ class Group(NamedTuple):
     name: str
     needs: str | None  # the group a state with this one also holds
     when: str  # when the state holds it (docs)
+    core: bool = True  # whether the compiled core reads it (a group of its State)
 
 
 GROUPS = {
@@ -55,6 +57,12 @@ GROUPS = {
         Group("persistence", "rule", "with rule: label persistence's record and its pairs"),
         Group("drift", None, "the robust variant: the drift gate"),
         Group("acceptance", None, "the robust variant: each label's acceptance offset"),
+        Group(
+            "novelty",
+            None,
+            "with novelty=True: the neurons' radii, the memory, the new labels",
+            core=False,
+        ),
     )
 }
 #: groups every state holds
@@ -119,6 +127,19 @@ MEMBERS = (
     # the robust variant's per-label acceptance: each label's offset, its recent predicted rate
     # and the training rate it tracks (0 for a label without a map)
     Member("label_acceptance", "acceptance", "f8", (3, "L")),
+    # novelty detection (_detection.py): each neuron's radius; the neurons as they stood at the
+    # start of the current block; the short-term memory of unexplained instances (rows 0..n-1
+    # in arrival order) and each one's instance number; [rows in the memory, instances of the
+    # online phase, unexplained ones since the last search, new labels made]; per label [the
+    # instance it was made at (-1: from fit), the rows it was made from, the last instance
+    # classified with it (-1: none), its number k (named NPk; 0 for a label of fit), 1 once
+    # retired]
+    Member("radius", "novelty", "f8", ("M",)),
+    Member("frozen", "novelty", MODEL, ("A", "M")),
+    Member("novelty_buffer", "novelty", MODEL, ("B", "A")),
+    Member("novelty_at", "novelty", "i8", ("B",), init=-1),
+    Member("novelty_counts", "novelty", "i8", (4,)),
+    Member("label_origin", "novelty", "i8", (5, "L"), init=(-1, 0, -1, 0, 0)),
 )
 
 BY_NAME = {m.name: m for m in MEMBERS}
@@ -150,8 +171,9 @@ def names(group):
 
 
 def windows():
-    """{"W": MARGIN_WINDOW, "P": PAIR_WINDOW}: the method's windows, which fix two sizes."""
-    return {"W": MARGIN_WINDOW, "P": PAIR_WINDOW}
+    """{"W": MARGIN_WINDOW, "P": PAIR_WINDOW, "B": NOVELTY_BUFFER}: the method's windows, which
+    fix three sizes."""
+    return {"W": MARGIN_WINDOW, "P": PAIR_WINDOW, "B": NOVELTY_BUFFER}
 
 
 def dims(A, M, L):
@@ -226,3 +248,67 @@ def check_groups(keys):
         if need is not None and need not in present:
             return f"{names(need)[0]!r} is missing"
     return present
+
+
+def _fill(name, shape, dtype):
+    """Member ``name`` at its initial value, in this shape and dtype."""
+    m = BY_NAME[name]
+    a = np.zeros(shape, dtype=dtype)
+    if isinstance(m.init, tuple):
+        a[...] = np.asarray(m.init, dtype=dtype).reshape((-1,) + (1,) * (len(shape) - 1))
+    elif m.init:
+        a[...] = m.init
+    return a
+
+
+def insert(st, axis, at, count):
+    """Make room in every member of the state ``st`` that has the axis ``axis`` ("M": neurons,
+    "L": labels, which also grows "L+1"): ``count`` new entries before index ``at``, at the
+    member's initial value (the caller then sets what it knows). The copies of the neurons and
+    the sorted cache of the rule (margin_order) are dropped: they are made again when needed."""
+    symbols = {"M": ("M",), "L": ("L", "L+1")}[axis]
+    for m in MEMBERS:
+        if m.name not in st or not any(s in symbols for s in m.shape):
+            continue
+        old = st[m.name]
+        grows = [s in symbols for s in m.shape]
+        shape = tuple(n + count * g for n, g in zip(old.shape, grows, strict=True))
+        new = _fill(m.name, shape, old.dtype)
+        # the old entries, past the new ones on the axes that grow
+        where = np.ix_(
+            *(
+                np.r_[0:at, at + count : n + count] if g else np.arange(n)
+                for n, g in zip(old.shape, grows, strict=True)
+            )
+        )
+        new[where] = old
+        st[m.name] = new
+    for key in ("screen", "rows", "margin_order"):
+        st.pop(key, None)
+
+
+def delete(st, axis, lo, hi):
+    """Remove the entries ``lo:hi`` of the axis ``axis`` ("M" only: neurons) from every member
+    of the state ``st`` that has it; the copies of the neurons are dropped as by :func:`insert`."""
+    if axis != "M":
+        raise ValueError(f"only neurons can be removed, not {axis!r}")
+    for m in MEMBERS:
+        if m.name in st and "M" in m.shape:
+            keep = np.r_[0:lo, hi : st[m.name].shape[m.shape.index("M")]]
+            st[m.name] = np.ascontiguousarray(np.take(st[m.name], keep, axis=m.shape.index("M")))
+    for key in ("screen", "rows", "margin_order"):
+        st.pop(key, None)
+
+
+def reset_label(st, c, keep=("T", "label_origin")):
+    """Put label ``c``'s entries of every member with a label axis ("L") back to their initial
+    value, but the members ``keep``."""
+    for m in MEMBERS:
+        if m.name in st and m.name not in keep and "L" in m.shape:
+            arr = st[m.name]
+            axis = m.shape.index("L")
+            one = list(arr.shape)
+            one[axis] = 1
+            np.moveaxis(arr, axis, 0)[c] = np.moveaxis(
+                _fill(m.name, tuple(one), arr.dtype), axis, 0
+            )[0]

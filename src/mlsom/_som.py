@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _core, _model_file, _names, _persistence, _schema, _sklearn
+from . import _core, _detection, _model_file, _names, _persistence, _schema, _sklearn
 from ._base import ParamsMixin
 from ._grid import grid_distances, grid_positions, initial_radius
 from ._memory import check_allocation
@@ -21,6 +21,7 @@ from ._method import (
     ACCEPTANCE_SMOOTHING,
     CORRECTIONS,
     DRIFT_GATE,
+    NOVELTY_RMS_FACTOR,
     PERSISTENCE,
     STALE_FACTOR,
     VARIANTS,
@@ -261,6 +262,16 @@ class SOMStreamClassifier(ParamsMixin):
         drift gate opens for good (``moving_maps_``): its whole map follows, the winner's grid
         neighbours moving too, by eta exp(-g^2 / (2 sigma^2)), sigma = ``DRIFT_SIGMA`` (0.2)
         x d.
+    novelty : bool, default=False
+        Novelty detection (beyond the paper; docs/method.md, "New labels"): the online phase
+        finds labels that the labelled set never showed. An instance within no neuron's radius
+        (the largest distance of a training row the neuron won) is left unknown (predicted
+        with no label; ``return_unknown``), leaves the model as it is and is remembered; groups
+        of such instances become new labels (a column each, after the labels of ``fit``, named
+        ``NP1``, ``NP2``, ...: ``new_labels_``, ``label_names_``) or extend a label's map. Off,
+        the model is exactly the paper's method (its state holds no novelty group). It shapes
+        the model at ``fit`` (the neurons' radii): switched on after ``fit``, it takes effect at
+        the next ``fit``; switched off after, detection pauses until it is on again.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons (an int: 0 to 2**128 - 1, a full NumPy seed).
     n_jobs : int or None, default=None
@@ -300,6 +311,16 @@ class SOMStreamClassifier(ParamsMixin):
     k_nn_ : int
         Neighbours of the winner-class vote: the size of the smallest map, made odd.
     n_features_in_, n_labels_ : int
+        With novelty detection, ``n_labels_`` counts the new labels too (retired ones
+        included: a column is never taken back).
+    new_labels_ : tuple of NewLabel
+        The labels novelty detection made (``novelty=True``), in column order: each one's name
+        (``NP1``, ...), column, the instance it was made at, the unexplained instances it was
+        made from, the instances it explains (its count, those included), its last use and
+        whether it was retired. Empty without novelty detection.
+    label_names_ : list of int or str
+        Each column's name: its index for a label of ``fit``, ``NPk`` for a new one (the keys
+        of ``predict_one`` in the River adapter).
     feature_names_in_ : ndarray of str
         The column names of a DataFrame given to ``fit`` (only when all are strings; unique and
         not empty, else ``fit`` refuses them). A later DataFrame must have exactly these
@@ -397,6 +418,7 @@ class SOMStreamClassifier(ParamsMixin):
         averout_distance="euclidean",
         zero_cooccurrence="reject",
         variant="paper",
+        novelty=False,
         random_state=None,
         n_jobs=None,
     ):
@@ -412,6 +434,7 @@ class SOMStreamClassifier(ParamsMixin):
         self.averout_distance = averout_distance
         self.zero_cooccurrence = zero_cooccurrence
         self.variant = variant
+        self.novelty = novelty
         self.random_state = random_state
         self.n_jobs = n_jobs
         self._lock = _ReadWriteLock()
@@ -540,6 +563,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_option("averout_distance", self.averout_distance, {"euclidean", "sqeuclidean"})
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
         check_option("variant", self.variant, set(VARIANTS))
+        self._novelty()
         if self.n_jobs is not None:
             check_int("n_jobs", self.n_jobs, low=-_MAX_INT64, high=_MAX_INT64)
         effective_n_threads(self.n_jobs)
@@ -654,16 +678,12 @@ class SOMStreamClassifier(ParamsMixin):
         n, A = X.shape
         L = Y.shape[1]
         rng = np.random.default_rng(self.random_state)
-        M0 = d * d
-        G = grid_distances(d)
-        r0 = initial_radius(d)
-        positions = grid_positions(d)
         squared = self.averout_distance == "sqeuclidean"
         robust = self.variant == "robust"
         Yi = Y.astype(np.int64)
         T = np.ascontiguousarray(Yi.T @ Yi)
 
-        cols, ncls, counts, log_averout, pos, n_iter = [], [], [], [], [], []
+        cols, ncls, counts, log_averout, pos, radius, n_iter = [], [], [], [], [], [], []
         offsets = np.zeros(L + 1, dtype=np.int64)
         if robust:  # the drift gate's training means and limits (0 for a label without a map)
             center = np.zeros((L, A), dtype=np.float64)
@@ -676,31 +696,19 @@ class SOMStreamClassifier(ParamsMixin):
                 continue
             rows = Y[:, j] == 1
             Xj = X if rows.all() else np.ascontiguousarray(X[rows])  # no copy when all rows
-            Wt, bmu, bmu_d2, epochs, converged = self._train_map(
-                Xj, rng, M0, G, r0, n_epochs, max_epochs, n_threads
-            )
-            if not converged:
+            mp = self._label_map(Xj, rng, d, n_epochs, max_epochs, n_threads)
+            if not mp["converged"]:
                 not_converged.append(j)
-            n_iter.append(int(epochs))
-            cnt = np.bincount(bmu, minlength=M0)
-            keep = cnt >= int(self.min_neuron_size)  # (checked: an integer)
-            if not keep.any():  # [D] never leave a map empty
-                keep[np.argmax(cnt)] = True
+            n_iter.append(mp["epochs"])
             if robust:
-                keep = _fresh_units(bmu, cnt, keep)
-                center[j], limit[j] = _drift_limit(Xj)
-            dist = bmu_d2 if squared else np.sqrt(bmu_d2)
-            # log averOut_b = log(mean over X_b of exp(-dist)), a log-mean-exp (<= 0), with the C
-            # library's exp and log (the same bits on every machine)
-            la = np.full(M0, -np.inf)
-            _core.log_mean_exp(dist, bmu, cnt, la)
-            kept = np.flatnonzero(keep)
-            cols.append(Wt[:, kept])
-            ncls.append(np.full(kept.size, j, dtype=np.int32))
-            counts.append(cnt[kept].astype(np.int64))
-            log_averout.append(la[kept])
-            pos.append(positions[kept])
-            offsets[j + 1] = offsets[j] + kept.size
+                center[j], limit[j] = mp["drift"]
+            cols.append(mp["Wt"])
+            ncls.append(np.full(mp["counts"].size, j, dtype=np.int32))
+            counts.append(mp["counts"])
+            log_averout.append(mp["log_averout"])
+            pos.append(mp["positions"])
+            radius.append(mp["radius"])
+            offsets[j + 1] = offsets[j] + mp["counts"].size
         if not_converged and warn:
             warnings.warn(
                 f"the maps of labels {not_converged} did not settle within max_epochs="
@@ -732,7 +740,51 @@ class SOMStreamClassifier(ParamsMixin):
         }
         if robust:  # absent: the paper's (the state, pickles and files of the paper's variant
             _add_robust_state(state, Yi, center, limit)  # stay what they were before variants)
+        if self.novelty:  # absent without novelty detection, likewise
+            _schema.ensure(state, "novelty")
+            state["radius"][...] = np.concatenate(radius)
+            state["frozen"][...] = state["Wt"]
         return state
+
+    def _label_map(self, Xj, rng, d, n_epochs, max_epochs, n_threads):
+        """One label's map fitted on its rows Xj on a d x d grid (the offline phase's steps 3-5):
+        its kept neurons' weights (A, m), counts, log averOut, grid positions and radii (the
+        largest distance of a row they won), the epochs run, whether it settled, and the robust
+        variant's drift gate (training mean, limit)."""
+        M0 = d * d
+        Wt, bmu, bmu_d2, epochs, converged = self._train_map(
+            Xj, rng, M0, grid_distances(d), initial_radius(d), n_epochs, max_epochs, n_threads
+        )
+        cnt = np.bincount(bmu, minlength=M0)
+        keep = cnt >= int(self.min_neuron_size)  # (checked: an integer)
+        if not keep.any():  # [D] never leave a map empty
+            keep[np.argmax(cnt)] = True
+        robust = self.variant == "robust"
+        if robust:
+            keep = _fresh_units(bmu, cnt, keep)
+        dist = bmu_d2 if self.averout_distance == "sqeuclidean" else np.sqrt(bmu_d2)
+        # log averOut_b = log(mean over X_b of exp(-dist)), a log-mean-exp (<= 0), with the C
+        # library's exp and log (the same bits on every machine)
+        la = np.full(M0, -np.inf)
+        _core.log_mean_exp(dist, bmu, cnt, la)
+        # each neuron's radius (novelty detection): the largest distance of a row it won, and at
+        # least NOVELTY_RMS_FACTOR times their root mean square distance (in many dimensions a
+        # neuron fitted on a few rows is nearer them than to the next rows of its label)
+        far = np.zeros(M0)
+        np.maximum.at(far, bmu, np.sqrt(bmu_d2))
+        rms = np.sqrt(np.bincount(bmu, weights=bmu_d2, minlength=M0) / np.maximum(cnt, 1))
+        far = np.maximum(far, NOVELTY_RMS_FACTOR * rms)
+        kept = np.flatnonzero(keep)
+        return {
+            "Wt": Wt[:, kept],
+            "counts": cnt[kept].astype(np.int64),
+            "log_averout": la[kept],
+            "positions": grid_positions(d)[kept],
+            "radius": far[kept],
+            "epochs": int(epochs),
+            "converged": converged,
+            "drift": _drift_limit(Xj) if robust else None,
+        }
 
     # ------------------------------------------------------------------ online phase
 
@@ -756,6 +808,17 @@ class SOMStreamClassifier(ParamsMixin):
     def _label_persistence(self):
         """label_persistence, checked at every call that learns or may use it (it acts at once)."""
         return check_option("label_persistence", self.label_persistence, set(PERSISTENCE))
+
+    def _novelty(self):
+        """novelty, checked: True or False."""
+        if not isinstance(self.novelty, (bool, np.bool_)):
+            raise TypeError(f"novelty must be True or False, got {describe(self.novelty)}")
+        return bool(self.novelty)
+
+    def _detects(self, st):
+        """Whether the online phase detects new labels: novelty on, in a model fitted with it
+        (novelty shapes the model at fit: switched on after, it takes effect at the next fit)."""
+        return self._novelty() and "radius" in st
 
     def _fitted_state(self):
         state = getattr(self, "_state", None)
@@ -781,7 +844,14 @@ class SOMStreamClassifier(ParamsMixin):
             out = st[key] = cls._COPIES[key](st["Wt"])
         return out
 
-    def predict_stream(self, X: ArrayLike, *, arrivals=None) -> np.ndarray:
+    def predict_stream(
+        self,
+        X: ArrayLike,
+        *,
+        arrivals=None,
+        return_unknown: bool = False,
+        return_patterns: bool = False,
+    ):
         """Online phase: classify the rows of X in order, adapting the model after each one.
 
         Calling it on consecutive chunks of a stream gives the same predictions and the same final
@@ -796,18 +866,77 @@ class SOMStreamClassifier(ParamsMixin):
             ``Y_labelled[k]`` (1, 0 or -1, as for :meth:`partial_fit`) is learnt once ``after[k]``
             rows of X have been classified (0: before the first; ``after`` non-decreasing, at
             most n_samples). The same as ``predict_stream`` on the pieces of X and
-            ``partial_fit`` of each labelled row in between, in one call.
+            ``partial_fit`` of each labelled row in between, in one call. Not with novelty
+            detection (give the labels to ``partial_fit`` between chunks).
+        return_unknown : bool, default=False
+            Also return which rows were left unknown (``novelty=True``; else none).
+        return_patterns : bool, default=False
+            Return the labels of ``fit`` and the new labels apart (as MINAS-BR's novelty
+            patterns): ``Y`` then holds the labels of ``fit`` only.
 
         Returns
         -------
         Y : ndarray of shape (n_samples, n_labels), dtype uint8
-            The predicted label sets, 0/1.
+            The predicted label sets, 0/1, over the model's labels after the call (``n_labels_``:
+            with novelty detection, new labels add columns on the right, 0 for the rows
+            classified before they were made; a row left unknown is all 0).
+        unknown : ndarray of bool of shape (n_samples,)
+            With ``return_unknown``.
+        patterns : ndarray of shape (n_samples, n_new_labels)
+            With ``return_patterns``: the predictions of the new labels (the columns of Y after
+            those of ``fit``).
         """
         st = self._fitted_state()
+        for name, flag in (
+            ("return_unknown", return_unknown),
+            ("return_patterns", return_patterns),
+        ):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {describe(flag)}")
         X = _check_stream_X(st, X)
         online = self._online_settings()
-        extra = {} if arrivals is None else self._arrivals(st, arrivals, X.shape[0], X.dtype)
-        return _as_labels(st, self._stream(st, X, online, extra))
+        if self._detects(st):
+            if arrivals is not None:
+                raise ValueError(
+                    "arrivals cannot be given with novelty=True; give the labels to "
+                    "partial_fit between chunks"
+                )
+            Y, unknown = self._stream_novel(st, X, online)
+        else:
+            extra = {} if arrivals is None else self._arrivals(st, arrivals, X.shape[0], X.dtype)
+            Y = self._stream(st, X, online, extra)
+            unknown = np.zeros(X.shape[0], dtype=bool)
+        Y = _as_labels(st, Y)
+        out = [Y]
+        if return_patterns:
+            new = _new_columns(st, Y.shape[1])
+            out = [Y[:, ~new], Y[:, new]]
+        if return_unknown:
+            out.insert(1, unknown)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def _stream_novel(self, st, X, online):
+        """The online phase with novelty detection (_detection.stream): (Y, unknown)."""
+        _, _, n_epochs, max_epochs = self._validate_params()
+
+        def core(rows):
+            Y = np.zeros((rows.shape[0], st["n_labels"]), dtype=np.uint8)
+            state, settings = self._core_state(st, rows.shape[0], online, None)
+            _core.stream(state, settings, rows, Y)
+            return Y
+
+        def make_map(G, rng):
+            G = np.ascontiguousarray(G, dtype=st["Wt"].dtype)
+            mp = self._label_map(G, rng, st["grid_size"], n_epochs, max_epochs, 1)
+            keys = ("Wt", "counts", "log_averout", "positions", "radius", "epochs", "drift")
+            return tuple(mp[k] for k in keys)
+
+        self._lock.acquire_write()
+        try:
+            _check_headroom(st, X.shape[0])  # (before any change: the chunk as a whole)
+            return _detection.stream(st, X, core, make_map)
+        finally:
+            self._lock.release_write()
 
     def _stream(self, st, X, online, extra):
         """The core's online phase over X (checked) with the online settings (eta, skip_zero),
@@ -1092,13 +1221,18 @@ class SOMStreamClassifier(ParamsMixin):
         n_threads = _threads_for(
             X.shape[0] * st["Wt"].shape[1] * X.shape[1], effective_n_threads(self.n_jobs)
         )
+        detects = self._detects(st)
         self._lock.acquire_read()
         try:
+            # (the labels as they are now: a stream in another thread may have added some)
+            Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
             self._copy(st, "screen")
             self._copy(st, "rows")
             _ensure_margin_order(st)
             settings = _core.Settings(skip_zero=skip_zero, n_threads=n_threads)
             _core.predict(_core.State(st, writable=False), settings, X, Y)
+            if detects:  # a row no neuron explains is left unknown, as in the stream
+                Y[~_detection.explained_now(st, X)] = 0
         finally:
             self._lock.release_read()
         return _as_labels(st, Y)
@@ -1193,6 +1327,14 @@ class SOMStreamClassifier(ParamsMixin):
     @property
     def n_labels_(self):
         return self._snapshot(lambda st: int(st["n_labels"]))
+
+    @property
+    def new_labels_(self):
+        return self._snapshot(_detection.new_labels)
+
+    @property
+    def label_names_(self):
+        return self._snapshot(_detection.label_names)
 
     @property
     def n_iter_(self):
@@ -1355,6 +1497,13 @@ def _pickled():
     """What a pickle keeps of the state: the table's members and the fields (the copies of the
     neurons, _COPIES, are made again when needed)."""
     return frozenset((*_schema.BY_NAME, *_schema.FIELDS))
+
+
+def _new_columns(st, n_labels):
+    """Which of the first n_labels columns are new labels (found by novelty detection)."""
+    if "label_origin" not in st:
+        return np.zeros(n_labels, dtype=bool)
+    return st["label_origin"][_detection.NUMBER, :n_labels] > 0
 
 
 def _probabilities(st):
@@ -1615,6 +1764,8 @@ def _plain_param(value):
     other integer as int, a real (NumPy float, Fraction) as float, a str subclass as str."""
     if value is None or type(value) in (bool, int, float, str):
         return value
+    if isinstance(value, np.bool_):
+        return bool(value)
     if isinstance(value, str):
         return str(value)
     if isinstance(value, numbers.Integral):

@@ -170,6 +170,10 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     variant : {"paper", "robust"}, default="paper"
         As SOMStreamClassifier's; the warm-up's instances are a prefix of the stream, in order,
         which is what "robust" reads as time order.
+    novelty : bool, default=False
+        As SOMStreamClassifier's: new labels found in the stream join the keys of
+        ``predict_one`` as "NP1", "NP2", ... (``model_.new_labels_``); an instance left unknown
+        is predicted with every label False.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the maps' initial neurons; it plays the role of River's ``seed``: an integer makes
         the model reproducible.
@@ -181,7 +185,8 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
     features_ : tuple or None
         The feature names, in the model's column order; None before the first ``learn_one``.
     labels_ : tuple
-        The label names, in the model's column order (during the warm-up: those seen so far).
+        The label names, in the model's column order (during the warm-up: those seen so far),
+        with the new labels of novelty detection after them.
 
     Examples
     --------
@@ -220,6 +225,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         averout_distance="euclidean",
         zero_cooccurrence="reject",
         variant="paper",
+        novelty=False,
         random_state=None,
         n_jobs=None,
     ):
@@ -237,6 +243,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self.averout_distance = averout_distance
         self.zero_cooccurrence = zero_cooccurrence
         self.variant = variant
+        self.novelty = novelty
         self.random_state = random_state
         self.n_jobs = n_jobs
         # refuse a bad parameter now, not n_warmup instances later
@@ -309,7 +316,14 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         # frozen, label persistence's proposal aside: a pure predict_one cannot tell whether
         # the instance learnt last is the one before x (progressive validation with a delay)
         y = self.model_.predict(self._row(values))[0]
-        return {name: bool(v) for name, v in zip(self.labels_, y, strict=True)}
+        names = self.labels_ if y.size == len(self.labels_) else self._all_labels(y.size)
+        return {name: bool(v) for name, v in zip(names, y, strict=True)}
+
+    def _all_labels(self, n):
+        """The names of the model's first n labels: those of the warm-up, then the new ones of
+        novelty detection."""
+        base = tuple(_ordered(self._label_seen))
+        return base + tuple(nl.name for nl in self.model_.new_labels_)[: n - len(base)]
 
     def learn_one(self, x, y=None):
         """Learn from ``x``: its labels during the warm-up, its own prediction afterwards.
@@ -337,6 +351,14 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
                             known[0, column[name]] = int(bool(value))
             if known is None:
                 self.model_.predict_stream(row)
+                if self.model_.novelty:
+                    self.labels_ = self._all_labels(self.model_.n_labels_)
+            elif self.model_.novelty:  # the online step, then its labels (the new ones unknown)
+                self.model_.predict_stream(row)
+                extra = self.model_.n_labels_ - known.shape[1]
+                self.model_.partial_fit(
+                    row, np.pad(known, ((0, 0), (0, extra)), constant_values=-1)
+                )
             else:  # the online step, then its labels: partial_fit after it, in one call
                 self.model_.predict_stream(row, arrivals=(row, known, _AFTER_THE_ROW))
             return

@@ -195,7 +195,7 @@ def test_run_scales_with_the_labelled_parts_minmax_only_when_asked(meka, tmp_pat
         (["--data", "{meka}", "--n-instances", "5000"], "argument --n-instances: n_instances"),
         (["--data", "{meka}", "--data-home", "{tmp}"], "--data-home {tmp} applies to the real"),
         (["--data", "{meka}", "--xml", "{meka}"], "argument --data: "),
-        ([], "one of the arguments --stream --data is required"),
+        ([], "one of the arguments --stream --novelty-stream --data is required"),
     ],
 )
 def test_run_refuses_bad_data_options_naming_them(argv, message, meka, tmp_path, capsys):

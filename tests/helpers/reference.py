@@ -846,3 +846,58 @@ def persistence_reference(events, window=200, min_pairs=10, z=2.0):
                     ring.append(int(f_prop > f_model))
             prior, fresh = np.array(y), True
     return np.array(out).reshape(len(out), -1), ring
+
+
+# ------------------------------------------------------------------ novelty detection
+
+
+def novelty_explained(X, W, radius):
+    """Whether each row of X lies within the radius of some neuron: for every row and every
+    neuron b (a column of W, the neurons (A, M)), the sum of the squared differences, feature by
+    feature, against radius[b] squared."""
+    X = np.asarray(X, dtype=np.float64)
+    W = np.asarray(W, dtype=np.float64)
+    out = np.zeros(len(X), dtype=bool)
+    for i, x in enumerate(X):
+        for b in range(W.shape[1]):
+            if np.sum((np.array(W[:, b]) - x) ** 2) <= float(radius[b]) ** 2:
+                out[i] = True
+                break
+    return out
+
+
+def novelty_kmeans(B, k, rng, max_iter=50):
+    """Lloyd's k-means, plainly: k distinct rows drawn by rng (in increasing row order) as the
+    first centres; each row to its nearest centre (the first on a tie); each centre the mean of
+    its rows (unchanged when it has none); until no row changes group."""
+    B = np.asarray(B, dtype=np.float64)
+    centres = [B[i].copy() for i in sorted(rng.choice(len(B), size=k, replace=False))]
+    assign = [-1] * len(B)
+    for _ in range(max_iter):
+        new = []
+        for x in B:
+            d = [float(np.sum((x - c) ** 2)) for c in centres]
+            new.append(d.index(min(d)))
+        if new == assign:
+            break
+        assign = new
+        for c in range(k):
+            rows = [B[i] for i in range(len(B)) if assign[i] == c]
+            if rows:
+                centres[c] = np.mean(rows, axis=0)
+    return np.array(assign), np.array(centres)
+
+
+def novelty_judge(G, centre, W, radius, extension=1.1):
+    """A group's fate: None when not cohesive (the mean distance of its rows to their centre at
+    least the centre's distance to the nearest neuron); else the neuron whose sphere's surface
+    is nearest the centre, when the centre is within ``extension`` times its radius of it (an
+    extension of its label), or -1 (a new label)."""
+    W = np.asarray(W, dtype=np.float64)
+    dist = [math.sqrt(float(np.sum((np.array(W[:, b]) - centre) ** 2))) for b in range(W.shape[1])]
+    spread = [math.sqrt(float(np.sum((g - centre) ** 2))) for g in G]
+    if not min(dist) > float(np.mean(spread)):
+        return None
+    surface = [dist[b] - radius[b] for b in range(len(dist))]
+    b = surface.index(min(surface))
+    return b if dist[b] <= extension * radius[b] else -1

@@ -119,6 +119,17 @@ CASES = [
     ("run-zero-division-2", RUN + ["--zero-division", "2"], ["--zero-division", "'2'"]),
     ("run-zero-division-nan", RUN + ["--zero-division", "nan"], ["--zero-division", "'nan'"]),
     ("run-param-no-equals", RUN + ["--param", "bad"], ["--param", "'bad'"]),
+    # a novelty stream
+    (
+        "run-novelty-unknown",
+        ["run", "--novelty-stream", "No-such"],
+        ["--novelty-stream", "'No-such'"],
+    ),
+    (
+        "run-novelty-and-stream",
+        RUN + ["--novelty-stream", "4CRE-V2"],
+        ["--novelty-stream", "--stream"],
+    ),
     # a data file of one's own
     ("run-data-missing", ["run", "--data", "{missing}.arff"], ["--data", "missing.arff"]),
     ("run-data-empty", ["run", "--data", ""], ["--data", "empty"]),

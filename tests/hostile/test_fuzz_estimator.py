@@ -520,3 +520,55 @@ def test_random_drifting_streams_open_the_gates_as_the_reference_does(
     cut = len(X_te) // 3
     Y2 = np.vstack([twin.predict_stream(X_te[:cut]), twin.predict_stream(X_te[cut:])])
     np.testing.assert_array_equal(Y2, Y_pkg)
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(
+    data=training_sets(),
+    p=params,
+    stream_seed=st.integers(0, 2**32 - 1),
+    n_stream=st.integers(0, 400),
+    burst=st.floats(0.0, 1.0),
+    chunk=st.integers(1, 400),
+)
+def test_novelty_detection_keeps_outputs_state_and_file_in_bounds(
+    data, p, stream_seed, n_stream, burst, chunk, tmp_path_factory
+):
+    """novelty=True on random sets and streams (extreme values included, with bursts of rows
+    near far points so that searches run): 0/1 predictions over the model's labels, rows left
+    unknown all 0, a valid co-occurrence matrix, a bounded memory, the same result chunk by
+    chunk, and a state that a model file keeps and loads."""
+    X, Y = data
+    a = X.shape[1]
+    model = make_model({**p, "n_jobs": 1})
+    model.set_params(novelty=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, Y)
+    twin = pickle.loads(pickle.dumps(model))
+    rng = np.random.default_rng(stream_seed)
+    limit = LIMIT[np.float32 if X.dtype == np.float32 else np.float64]
+    spread = np.abs(X).max() if X.size else 1.0
+    Z = rng.normal(size=(n_stream, a)) * (spread + 1.0)
+    far = rng.normal(size=(3, a)) * (spread + 1.0) * 10
+    near = rng.random(n_stream) < burst
+    Z[near] = far[rng.integers(0, 3, size=near.sum())] + rng.normal(size=(near.sum(), a))
+    Z = np.clip(Z, -limit, limit).astype(X.dtype)
+    out, unknown = model.predict_stream(Z, return_unknown=True)
+    L = model.n_labels_
+    assert out.shape == (n_stream, L) and ((out == 0) | (out == 1)).all()
+    assert not out[unknown].any() and out[~unknown].any(axis=1).all()
+    T = model.T_
+    assert (T >= 0).all() and np.array_equal(T, T.T) and (T <= np.diag(T)[None, :]).all()
+    st_ = model._state
+    assert 0 <= st_["novelty_counts"][0] <= st_["novelty_buffer"].shape[0]
+    assert np.isfinite(st_["radius"]).all() and (st_["radius"] >= 0).all()
+    assert int(st_["NS"][1]) == int(np.trace(T))
+    parts = [twin.predict_stream(Z[i : i + chunk]) for i in range(0, n_stream, chunk)]
+    if parts:
+        got = np.vstack([np.pad(q, ((0, 0), (0, L - q.shape[1]))) for q in parts])
+        np.testing.assert_array_equal(got, out)
+    path = tmp_path_factory.mktemp("nov") / "m.npz"
+    model.save(path)
+    back = SOMStreamClassifier.load(path)
+    assert back.new_labels_ == model.new_labels_

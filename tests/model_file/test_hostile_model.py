@@ -140,6 +140,7 @@ CHANGED = {
     "averout_distance": "sqeuclidean",
     "zero_cooccurrence": "skip",
     "variant": "robust",
+    "novelty": True,
     "random_state": 7,
     "n_jobs": 1,
 }

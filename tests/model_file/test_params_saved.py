@@ -41,11 +41,20 @@ OPTIONS = {
     "variant": "robust",
     "grid_size": "auto",
 }
+BOOLEANS = {"novelty": True}
 BASE = {"grid_size": 2, "n_epochs": 5, "max_epochs": 20, "random_state": 0, "n_jobs": 1}
 
 
 def _kinds(value):
     """(label, value, accepted) for each kind of value the parameter could be given as."""
+    if isinstance(value, bool):
+        return [
+            ("bool", value, True),
+            ("numpy bool", np.bool_(value), True),
+            ("int", int(value), False),
+            ("str", str(value), False),
+            ("0-d array", np.array(value), False),
+        ]
     if isinstance(value, str):
         return [
             ("str", value, True),
@@ -84,7 +93,7 @@ def _kinds(value):
 
 CASES = [
     pytest.param(name, value, accepted, id=f"{name}-{label}")
-    for table in (INTEGERS, REALS, OPTIONS)
+    for table in (INTEGERS, REALS, OPTIONS, BOOLEANS)
     for name, typical in table.items()
     for label, value, accepted in _kinds(typical)
 ]
@@ -121,6 +130,8 @@ def _plain(value):
     """The plain Python value the model uses for a parameter value."""
     if value is None or isinstance(value, np.random.Generator):
         return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     if isinstance(value, str):
         return str(value)
     if isinstance(value, (int, np.integer)):

@@ -1,0 +1,324 @@
+"""Novelty detection (``novelty=True``, src/mlsom/_detection.py) against the plain reference
+(tests/helpers/reference.py: novelty_explained, novelty_kmeans, novelty_judge), and its API:
+off by default, the stream's orchestration, chunking and threads, save/load mid-memory, the new
+labels' attributes, predict and predict_one."""
+
+import copy
+
+import numpy as np
+import pytest
+
+from mlsom import SOMStreamClassifier, _detection
+from mlsom._method import NOVELTY_BLOCK, NOVELTY_BUFFER, NOVELTY_CHECK, NOVELTY_MIN_GROUP
+from tests.helpers import reference as ref
+
+CENTRES = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0], [4.0, 4.0], [9.0, 9.0]])
+
+
+def _stream(seed=0, n=12000, new_at=(3000, 8000)):
+    """Gaussian blobs: labels 0-2 from the start, label 3 from row new_at[0], 4 from new_at[1]."""
+    rng = np.random.default_rng(seed)
+    lab = rng.integers(0, 3, size=n)
+    lab[new_at[0] :] = rng.integers(0, 4, size=n - new_at[0])
+    lab[new_at[1] :] = rng.integers(0, 5, size=n - new_at[1])
+    X = CENTRES[lab] + 0.5 * rng.normal(size=(n, 2))
+    return X, np.eye(5, dtype=np.uint8)[lab]
+
+
+def _fitted(novelty=True, **kw):
+    X, Y = _stream()
+    params = dict(grid_size=3, random_state=0, novelty=novelty, **kw)
+    return SOMStreamClassifier(**params).fit(X[:500], Y[:500, :3]), X[500:], Y[500:]
+
+
+# ------------------------------------------------------------------ off by default
+
+
+def test_off_by_default_and_no_state():
+    model = SOMStreamClassifier(grid_size=3, random_state=0)
+    assert model.novelty is False
+    X, Y = _stream()
+    model.fit(X[:500], Y[:500, :3])
+    assert "radius" not in model._state and model.new_labels_ == ()
+    P, unknown = model.predict_stream(X[500:3000], return_unknown=True)
+    assert P.shape == (2500, 3) and not unknown.any()
+
+
+def test_every_row_explained_is_the_plain_method():
+    """With radii so large that every row is explained, detection changes nothing: the same
+    predictions and the same neurons, bit for bit, as without it."""
+    plain, X, _ = _fitted(novelty=False)
+    model, _, _ = _fitted(novelty=True)
+    model._state["radius"][:] = 1e6
+    P0 = plain.predict_stream(X[:5000])
+    P1, unknown = model.predict_stream(X[:5000], return_unknown=True)
+    assert not unknown.any()
+    np.testing.assert_array_equal(P0, P1)
+    np.testing.assert_array_equal(plain._state["Wt"], model._state["Wt"])
+    np.testing.assert_array_equal(plain._state["T"], model._state["T"])
+
+
+# ---------------------------------------------------------- the steps, against the reference
+
+
+@pytest.mark.parametrize("A, M, seed", [(1, 1, 0), (2, 9, 1), (7, 30, 2), (40, 25, 3)])
+def test_explained_matches_reference(A, M, seed):
+    rng = np.random.default_rng(seed)
+    W = rng.normal(size=(A, M))
+    radius = rng.uniform(0.5, 2.0, size=M) * np.sqrt(A)
+    X = rng.normal(size=(300, A)) * 1.5
+    # rows on a neuron's sphere, to the last bit (a radius set to the reference's distance):
+    # whichever way the rounding of the square goes, the package must agree
+    X[:5] = rng.normal(size=(5, A))
+    for i in range(5):
+        radius[i % M] = np.sqrt(np.sum((np.array(W[:, i % M]) - X[i]) ** 2))
+    want = ref.novelty_explained(X, W, radius)
+    np.testing.assert_array_equal(_detection.explained(X, W, radius), want)
+    assert want.any() and not want.all()
+
+
+def test_explained_far_from_the_origin():
+    """Large coordinates: the expansion's rounding is settled by the exact sums."""
+    rng = np.random.default_rng(4)
+    W = 1e6 + rng.normal(size=(3, 10))
+    X = 1e6 + rng.normal(size=(500, 3))
+    radius = np.full(10, 0.9)
+    np.testing.assert_array_equal(
+        _detection.explained(X, W, radius), ref.novelty_explained(X, W, radius)
+    )
+
+
+@pytest.mark.parametrize("n, A, k, seed", [(60, 2, 2, 0), (300, 3, 5, 1), (500, 10, 8, 2)])
+def test_kmeans_matches_reference(n, A, k, seed):
+    rng = np.random.default_rng(seed)
+    B = rng.normal(size=(n, A)) + rng.integers(0, 4, size=(n, 1)) * 3.0
+    a1, c1 = _detection.kmeans(B, k, np.random.default_rng(seed))
+    a2, c2 = ref.novelty_kmeans(B, k, np.random.default_rng(seed))
+    np.testing.assert_array_equal(a1, a2)
+    np.testing.assert_array_equal(c1, c2)
+
+
+def test_judge_matches_reference():
+    rng = np.random.default_rng(5)
+    W = rng.normal(size=(2, 12)) * 3
+    radius = rng.uniform(0.2, 1.0, size=12)
+    verdicts = []
+    for _ in range(200):
+        centre = rng.normal(size=2) * 4
+        G = centre + rng.normal(size=(40, 2)) * rng.uniform(0.05, 2.0)
+        want = ref.novelty_judge(G, G.mean(axis=0), W, radius)
+        got = _detection.judge(G, G.mean(axis=0), W, radius)
+        assert got == want
+        verdicts.append(want)
+    # every outcome met: not cohesive, an extension, a new label
+    assert None in verdicts and -1 in verdicts and any(v is not None and v >= 0 for v in verdicts)
+
+
+def test_search_makes_the_labels_the_reference_judges():
+    """A search on a state's memory: the groups are the reference k-means', each judged as the
+    reference judges it; a new label per -1, its count in T, N and S, its rows taken out."""
+    model, X, _ = _fitted()
+    st = copy.deepcopy(model._state)
+    rng = np.random.default_rng(6)
+    rows = np.vstack([CENTRES[4] + 0.3 * rng.normal(size=(150, 2)), rng.normal(size=(20, 2)) * 9])
+    pos = 5000
+    _detection._remember(st, rows, np.arange(pos - rows.shape[0], pos))
+    before = copy.deepcopy(st)
+    _detection.search(st, pos, model_maker(model, st))
+    B = rows.astype(np.float64)
+    k = min(8, len(B) // NOVELTY_MIN_GROUP)
+    assign, centres = ref.novelty_kmeans(
+        B, k, np.random.default_rng((_detection.NOVELTY_SEED, pos))
+    )
+    verdicts = []
+    for c in range(k):
+        G = B[assign == c]
+        if len(G) >= NOVELTY_MIN_GROUP:
+            verdicts.append(
+                (ref.novelty_judge(G, centres[c], before["Wt"], before["radius"]), len(G))
+            )
+    new = [g for v, g in verdicts if v == -1]
+    assert new, verdicts  # the far blob is a new label
+    assert st["n_labels"] == before["n_labels"] + len(new)
+    made = [nl.made_from for nl in _detection.new_labels(st)]
+    assert sorted(made) == sorted(new)
+    assert int(st["NS"][0]) == int(before["NS"][0]) + sum(g for v, g in verdicts if v is not None)
+    assert int(st["novelty_counts"][0]) == len(B) - sum(g for v, g in verdicts if v is not None)
+
+
+def model_maker(model, st):
+    """The estimator's map fitting for new labels, as predict_stream gives it to the search."""
+
+    def make_map(G, rng):
+        mp = model._label_map(np.ascontiguousarray(G), rng, st["grid_size"], 100, 1000, 1)
+        keys = ("Wt", "counts", "log_averout", "positions", "radius", "epochs", "drift")
+        return tuple(mp[k] for k in keys)
+
+    return make_map
+
+
+# ------------------------------------------------------------------ the stream
+
+
+def _plain_loop(model, X):
+    """The online phase with detection, one instance at a time, as docs/method.md states it:
+    at the start of every block of NOVELTY_BLOCK instances the neurons are frozen; a row within
+    a frozen neuron's radius (reference test) goes through the core's online phase; any other is
+    unknown and remembered; after every NOVELTY_CHECK unknown ones, a search. Each label
+    predicted records the instance as its last use."""
+    model = copy.deepcopy(model)
+    st = model._state
+    counts = st["novelty_counts"]
+    online = model._online_settings()
+    preds, unknown = [], []
+    for x in X:
+        if counts[1] % NOVELTY_BLOCK == 0:
+            st["frozen"][...] = st["Wt"]
+        if ref.novelty_explained(x[None], st["frozen"], st["radius"])[0]:
+            preds.append(model._stream(st, x[None], online, {})[0])
+            unknown.append(False)
+            st["label_origin"][2, : preds[-1].size][preds[-1] == 1] = counts[1]  # last use
+        else:
+            _detection._remember(st, x[None], np.array([counts[1]]))
+            counts[2] += 1
+            preds.append(np.zeros(st["n_labels"], dtype=np.uint8))
+            unknown.append(True)
+        counts[1] += 1
+        if counts[2] >= NOVELTY_CHECK:
+            counts[2] = 0
+            _detection.search(st, int(counts[1]), model_maker(model, st))
+    L = st["n_labels"]
+    P = np.vstack([np.pad(p, (0, L - p.size)) for p in preds])
+    return P, np.array(unknown), model
+
+
+def test_stream_matches_the_plain_loop():
+    model, X, _ = _fitted()
+    P_ref, unk_ref, twin = _plain_loop(model, X[:4000])
+    P, unknown = model.predict_stream(X[:4000], return_unknown=True)
+    np.testing.assert_array_equal(unknown, unk_ref)
+    np.testing.assert_array_equal(P, P_ref)
+    assert model.n_labels_ > 3  # a new label was made on the way
+    for key in ("Wt", "T", "NS", "radius", "novelty_buffer", "label_origin"):
+        np.testing.assert_array_equal(model._state[key], twin._state[key])
+
+
+@pytest.mark.parametrize("sizes", [[1, 999, 1000, 5500], [257, 3, 5000, 2240], [7500]])
+def test_chunking_and_threads_change_nothing(sizes):
+    whole, X, _ = _fitted()
+    P, unknown = whole.predict_stream(X[:7500], return_unknown=True)
+    model, _, _ = _fitted(n_jobs=2)
+    parts, unks, start = [], [], 0
+    for s in sizes:
+        p, u = model.predict_stream(X[start : start + s], return_unknown=True)
+        parts.append(p)
+        unks.append(u)
+        start += s
+    L = model.n_labels_
+    got = np.vstack([np.pad(p, ((0, 0), (0, L - p.shape[1]))) for p in parts])
+    np.testing.assert_array_equal(got, P)
+    np.testing.assert_array_equal(np.concatenate(unks), unknown)
+    for key in whole._state:
+        if isinstance(whole._state[key], np.ndarray):
+            np.testing.assert_array_equal(model._state[key], whole._state[key], err_msg=key)
+
+
+def test_new_labels_found_and_described():
+    model, X, Y = _fitted()
+    P = model.predict_stream(X)
+    found = model.new_labels_
+    assert len(found) >= 2 and [nl.name for nl in found][:2] == ["NP1", "NP2"]
+    assert model.label_names_ == [0, 1, 2, *[nl.name for nl in found]]
+    assert model.n_labels_ == 3 + len(found) == P.shape[1]
+    first = found[0]
+    # label 3 appears at row 2500 of this stream: found after it, within a few thousand
+    assert 2500 < first.created_at < 5000
+    assert first.made_from >= NOVELTY_MIN_GROUP and first.n_explained >= first.made_from
+    # its predictions are the new label's instances
+    hits = P[:, first.column] == 1
+    assert hits.sum() > 500 and Y[hits, 3].mean() > 0.95
+    # a row left unknown has no label
+    _, unknown, patterns = model.predict_stream(X[:100], return_unknown=True, return_patterns=True)
+    assert patterns.shape == (100, len(found))
+
+
+def test_frozen_predict_and_predict_one_know_the_new_labels():
+    model, X, Y = _fitted()
+    model.predict_stream(X[:6000])
+    L = model.n_labels_
+    assert L > 3
+    P = model.predict(X[6000:7000])
+    assert P.shape == (1000, L)
+    unknown = ~ref.novelty_explained(X[6000:7000], model._state["Wt"], model._state["radius"])
+    assert not P[unknown].any() and P[~unknown].any(axis=1).all()
+    one = model.predict_one(X[7000])
+    assert set(one) == set(range(model.n_labels_))
+
+
+def test_save_and_load_mid_memory_resume_exactly(tmp_path):
+    for variant in ("paper", "robust"):
+        model, X, _ = _fitted(variant=variant)
+        model.predict_stream(X[:2417])
+        assert 0 < model._state["novelty_counts"][0] < NOVELTY_BUFFER  # a part-filled memory
+        model.save(tmp_path / "m.npz")
+        loaded = SOMStreamClassifier.load(tmp_path / "m.npz")
+        np.testing.assert_array_equal(
+            model.predict_stream(X[2417:]), loaded.predict_stream(X[2417:])
+        )
+        assert loaded.new_labels_ == model.new_labels_ and len(model.new_labels_) > 0
+
+
+def test_memory_and_labels_stay_bounded():
+    """A stream of instances scattered far from every map, then of bursts each far from the
+    others: the memory never holds more than its length, and no more than NOVELTY_MAX_LABELS
+    new labels are made."""
+    model, _, _ = _fitted()
+    rng = np.random.default_rng(7)
+    noise = rng.uniform(-400, 400, size=(6000, 2))
+    model.predict_stream(noise)
+    assert int(model._state["novelty_counts"][0]) <= NOVELTY_BUFFER
+    bursts = np.repeat(rng.uniform(-1e5, 1e5, size=(150, 2)), 100, axis=0)
+    bursts += rng.normal(size=bursts.shape)
+    model.predict_stream(bursts)
+    assert int(model._state["novelty_counts"][0]) <= NOVELTY_BUFFER
+    live = [nl for nl in model.new_labels_ if not nl.retired]
+    assert len(live) == _detection.NOVELTY_MAX_LABELS
+
+
+def test_unused_new_labels_retire():
+    model, X, _ = _fitted()
+    model.predict_stream(X[:4000])
+    assert model.new_labels_
+    st = model._state
+    # a stream of label 0 alone, long past NOVELTY_FORGET, with a far burst now and then
+    rng = np.random.default_rng(8)
+    only0 = CENTRES[0] + 0.5 * rng.normal(size=(_detection.NOVELTY_FORGET + 3000, 2))
+    only0[-200:] = CENTRES[4] + 0.5 * rng.normal(size=(200, 2))
+    P = model.predict_stream(only0)
+    retired = [nl for nl in model.new_labels_ if nl.retired]
+    assert retired
+    for nl in retired:  # its map is gone, its column stays, never predicted after
+        assert st["offsets"][nl.column] == st["offsets"][nl.column + 1]
+    assert P.shape[1] == model.n_labels_
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_bad_novelty_switched_on_after_fit_and_arrivals():
+    with pytest.raises(TypeError, match="novelty must be True or False, got 'yes'"):
+        SOMStreamClassifier(novelty="yes").fit(np.zeros((4, 1)), np.ones((4, 1)))
+    plain, X, _ = _fitted(novelty=False)
+    twin = copy.deepcopy(plain)
+    plain.set_params(novelty=True)  # (shapes the model at fit: the next fit)
+    np.testing.assert_array_equal(plain.predict_stream(X[:3000]), twin.predict_stream(X[:3000]))
+    assert "radius" not in plain._state
+    model, X, _ = _fitted()
+    before = copy.deepcopy(model._state)
+    with pytest.raises(ValueError, match="arrivals cannot be given with novelty=True"):
+        model.predict_stream(X[:10], arrivals=(X[:1], np.ones((1, 3)), [0]))
+    with pytest.raises(TypeError, match="return_unknown must be True or False"):
+        model.predict_stream(X[:10], return_unknown="no")
+    for key, value in before.items():  # nothing changed
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(model._state[key], value)
