@@ -37,7 +37,7 @@ from ._method import (
 )
 
 # rows of label_origin
-CREATED, MADE_FROM, LAST_USED, NUMBER, RETIRED = range(5)
+CREATED, MADE_FROM, LAST_USED, NUMBER, RETIRED, NAMED = range(6)
 # entries of novelty_counts
 IN_MEMORY, SEEN, SINCE_SEARCH, MADE = range(4)
 
@@ -64,6 +64,8 @@ class NewLabel(NamedTuple):
     #: whether it was retired (unused for NOVELTY_FORGET instances, or merged into another
     #: label): never predicted again, its column kept
     retired: bool
+    #: the caller's label column that labels given to ``partial_fit`` named it by, or None
+    named: int | None = None
 
 
 def new_labels(st):
@@ -80,17 +82,66 @@ def new_labels(st):
             n_explained=int(st["T"][c, c]),
             last_used=int(o[LAST_USED, c]),
             retired=bool(o[RETIRED, c]),
+            named=None if o[NAMED, c] < 0 else int(o[NAMED, c]),
         )
         for c in np.flatnonzero(o[NUMBER] > 0)
     )
 
 
 def label_names(st):
-    """Each label's name: its column index for a label of fit, "NPk" for a new one."""
+    """Each label's name: its column index for a label of fit, the caller's label column for a
+    label that labels named (``partial_fit``), "NPk" for a new one no label named."""
     if "label_origin" not in st:
         return list(range(st["n_labels"]))
-    number = st["label_origin"][NUMBER]
-    return [f"NP{int(k)}" if k > 0 else c for c, k in enumerate(number.tolist())]
+    o = st["label_origin"]
+    return [
+        int(u) if u >= 0 else (f"NP{int(k)}" if k > 0 else c)
+        for c, (k, u) in enumerate(zip(o[NUMBER].tolist(), o[NAMED].tolist(), strict=True))
+    ]
+
+
+def caller_columns(st, n_columns, n_fit):
+    """The model's column of each of the caller's ``n_columns`` label columns: the first
+    ``n_fit`` are the labels of fit; a later one is the label it named (-1: none yet)."""
+    out = np.full(n_columns, -1, dtype=np.int64)
+    out[:n_fit] = np.arange(n_fit)
+    named = st["label_origin"][NAMED]
+    for c in np.flatnonzero(named >= 0):
+        if named[c] < n_columns:
+            out[named[c]] = c
+    return out
+
+
+def name_label(st, u, X, Y_u, predict, make_map, pos):
+    """The caller's label column ``u``, which the model does not know, with its values Y_u
+    (1/0/-1) on the rows X: the new label whose frozen predictions on the rows with a value
+    match it best by Jaccard, at least 1/2, is named by it; else, with a positive row, a new
+    label is made from the positive rows (a map fitted on them, its count theirs) and named by
+    it. Returns its column, or -1 (no positive row: nothing to learn a label from)."""
+    known = Y_u >= 0
+    pos_rows = Y_u == 1
+    if not pos_rows.any():
+        return -1
+    o = st["label_origin"]
+    free = np.flatnonzero((o[NUMBER] > 0) & (o[RETIRED] == 0) & (o[NAMED] < 0))
+    if free.size:
+        P = predict(X[known])[:, free].astype(bool)
+        y = pos_rows[known]
+        inter = (P & y[:, None]).sum(axis=0)
+        union = (P | y[:, None]).sum(axis=0)
+        score = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+        best = int(np.argmax(score))
+        if score[best] >= 0.5:
+            o[NAMED, free[best]] = u
+            return int(free[best])
+    G = np.ascontiguousarray(X[pos_rows], dtype=np.float64)
+    c = new_label(st, G, pos, make_map, np.random.default_rng((NOVELTY_SEED, pos, u)), count=False)
+    lo, hi = int(st["offsets"][c]), int(st["offsets"][c + 1])
+    # (a neuron wins at most once per instance the stream counted)
+    st["counts"][lo:hi] = np.minimum(st["counts"][lo:hi], max(1, int(st["NS"][0])))
+    st["label_origin"][NAMED, c] = u
+    st["label_origin"][CREATED, c] = pos
+    return c
 
 
 # ------------------------------------------------------------------------------ the test
@@ -320,9 +371,10 @@ def judge(G, centre, Wt, radius):
 # ------------------------------------------------------------------------------ changes
 
 
-def new_label(st, G, pos, make_map, rng):
+def new_label(st, G, pos, make_map, rng, count=True):
     """A new label made from the rows G: a column after the last, its map fitted on G, its count
-    in T (and in N and S) the rows'."""
+    in T (and in N and S) the rows' (with ``count``; else in T and S only, at most N: labelled
+    rows, which the stream does not count). Returns its column."""
     Wt, cnt, la, positions, radius, epochs, drift = make_map(G, rng)
     L, M, m = st["n_labels"], st["Wt"].shape[1], Wt.shape[1]
     _schema.insert(st, "L", L, 1)
@@ -335,12 +387,16 @@ def new_label(st, G, pos, make_map, rng):
     st["radius"][M:] = radius
     st["offsets"][L] = M
     st["offsets"][L + 1] = M + m
-    g = G.shape[0]
+    g = G.shape[0] if count else min(G.shape[0], int(st["NS"][0]))
     st["T"][L, L] = g
-    st["NS"] += g
-    number = int(st["novelty_counts"][MADE]) + 1
-    st["novelty_counts"][MADE] = number
-    st["label_origin"][:, L] = (pos, g, pos, number, 0)
+    st["NS"][1] += g
+    if count:
+        st["NS"][0] += g
+        number = int(st["novelty_counts"][MADE]) + 1
+        st["novelty_counts"][MADE] = number
+    else:
+        number = 0
+    st["label_origin"][:, L] = (pos, G.shape[0], pos, number, 0, -1)
     st["n_labels"] = L + 1
     st["n_iter"] = [*st["n_iter"], int(epochs)]
     if "drift_mean" in st:  # the robust variant's gate and acceptance, as fit sets them
@@ -350,6 +406,7 @@ def new_label(st, G, pos, make_map, rng):
         st["drift_limit"][L] = limit
     if "label_acceptance" in st:
         st["label_acceptance"][1:, L] = g / int(st["NS"][0])
+    return L
 
 
 def extend(st, G, centre, near, pos):
@@ -381,9 +438,10 @@ def extend(st, G, centre, near, pos):
     # a new label the group also meets is the same pattern as c: the label of fit, or else the
     # oldest new label, takes the others in
     o = st["label_origin"]
-    met = [int(j) for j in met_labels(G, centre, st) if o[NUMBER, j] > 0 and o[RETIRED, j] == 0]
+    loose = (o[NUMBER] > 0) & (o[RETIRED] == 0) & (o[NAMED] < 0)  # new, unnamed, in use
+    met = [int(j) for j in met_labels(G, centre, st) if loose[j]]
     same = sorted({c, *met})
-    keep = c if o[NUMBER, c] == 0 else same[0]
+    keep = same[0] if loose[c] else c
     for j in same[::-1]:
         if j != keep:
             merge(st, keep, j)
@@ -441,11 +499,10 @@ def _active_new(st):
 
 
 def _retire_unused(st, pos):
-    """Retire every new label not predicted for NOVELTY_FORGET instances."""
+    """Retire every new label that no label named, not predicted for NOVELTY_FORGET instances."""
     o = st["label_origin"]
-    stale = np.flatnonzero(
-        (o[NUMBER] > 0) & (o[RETIRED] == 0) & (o[LAST_USED] < pos - NOVELTY_FORGET)
-    )
+    unused = o[LAST_USED] < pos - NOVELTY_FORGET
+    stale = np.flatnonzero((o[NUMBER] > 0) & (o[RETIRED] == 0) & (o[NAMED] < 0) & unused)
     for c in stale[::-1]:
         retire(st, int(c))
 

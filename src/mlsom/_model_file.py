@@ -749,10 +749,10 @@ def _retired(a, L):
 
 
 def _new_labels(a, L):
-    """The new labels of novelty detection (none without it)."""
+    """The labels made after fit, by novelty detection or by labels (none without it)."""
     if "label_origin" not in a:
         return np.zeros(L, dtype=bool)
-    return a["label_origin"][3] > 0
+    return a["label_origin"][0] >= 0
 
 
 def _check_novelty(a, sizes, limit):
@@ -763,7 +763,7 @@ def _check_novelty(a, sizes, limit):
 
     radius, frozen, buf, at = a["radius"], a["frozen"], a["novelty_buffer"], a["novelty_at"]
     have, seen, since, made = (int(v) for v in a["novelty_counts"])
-    created, made_from, last, number, retired = a["label_origin"]
+    created, made_from, last, number, retired, named = a["label_origin"]
     if not np.all(np.isfinite(radius)) or np.any(radius < 0) or np.any(radius > 4 * limit):
         bad("radius: negative, non-finite or beyond the instances' range")
     _check_bounded(frozen, "frozen", _moved_limit(limit, frozen.dtype))
@@ -781,9 +781,14 @@ def _check_novelty(a, sizes, limit):
         bad("label_origin: the new labels' numbers are not distinct numbers up to those made")
     if np.any(retired > 1) or np.any(retired[~new] != 0) or np.any((retired == 1) & (sizes > 0)):
         bad("label_origin: retired labels that are not new, or that keep a map")
-    if np.any(created[~new] != -1) or np.any(made_from[~new] != 0):
+    fit = created == -1
+    if np.any(number[fit] != 0) or np.any(made_from[fit] != 0) or np.any(named[fit] != -1):
         bad("label_origin: a label of fit with a creation")
-    if np.any((created[new] < 0) | (created[new] > seen) | (made_from[new] < 1)):
+    if np.any(~new & ~fit & (named < 0)):
+        bad("label_origin: a label made by labels that no label column names")
+    if np.any(named < -1) or np.unique(named[named >= 0]).size != np.count_nonzero(named >= 0):
+        bad("label_origin: label columns that name two labels")
+    if np.any((created[~fit] < 0) | (created[~fit] > seen) | (made_from[~fit] < 1)):
         bad("label_origin: a new label made outside the stream, or from no row")
     if np.any(last < -1) or np.any(last > seen):
         bad("label_origin: a last use outside the stream")

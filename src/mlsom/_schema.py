@@ -133,13 +133,13 @@ MEMBERS = (
     # online phase, unexplained ones since the last search, new labels made]; per label [the
     # instance it was made at (-1: from fit), the rows it was made from, the last instance
     # classified with it (-1: none), its number k (named NPk; 0 for a label of fit), 1 once
-    # retired]
+    # retired, the caller's label column it stands for when labels named it (-1: none)]
     Member("radius", "novelty", "f8", ("M",)),
     Member("frozen", "novelty", MODEL, ("A", "M")),
     Member("novelty_buffer", "novelty", MODEL, ("B", "A")),
     Member("novelty_at", "novelty", "i8", ("B",), init=-1),
     Member("novelty_counts", "novelty", "i8", (4,)),
-    Member("label_origin", "novelty", "i8", (5, "L"), init=(-1, 0, -1, 0, 0)),
+    Member("label_origin", "novelty", "i8", (6, "L"), init=(-1, 0, -1, 0, 0, -1)),
 )
 
 BY_NAME = {m.name: m for m in MEMBERS}

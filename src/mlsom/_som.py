@@ -21,6 +21,7 @@ from ._method import (
     ACCEPTANCE_SMOOTHING,
     CORRECTIONS,
     DRIFT_GATE,
+    NOVELTY_MAX_LABELS,
     NOVELTY_RMS_FACTOR,
     PERSISTENCE,
     STALE_FACTOR,
@@ -316,11 +317,13 @@ class SOMStreamClassifier(ParamsMixin):
     new_labels_ : tuple of NewLabel
         The labels novelty detection made (``novelty=True``), in column order: each one's name
         (``NP1``, ...), column, the instance it was made at, the unexplained instances it was
-        made from, the instances it explains (its count, those included), its last use and
-        whether it was retired. Empty without novelty detection.
+        made from, the instances it explains (its count, those included), its last use,
+        whether it was retired, and the caller's label column that named it (``partial_fit``)
+        or None. Empty without novelty detection.
     label_names_ : list of int or str
-        Each column's name: its index for a label of ``fit``, ``NPk`` for a new one (the keys
-        of ``predict_one`` in the River adapter).
+        Each column's name: its index for a label of ``fit``, the caller's label column for a
+        label that labels named or made, ``NPk`` for a new one no label named (the keys of
+        ``predict_one`` in the River adapter).
     feature_names_in_ : ndarray of str
         The column names of a DataFrame given to ``fit`` (only when all are strings; unique and
         not empty, else ``fit`` refuses them). A later DataFrame must have exactly these
@@ -915,6 +918,17 @@ class SOMStreamClassifier(ParamsMixin):
             out.insert(1, unknown)
         return out[0] if len(out) == 1 else tuple(out)
 
+    def _map_maker(self, st, n_epochs, max_epochs):
+        """make_map(rows, rng) of _detection: a new label's map fitted on rows as fit fits one."""
+
+        def make_map(G, rng):
+            G = np.ascontiguousarray(G, dtype=st["Wt"].dtype)
+            mp = self._label_map(G, rng, st["grid_size"], n_epochs, max_epochs, 1)
+            keys = ("Wt", "counts", "log_averout", "positions", "radius", "epochs", "drift")
+            return tuple(mp[k] for k in keys)
+
+        return make_map
+
     def _stream_novel(self, st, X, online):
         """The online phase with novelty detection (_detection.stream): (Y, unknown)."""
         _, _, n_epochs, max_epochs = self._validate_params()
@@ -925,11 +939,7 @@ class SOMStreamClassifier(ParamsMixin):
             _core.stream(state, settings, rows, Y)
             return Y
 
-        def make_map(G, rng):
-            G = np.ascontiguousarray(G, dtype=st["Wt"].dtype)
-            mp = self._label_map(G, rng, st["grid_size"], n_epochs, max_epochs, 1)
-            keys = ("Wt", "counts", "log_averout", "positions", "radius", "epochs", "drift")
-            return tuple(mp[k] for k in keys)
+        make_map = self._map_maker(st, n_epochs, max_epochs)
 
         self._lock.acquire_write()
         try:
@@ -1145,7 +1155,12 @@ class SOMStreamClassifier(ParamsMixin):
             The labelled instances, in the order their labels arrived.
         Y : array-like of shape (n_samples, n_labels)
             Their labels: 1 (present), 0 (absent) or -1 (unknown, scikit-learn's marker for
-            unlabelled targets), so that partly labelled instances count too.
+            unlabelled targets), so that partly labelled instances count too. With novelty
+            detection (a model fitted with ``novelty=True``) the columns are the caller's labels:
+            those of ``fit``, then up to 100 labels the model did not know at ``fit``; such a
+            column names the new label its instances match, or becomes a label of its own
+            (docs/method.md, "Labels that name new labels"); the new labels no column names are
+            unknown to Y.
 
         Returns
         -------
@@ -1153,13 +1168,54 @@ class SOMStreamClassifier(ParamsMixin):
         """
         st = self._fitted_state()
         X = _check_stream_X(st, X)
-        Yl = check_partial_labels("Y", Y, X.shape[0], st["n_labels"])
         online = self._online_settings()
         rate = self._correction_rate()
         self._corrections()
         self._label_persistence()
+        if "label_origin" in st:  # novelty detection: the caller's columns (docs/method.md)
+            return self._partial_fit_named(st, X, Y, online, rate)
+        Yl = check_partial_labels("Y", Y, X.shape[0], st["n_labels"])
         if X.shape[0] > 0:
             self._learn(st, X, Yl, online, rate)
+        return self
+
+    def _partial_fit_named(self, st, X, Y, online, rate):
+        """partial_fit of a model fitted with novelty detection. Y's columns are the caller's
+        labels: the labels of fit first, then labels the model did not know at fit, each of
+        which names a new label its instances match, or becomes a label of its own
+        (_detection.name_label); the new labels no column names are unknown to Y."""
+        n_fit = int(np.count_nonzero(st["label_origin"][_detection.CREATED] == -1))
+        width = np.shape(Y)[1] if np.ndim(Y) == 2 else n_fit
+        if not n_fit <= width <= n_fit + NOVELTY_MAX_LABELS:
+            raise ValueError(
+                f"Y has {width} label columns; with novelty detection it holds the {n_fit} "
+                f"labels of fit, then at most {NOVELTY_MAX_LABELS} labels the model did not know "
+                "at fit"
+            )
+        Yc = check_partial_labels("Y", Y, X.shape[0], width)
+        if X.shape[0] == 0:
+            return self
+        _, skip_zero = online
+        _, _, n_epochs, max_epochs = self._validate_params()
+        self._lock.acquire_write()
+        try:
+            cols = _detection.caller_columns(st, width, n_fit)
+            for u in np.flatnonzero(cols < 0):
+                cols[u] = _detection.name_label(
+                    st,
+                    int(u),
+                    X,
+                    Yc[:, u],
+                    lambda rows: self._frozen(st, rows, skip_zero, 1, True),
+                    self._map_maker(st, n_epochs, max_epochs),
+                    int(st["novelty_counts"][_detection.SEEN]),
+                )
+            Yl = np.full((X.shape[0], st["n_labels"]), -1, dtype=np.int8)
+            Yl[:, cols[cols >= 0]] = Yc[:, cols >= 0]
+            state, settings = self._core_state(st, X.shape[0], online, rate)
+            _core.partial_fit(state, settings, X, Yl)
+        finally:
+            self._lock.release_write()
         return self
 
     def learn_one(self, x, y=None) -> "SOMStreamClassifier":
@@ -1224,18 +1280,24 @@ class SOMStreamClassifier(ParamsMixin):
         detects = self._detects(st)
         self._lock.acquire_read()
         try:
-            # (the labels as they are now: a stream in another thread may have added some)
-            Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
-            self._copy(st, "screen")
-            self._copy(st, "rows")
-            _ensure_margin_order(st)
-            settings = _core.Settings(skip_zero=skip_zero, n_threads=n_threads)
-            _core.predict(_core.State(st, writable=False), settings, X, Y)
-            if detects:  # a row no neuron explains is left unknown, as in the stream
-                Y[~_detection.explained_now(st, X)] = 0
+            Y = self._frozen(st, X, skip_zero, n_threads, detects)
         finally:
             self._lock.release_read()
         return _as_labels(st, Y)
+
+    def _frozen(self, st, X, skip_zero, n_threads, detects):
+        """Frozen scoring of X (checked) under a lock held by the caller: 0/1 uint8 over the
+        labels as they are now (a stream in another thread may have added some); with novelty
+        detection, a row no neuron explains is left unknown, as in the stream."""
+        Y = np.zeros((X.shape[0], st["n_labels"]), dtype=np.uint8)
+        self._copy(st, "screen")
+        self._copy(st, "rows")
+        _ensure_margin_order(st)
+        settings = _core.Settings(skip_zero=skip_zero, n_threads=n_threads)
+        _core.predict(_core.State(st, writable=False), settings, X, Y)
+        if detects:
+            Y[~_detection.explained_now(st, X)] = 0
+        return Y
 
     # ------------------------------------------------------------------ fitted attributes
     # Each is computed from the state under the reader lock and returned as a new object: a

@@ -322,3 +322,54 @@ def test_bad_novelty_switched_on_after_fit_and_arrivals():
     for key, value in before.items():  # nothing changed
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(model._state[key], value)
+
+
+# ------------------------------------------------------------------ labels that name new labels
+
+
+def test_labels_beyond_the_fitted_ones_name_a_new_label(tmp_path):
+    """partial_fit with a label column the model did not know at fit: the new label whose
+    instances it matches is named by it (its column, the caller's label index in
+    label_names_); a column that matches none becomes a label of its own, with a map."""
+    model, X, Y = _fitted()
+    model.predict_stream(X[:6000])
+    found = model.new_labels_
+    assert found and found[0].named is None
+    L = model.n_labels_
+    # labels arrive for 300 instances, with the caller's own column 3 (true label 3)
+    rows = slice(6000, 6300)
+    model.partial_fit(X[rows], Y[rows, :4])
+    assert model.n_labels_ == L
+    named = [nl for nl in model.new_labels_ if nl.named == 3]
+    assert len(named) == 1
+    assert model.label_names_[named[0].column] == 3
+    # label 4 has not appeared yet in rows 6000-6300 of this stream (it comes at 7500): a column
+    # for it with positives from later rows matches no new label: a label of its own
+    late = np.flatnonzero(Y[:, 4] == 1)[:40]
+    Y5 = np.full((40, 5), -1, dtype=np.int8)
+    Y5[:, 4] = 1
+    model.partial_fit(X[late], Y5)
+    assert model.n_labels_ == L + 1 and model.label_names_[-1] == 4
+    P = model.predict(X[late])
+    assert P[:, -1].mean() > 0.5  # its own instances get it
+    # and the caller's columns stay put in a later call, in any width up to the known ones
+    model.partial_fit(X[rows], Y[rows, :3])
+    model.save(tmp_path / "m.npz")
+    again = SOMStreamClassifier.load(tmp_path / "m.npz")
+    assert again.label_names_ == model.label_names_
+    assert again.new_labels_ == model.new_labels_
+
+
+def test_label_columns_out_of_range_are_refused_and_change_nothing():
+    model, X, Y = _fitted()
+    model.predict_stream(X[:3000])
+    before = copy.deepcopy(model._state)
+    with pytest.raises(ValueError, match="Y has 2 label columns; with novelty detection"):
+        model.partial_fit(X[:5], Y[:5, :2])
+    with pytest.raises(ValueError, match="at most 100 labels the model did not know"):
+        model.partial_fit(X[:5], np.zeros((5, 104)))
+    with pytest.raises(ValueError, match="only 1, 0 or -1"):
+        model.partial_fit(X[:5], np.full((5, 4), 2))
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(model._state[key], value)

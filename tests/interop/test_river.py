@@ -514,3 +514,27 @@ def test_the_skipped_checks_fail_for_the_stated_reason():
         with pytest.raises(ValueError, match="x must give exactly the"):
             check(SOMStreamML(n_warmup=20, **PARAMS), dataset=_stream(50))
     assert SOMStreamML()._unit_test_skips() == set(_SKIPPED_RIVER_CHECKS)
+
+
+@needs_river
+def test_novelty_adds_the_new_labels_to_the_keys():
+    """With novelty=True a label that appears after the warm-up is found and becomes a key of
+    predict_one ("NP1"), labels_ grows with it, and labels given to learn_one still count for
+    the labels of the warm-up (the new ones unknown to them)."""
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0], [4.0, 4.0]])
+    k = rng.integers(0, 3, size=6000)
+    k[3000:] = rng.integers(0, 4, size=3000)
+    X = centres[k] + 0.5 * rng.normal(size=(6000, 2))
+    model = SOMStreamML(grid_size=3, n_warmup=300, random_state=0, novelty=True)
+    keys = set()
+    for i in range(6000):
+        x = {"u": X[i, 0], "v": X[i, 1]}
+        keys |= set(model.predict_one(x))
+        y = {"a": k[i] == 0, "b": k[i] == 1, "c": k[i] == 2}
+        model.learn_one(x, y if i < 300 or i % 500 == 0 else None)
+    found = model.model_.new_labels_
+    assert found and keys == {"a", "b", "c", *(nl.name for nl in found)}
+    assert model.labels_ == ("a", "b", "c", *(nl.name for nl in found))
+    hits = [model.predict_one({"u": u, "v": v}).get("NP1", False) for u, v in X[-500:]]
+    assert np.mean(np.array(hits) == (k[-500:] == 3)) > 0.9

@@ -45,11 +45,11 @@ def _cases(st):
         "not increasing": changed("novelty_at", lambda a: a.__setitem__(slice(0, 2), [9, 3])),
         "novelty_buffer": changed("novelty_buffer", lambda a: a.__setitem__(0, np.inf)),
         "distinct numbers": changed("label_origin", lambda a: a.__setitem__((3, L - 1), 10**6)),
+        "no label column names": changed("label_origin", lambda a: a.__setitem__((3, L - 1), 0)),
         "a label of fit with a creation": changed(
-            "label_origin", lambda a: a.__setitem__((3, L - 1), 0)
+            "label_origin", lambda a: a.__setitem__((1, 0), 5)
         ),
         "retired": changed("label_origin", lambda a: a.__setitem__((4, 0), 1)),
-        "with a creation": changed("label_origin", lambda a: a.__setitem__((0, 0), 7)),
         "made outside the stream": changed(
             "label_origin", lambda a: a.__setitem__((0, L - 1), 10**9)
         ),
