@@ -327,20 +327,25 @@ def search(st, pos, make_map):
 def kmeans(B, k, rng):
     """Lloyd's k-means of the rows of B (n, A) into k groups from k distinct rows drawn by
     ``rng``, until no row changes group (at most NOVELTY_KMEANS_ITER rounds): (each row's group,
-    the centres (k, A)). A row goes to the nearest centre (the lower index on a tie); a group
-    left empty keeps its centre."""
-    centres = B[np.sort(rng.choice(B.shape[0], size=k, replace=False))].copy()
-    assign = np.full(B.shape[0], -1)
+    the centres (k, A)). A row goes to the nearest centre (the lower index on a tie), the squared
+    distances summed feature by feature in order; a centre is the mean of its rows (their sum
+    in row order over their number), and a group left empty keeps its centre."""
+    n, A = B.shape
+    centres = B[np.sort(rng.choice(n, size=k, replace=False))].copy()
+    assign = np.full(n, -1)
     for _ in range(NOVELTY_KMEANS_ITER):
-        d2 = np.stack([squared_distances(c, B) for c in centres], axis=1)
+        d2 = np.zeros((n, k))
+        for a in range(A):
+            d2 += (B[:, a, None] - centres[:, a]) ** 2
         new = np.argmin(d2, axis=1)
         if np.array_equal(new, assign):
             break
         assign = new
-        for c in range(k):
-            members = B[assign == c]
-            if members.shape[0]:
-                centres[c] = members.mean(axis=0)
+        sums = np.zeros((k, A))
+        np.add.at(sums, assign, B)
+        size = np.bincount(assign, minlength=k)
+        full = size > 0
+        centres[full] = sums[full] / size[full, None]
     return assign, centres
 
 

@@ -868,15 +868,21 @@ def novelty_explained(X, W, radius):
 
 def novelty_kmeans(B, k, rng, max_iter=50):
     """Lloyd's k-means, plainly: k distinct rows drawn by rng (in increasing row order) as the
-    first centres; each row to its nearest centre (the first on a tie); each centre the mean of
-    its rows (unchanged when it has none); until no row changes group."""
+    first centres; each row to its nearest centre (the first on a tie; squared distances summed
+    over the features in order); each centre the sum of its rows in row order over their number
+    (unchanged when it has none); until no row changes group."""
     B = np.asarray(B, dtype=np.float64)
     centres = [B[i].copy() for i in sorted(rng.choice(len(B), size=k, replace=False))]
     assign = [-1] * len(B)
     for _ in range(max_iter):
         new = []
         for x in B:
-            d = [float(np.sum((x - c) ** 2)) for c in centres]
+            d = []
+            for c in centres:
+                total = 0.0
+                for a in range(len(x)):  # the features in order
+                    total += (x[a] - c[a]) ** 2
+                d.append(total)
             new.append(d.index(min(d)))
         if new == assign:
             break
@@ -884,7 +890,10 @@ def novelty_kmeans(B, k, rng, max_iter=50):
         for c in range(k):
             rows = [B[i] for i in range(len(B)) if assign[i] == c]
             if rows:
-                centres[c] = np.mean(rows, axis=0)
+                total = np.zeros(B.shape[1])
+                for r in rows:  # in row order
+                    total = total + r
+                centres[c] = total / len(rows)
     return np.array(assign), np.array(centres)
 
 
