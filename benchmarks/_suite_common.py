@@ -82,6 +82,27 @@ def select_simd(simd):
     return _core.simd_info()[0]
 
 
+def speed_options(description, repeats, n, extra=()):
+    """The options of an on/off speed comparison (``--repeats``, ``--n``, ``--simd``, ``--json``
+    and ``extra``: (flag, type, default) triples), parsed; mlsom put on the SIMD path asked for,
+    its name printed. Returns (options, the path's name)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--repeats", type=int, default=repeats)
+    ap.add_argument("--n", type=int, default=n)
+    for flag, kind, default in extra:
+        ap.add_argument(flag, type=kind, default=default)
+    ap.add_argument(
+        "--simd", default="best", help="the SIMD path: best (default), avx512f, avx2, baseline"
+    )
+    ap.add_argument("--json")
+    opts = ap.parse_args()
+    simd = select_simd(opts.simd)
+    print(f"SIMD path {simd}")
+    return opts, simd
+
+
 def best_of(run, repeats, budget_s=None):
     """Smallest of up to ``repeats`` timings (``run()`` returns seconds); stop past ``budget_s``."""
     best, spent, runs = math.inf, 0.0, 0

@@ -20,14 +20,13 @@ left unknown, the new labels made and the searches run, on that stream without n
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import time
 import warnings
 
 import numpy as np
-from _suite_common import GRID, N_TRAIN, select_simd
+from _suite_common import GRID, N_TRAIN, speed_options
 from streams import make_stream
 
 import mlsom
@@ -42,16 +41,7 @@ def _streams(n):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument(
-        "--simd", default="best", help="the SIMD path: best (default), avx512f, avx2, baseline"
-    )
-    ap.add_argument("--json")
-    opts = ap.parse_args()
-    simd = select_simd(opts.simd)
-    print(f"SIMD path {simd}")
+    opts, simd = speed_options(__doc__.splitlines()[0], 5, 100_000)
     out = {"simd": simd}
     for name, d, X_tr, Y_tr, X in _streams(opts.n):
         models = {}

@@ -20,31 +20,20 @@ reported.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import time
 import warnings
 
 import numpy as np
-from _suite_common import GRID, N_TRAIN, select_simd
+from _suite_common import GRID, N_TRAIN, speed_options
 from streams import make_stream
 
 import mlsom
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--drift", type=float, default=0.0)
-    ap.add_argument(
-        "--simd", default="best", help="the SIMD path: best (default), avx512f, avx2, baseline"
-    )
-    ap.add_argument("--json")
-    opts = ap.parse_args()
-    simd = select_simd(opts.simd)
-    print(f"SIMD path {simd}")
+    opts, simd = speed_options(__doc__.splitlines()[0], 7, 100_000, extra=[("--drift", float, 0.0)])
     X, Y = make_stream(N_TRAIN + opts.n)
     out = {"simd": simd}
     for dt in (np.float64, np.float32):
