@@ -869,8 +869,9 @@ class SOMStreamClassifier(ParamsMixin):
             ``Y_labelled[k]`` (1, 0 or -1, as for :meth:`partial_fit`) is learnt once ``after[k]``
             rows of X have been classified (0: before the first; ``after`` non-decreasing, at
             most n_samples). The same as ``predict_stream`` on the pieces of X and
-            ``partial_fit`` of each labelled row in between, in one call. Not with novelty
-            detection (give the labels to ``partial_fit`` between chunks).
+            ``partial_fit`` of each labelled row in between, in one call (with novelty
+            detection, ``Y_labelled``'s columns are the caller's, as ``partial_fit`` takes
+            them).
         return_unknown : bool, default=False
             Also return which rows were left unknown (``novelty=True``; else none).
         return_patterns : bool, default=False
@@ -899,12 +900,10 @@ class SOMStreamClassifier(ParamsMixin):
         X = _check_stream_X(st, X)
         online = self._online_settings()
         if self._detects(st):
-            if arrivals is not None:
-                raise ValueError(
-                    "arrivals cannot be given with novelty=True; give the labels to "
-                    "partial_fit between chunks"
-                )
-            Y, unknown = self._stream_novel(st, X, online)
+            if arrivals is None:
+                Y, unknown = self._stream_novel(st, X, online)
+            else:
+                Y, unknown = self._stream_novel_arrivals(st, X, online, arrivals)
         else:
             extra = {} if arrivals is None else self._arrivals(st, arrivals, X.shape[0], X.dtype)
             Y = self._stream(st, X, online, extra)
@@ -917,6 +916,68 @@ class SOMStreamClassifier(ParamsMixin):
         if return_unknown:
             out.insert(1, unknown)
         return out[0] if len(out) == 1 else tuple(out)
+
+    def _stream_novel_arrivals(self, st, X, online, arrivals):
+        """predict_stream with novelty detection and labels that arrive: the pieces of X between
+        the arrivals, each labelled row learnt by partial_fit once its rows are classified (Y's
+        columns the caller's, as partial_fit takes them). Everything is checked first."""
+        try:
+            X_l, Y_l, after = arrivals
+        except (TypeError, ValueError):
+            raise TypeError(
+                "arrivals must be a tuple (X_labelled, Y_labelled, after), got "
+                f"{type(arrivals).__name__}"
+            ) from None
+        n = X.shape[0]
+        X_l = _check_stream_X(st, X_l, name="X_labelled")
+        Y_l = self._caller_labels(st, X_l, Y_l, "Y_labelled")
+        after = np.asarray(after)
+        if after.shape != (X_l.shape[0],) or (after.size and after.dtype.kind not in "iu"):
+            raise ValueError(
+                f"after must be {X_l.shape[0]} integers (one per labelled row), got "
+                f"{after.dtype} of shape {after.shape}"
+            )
+        if after.size and (after.min() < 0 or after.max() > n or np.any(np.diff(after) < 0)):
+            raise ValueError(
+                f"after must be non-decreasing and within 0..{n} (the rows of X), got "
+                f"{after[:10].tolist()}"
+            )
+        rate = self._correction_rate()
+        self._corrections()
+        self._label_persistence()
+        parts, unknowns, start = [], [], 0
+        self._lock.acquire_write()
+        try:
+            _check_headroom(st, n + X_l.shape[0])  # (before any change: the call as a whole)
+            for stop in [*np.unique(after).tolist(), n]:
+                if stop > start:
+                    Y, u = self._stream_novel_locked(st, X[start:stop], online)
+                    parts.append(Y)
+                    unknowns.append(u)
+                    start = stop
+                due = after == stop
+                if due.any():
+                    self._learn_named_locked(st, X_l[due], Y_l[due], online, rate)
+        finally:
+            self._lock.release_write()
+        L = st["n_labels"]
+        Y = np.zeros((0, L), dtype=np.uint8)
+        if parts:
+            Y = np.vstack([np.pad(p, ((0, 0), (0, L - p.shape[1]))) for p in parts])
+        return Y, np.concatenate(unknowns) if unknowns else np.zeros(0, dtype=bool)
+
+    def _caller_labels(self, st, X, Y, name="Y"):
+        """Y checked as the caller's label columns of a model with novelty detection: the
+        labels of fit, then at most NOVELTY_MAX_LABELS more; as int8."""
+        n_fit = int(np.count_nonzero(st["label_origin"][_detection.CREATED] == -1))
+        width = np.shape(Y)[1] if np.ndim(Y) == 2 else n_fit
+        if not n_fit <= width <= n_fit + NOVELTY_MAX_LABELS:
+            raise ValueError(
+                f"{name} has {width} label columns; with novelty detection it holds the {n_fit} "
+                f"labels of fit, then at most {NOVELTY_MAX_LABELS} labels the model did not know "
+                "at fit"
+            )
+        return check_partial_labels(name, Y, X.shape[0], width)
 
     def _map_maker(self, st, n_epochs, max_epochs):
         """make_map(rows, rng) of _detection: a new label's map fitted on rows as fit fits one."""
@@ -931,6 +992,15 @@ class SOMStreamClassifier(ParamsMixin):
 
     def _stream_novel(self, st, X, online):
         """The online phase with novelty detection (_detection.stream): (Y, unknown)."""
+        self._lock.acquire_write()
+        try:
+            _check_headroom(st, X.shape[0])  # (before any change: the chunk as a whole)
+            return self._stream_novel_locked(st, X, online)
+        finally:
+            self._lock.release_write()
+
+    def _stream_novel_locked(self, st, X, online):
+        """_stream_novel under the writer lock, held by the caller."""
         _, _, n_epochs, max_epochs = self._validate_params()
 
         def core(rows):
@@ -939,14 +1009,7 @@ class SOMStreamClassifier(ParamsMixin):
             _core.stream(state, settings, rows, Y)
             return Y
 
-        make_map = self._map_maker(st, n_epochs, max_epochs)
-
-        self._lock.acquire_write()
-        try:
-            _check_headroom(st, X.shape[0])  # (before any change: the chunk as a whole)
-            return _detection.stream(st, X, core, make_map)
-        finally:
-            self._lock.release_write()
+        return _detection.stream(st, X, core, self._map_maker(st, n_epochs, max_epochs))
 
     def _stream(self, st, X, online, extra):
         """The core's online phase over X (checked) with the online settings (eta, skip_zero),
@@ -1184,39 +1247,37 @@ class SOMStreamClassifier(ParamsMixin):
         labels: the labels of fit first, then labels the model did not know at fit, each of
         which names a new label its instances match, or becomes a label of its own
         (_detection.name_label); the new labels no column names are unknown to Y."""
-        n_fit = int(np.count_nonzero(st["label_origin"][_detection.CREATED] == -1))
-        width = np.shape(Y)[1] if np.ndim(Y) == 2 else n_fit
-        if not n_fit <= width <= n_fit + NOVELTY_MAX_LABELS:
-            raise ValueError(
-                f"Y has {width} label columns; with novelty detection it holds the {n_fit} "
-                f"labels of fit, then at most {NOVELTY_MAX_LABELS} labels the model did not know "
-                "at fit"
-            )
-        Yc = check_partial_labels("Y", Y, X.shape[0], width)
+        Yc = self._caller_labels(st, X, Y)
         if X.shape[0] == 0:
             return self
-        _, skip_zero = online
-        _, _, n_epochs, max_epochs = self._validate_params()
         self._lock.acquire_write()
         try:
-            cols = _detection.caller_columns(st, width, n_fit)
-            for u in np.flatnonzero(cols < 0):
-                cols[u] = _detection.name_label(
-                    st,
-                    int(u),
-                    X,
-                    Yc[:, u],
-                    lambda rows: self._frozen(st, rows, skip_zero, 1, True),
-                    self._map_maker(st, n_epochs, max_epochs),
-                    int(st["novelty_counts"][_detection.SEEN]),
-                )
-            Yl = np.full((X.shape[0], st["n_labels"]), -1, dtype=np.int8)
-            Yl[:, cols[cols >= 0]] = Yc[:, cols >= 0]
-            state, settings = self._core_state(st, X.shape[0], online, rate)
-            _core.partial_fit(state, settings, X, Yl)
+            self._learn_named_locked(st, X, Yc, online, rate)
         finally:
             self._lock.release_write()
         return self
+
+    def _learn_named_locked(self, st, X, Yc, online, rate):
+        """_partial_fit_named's learning (Yc checked), under the writer lock held by the
+        caller."""
+        n_fit = int(np.count_nonzero(st["label_origin"][_detection.CREATED] == -1))
+        _, skip_zero = online
+        _, _, n_epochs, max_epochs = self._validate_params()
+        cols = _detection.caller_columns(st, Yc.shape[1], n_fit)
+        for u in np.flatnonzero(cols < 0):
+            cols[u] = _detection.name_label(
+                st,
+                int(u),
+                X,
+                Yc[:, u],
+                lambda rows: self._frozen(st, rows, skip_zero, 1, True),
+                self._map_maker(st, n_epochs, max_epochs),
+                int(st["novelty_counts"][_detection.SEEN]),
+            )
+        Yl = np.full((X.shape[0], st["n_labels"]), -1, dtype=np.int8)
+        Yl[:, cols[cols >= 0]] = Yc[:, cols >= 0]
+        state, settings = self._core_state(st, X.shape[0], online, rate)
+        _core.partial_fit(state, settings, X, Yl)
 
     def learn_one(self, x, y=None) -> "SOMStreamClassifier":
         """Learn the labels of one instance, River style: ``partial_fit`` of one row.

@@ -305,7 +305,7 @@ def test_unused_new_labels_retire():
 # ------------------------------------------------------------------ errors
 
 
-def test_bad_novelty_switched_on_after_fit_and_arrivals():
+def test_bad_novelty_switched_on_after_fit_and_bad_arrivals():
     with pytest.raises(TypeError, match="novelty must be True or False, got 'yes'"):
         SOMStreamClassifier(novelty="yes").fit(np.zeros((4, 1)), np.ones((4, 1)))
     plain, X, _ = _fitted(novelty=False)
@@ -315,8 +315,10 @@ def test_bad_novelty_switched_on_after_fit_and_arrivals():
     assert "radius" not in plain._state
     model, X, _ = _fitted()
     before = copy.deepcopy(model._state)
-    with pytest.raises(ValueError, match="arrivals cannot be given with novelty=True"):
-        model.predict_stream(X[:10], arrivals=(X[:1], np.ones((1, 3)), [0]))
+    with pytest.raises(ValueError, match="after must be non-decreasing and within 0..10"):
+        model.predict_stream(X[:10], arrivals=(X[:2], np.ones((2, 3)), [5, 11]))
+    with pytest.raises(ValueError, match="Y_labelled has 2 label columns"):
+        model.predict_stream(X[:10], arrivals=(X[:2], np.ones((2, 2)), [5, 6]))
     with pytest.raises(TypeError, match="return_unknown must be True or False"):
         model.predict_stream(X[:10], return_unknown="no")
     for key, value in before.items():  # nothing changed
@@ -373,3 +375,32 @@ def test_label_columns_out_of_range_are_refused_and_change_nothing():
     for key, value in before.items():
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(model._state[key], value)
+
+
+def test_arrivals_are_the_pieces_and_partial_fit():
+    """predict_stream(arrivals=) with novelty detection: the pieces of X, each labelled row
+    learnt by partial_fit once its rows are classified (a column beyond the fitted ones too)."""
+    model, X, Y = _fitted()
+    twin = copy.deepcopy(model)
+    Xl, Yl = X[6000:6300], Y[6000:6300, :4].astype(np.int8)
+    after = np.sort(np.random.default_rng(9).integers(0, 6000, size=300))
+    after[:5] = 0
+    P, unknown = model.predict_stream(X[:6000], arrivals=(Xl, Yl, after), return_unknown=True)
+    parts, unks, start = [], [], 0
+    for stop in [*np.unique(after), 6000]:
+        if stop > start:
+            p, u = twin.predict_stream(X[start:stop], return_unknown=True)
+            parts.append(p)
+            unks.append(u)
+            start = stop
+        if (after == stop).any():
+            twin.partial_fit(Xl[after == stop], Yl[after == stop])
+    L = twin.n_labels_
+    np.testing.assert_array_equal(
+        P, np.vstack([np.pad(p, ((0, 0), (0, L - p.shape[1]))) for p in parts])
+    )
+    np.testing.assert_array_equal(unknown, np.concatenate(unks))
+    assert model.label_names_ == twin.label_names_ and 3 in model.label_names_
+    for key, value in twin._state.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(model._state[key], value, err_msg=key)
