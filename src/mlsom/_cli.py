@@ -53,6 +53,7 @@ import numpy as np
 
 from . import __version__
 from ._config import show_config
+from ._novelty_experiment import NOVELTY_METHODS, run_novelty_experiment
 from ._som import SOMStreamClassifier
 from .datasets import DataFile, list_novelty_streams, list_streams, load, load_novelty
 from .datasets._files import SPLITS
@@ -695,7 +696,75 @@ def _do_run(run, data_home, out):
         print(f"result written to {out}")
 
 
+# the options of ``experiment`` that novelty streams do not take, with their defaults
+_NOT_FOR_NOVELTY_EXPERIMENT = {
+    "profile": "quick",
+    "streams": None,
+    "grid_sizes": None,
+    "stream_source": None,
+    "n_jobs": 1,
+    "scheduler": None,
+    "connect_timeout": 5.0,
+    "zero_division": 1,
+    "label_fractions": None,
+    "label_delays": None,
+    "label_seed": 0,
+    "data": None,
+    "scale": None,
+    "xml": None,
+    "labels": None,
+    "train_fraction": None,
+    "train_rows": None,
+    "split": None,
+}
+
+
+def _cmd_novelty_experiment(args):
+    for key, default in _NOT_FOR_NOVELTY_EXPERIMENT.items():
+        if getattr(args, key) != default:
+            raise ValueError(
+                f"--{key.replace('_', '-')} does not apply to --novelty-streams (their labelled "
+                "sets, streams and evaluation are the novelty streams')"
+            )
+    methods = args.methods or list(NOVELTY_METHODS)
+    seeds = args.seeds or [0]
+    params = _parse_params(args.param, _OWN_OPTIONS) or None
+    for name in args.novelty_streams:  # the checks of run_novelty_experiment, before any work
+        novelty_entry(name)
+    out = check_out_dir(args.out)
+    return lambda: _report_novelty_experiment(
+        run_novelty_experiment(
+            out,
+            args.novelty_streams,
+            methods=methods,
+            seeds=seeds,
+            n_instances=args.n_instances,
+            data_home=args.data_home,
+            n_windows=args.windows,
+            params=params,
+            plots=not args.no_plots,
+        ),
+        out,
+    )
+
+
+def _report_novelty_experiment(rows, out):
+    print(f"{len(rows)} stream x method results in {out} (novelty-summary.json, novelty-runs.json)")
+    print(f"{'stream':<20} {'method':<14} {'F1M every':>9} {'F1M known':>9} {'unknown':>8} "
+          f"{'patterns (false)':>17}  time to detect (median)")  # fmt: skip
+    for r in rows:
+        ttd = ", ".join(
+            f"{k}: {'never' if v is None else int(v)}" for k, v in r["time_to_detect"].items()
+        )
+        pat = f"{r['n_patterns']:.1f} ({r['n_false_patterns']:.1f})"
+        f1m = f"{r['f1m_appeared']:>9.4f} {r['f1m_known']:>9.4f}"
+        print(f"{r['stream']:<20} {r['method']:<14} {f1m} {r['unknown_rate']:>8.1%} {pat:>17}  "
+              f"{ttd or '-'}")  # fmt: skip
+
+
 def _cmd_experiment(args):
+    if args.novelty_streams is not None:
+        return _cmd_novelty_experiment(args)
     experiment = prepare_experiment(
         args.profile,
         args.out,
@@ -1282,8 +1351,19 @@ def _add_experiment(sub, common, streams):
 
 
 def _add_experiment_data(exp):
-    """The ``experiment`` subcommand's options of data files of one's own, of the methods'
-    parameters and of the scaling."""
+    """The ``experiment`` subcommand's options of novelty streams, of data files of one's own,
+    of the methods' parameters and of the scaling."""
+    exp.add_argument(
+        "--novelty-streams",
+        nargs="+",
+        type=_NOVELTY_STREAM,
+        default=None,
+        metavar="NAME",
+        help="novelty streams instead (as 'mlsom run --novelty-stream'): every method on each, "
+        "once per seed (a generated one made with that seed), evaluated as MINAS-BR's evaluator "
+        "does; writes novelty-runs.json, novelty-summary.json and a plot per stream to --out "
+        "(default: none)",
+    )
     exp.add_argument(
         "--data",
         nargs="+",

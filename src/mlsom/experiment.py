@@ -896,7 +896,7 @@ def plan(
         settings = [(f, dl) for f in fractions for dl in delays] if learners else []
     return _make_runs(
         [*((s, None) for s in streams), *((f.name, f) for f in files)],
-        {m: p for m, p in zip(methods, _params_of_methods(methods, params), strict=True)},
+        {m: p for m, p in zip(methods, params_of_methods(methods, params), strict=True)},
         seeds,
         grid_sizes,
         settings,
@@ -938,7 +938,7 @@ def _plan_streams(design, streams, data_files):
     return streams, files
 
 
-def _params_of_methods(methods, params):
+def params_of_methods(methods, params):
     """For each method, the parameters of ``params`` that it takes (``{}`` when None); a
     ValueError naming ``params`` for one that no method takes, or for ``grid_size`` or
     ``random_state``."""

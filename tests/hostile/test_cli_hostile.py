@@ -203,6 +203,16 @@ CASES = [
     # ---------------------------------------------------------------- experiment
     ("exp-profile-unknown", EXP + ["--profile", "huge"], ["--profile", "'huge'"]),
     (
+        "exp-novelty-unknown",
+        ["experiment", "--novelty-streams", "No-such"],
+        ["--novelty-streams", "'No-such'"],
+    ),
+    (
+        "exp-novelty-and-streams",
+        ["experiment", "--novelty-streams", "4CRE-V2", "--streams", "MOA-Spher-5C-2A"],
+        ["--streams", "does not apply to --novelty-streams"],
+    ),
+    (
         "exp-label-fractions-big",
         EXP + ["--label-fractions", "0.1", "2"],
         ["--label-fractions", "2"],
