@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pytest
 
-from mlsom import SOMStreamClassifier, _detection
+from mlsom import SOMStreamClassifier, _detection, _testing
 from mlsom._method import NOVELTY_BLOCK, NOVELTY_BUFFER, NOVELTY_CHECK, NOVELTY_MIN_GROUP
 from tests.helpers import reference as ref
 
@@ -404,3 +404,22 @@ def test_arrivals_are_the_pieces_and_partial_fit():
     for key, value in twin._state.items():
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(model._state[key], value, err_msg=key)
+
+
+def test_every_simd_path_gives_the_same_stream():
+    """The stream with detection (new labels made on the way) on every SIMD path this processor
+    has: the same predictions, unknown rows and state, bit for bit."""
+    results = []
+    for level in _testing.simd_levels():
+        model, X, _ = _fitted()
+        with _testing.switches(simd=_testing.SIMD_NAMES[level]):
+            P, unknown = model.predict_stream(X[:6000], return_unknown=True)
+            F = model.predict(X[6000:7000])
+        results.append((P, unknown, F, model._state))
+    assert results[0][0].shape[1] > 3
+    for P, unknown, F, st in results[1:]:
+        np.testing.assert_array_equal(P, results[0][0])
+        np.testing.assert_array_equal(unknown, results[0][1])
+        np.testing.assert_array_equal(F, results[0][2])
+        for key in ("Wt", "T", "radius", "novelty_buffer", "label_origin"):
+            np.testing.assert_array_equal(st[key], results[0][3][key])

@@ -76,6 +76,10 @@ with warnings.catch_warnings():
             SOMStreamClassifier(
                 grid_size=3, variant="robust", random_state=0, n_epochs=5, max_epochs=20
             ),
+            # novelty detection: rows no neuron explains are left unknown
+            SOMStreamClassifier(
+                grid_size=2, novelty=True, random_state=0, n_epochs=5, max_epochs=20
+            ),
         ],
         **_checks_kwargs(),
     )
