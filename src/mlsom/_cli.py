@@ -624,14 +624,21 @@ _NOT_FOR_NOVELTY = {
 }
 
 
+def _refuse_options(args, defaults, what):
+    """ValueError naming the first option of ``defaults`` (dest: default) set otherwise: it
+    does not apply to ``what``."""
+    for key, default in defaults.items():
+        if getattr(args, key) != default:
+            raise ValueError(f"--{key.replace('_', '-')} does not apply to {what}")
+
+
 def _cmd_run_novelty(args):
     """``mlsom run --novelty-stream``: checked, then the work as a function."""
-    for key, default in _NOT_FOR_NOVELTY.items():
-        if getattr(args, key) != default:
-            raise ValueError(
-                f"--{key.replace('_', '-')} does not apply to --novelty-stream (its labelled "
-                "set, stream and evaluation are the novelty stream's)"
-            )
+    _refuse_options(
+        args,
+        _NOT_FOR_NOVELTY,
+        "--novelty-stream (its labelled set, stream and evaluation are the novelty stream's)",
+    )
     entry = novelty_entry(args.novelty_stream)
     real = entry.kind == "real"
     if real and args.n_instances is not None:
@@ -720,12 +727,11 @@ _NOT_FOR_NOVELTY_EXPERIMENT = {
 
 
 def _cmd_novelty_experiment(args):
-    for key, default in _NOT_FOR_NOVELTY_EXPERIMENT.items():
-        if getattr(args, key) != default:
-            raise ValueError(
-                f"--{key.replace('_', '-')} does not apply to --novelty-streams (their labelled "
-                "sets, streams and evaluation are the novelty streams')"
-            )
+    _refuse_options(
+        args,
+        _NOT_FOR_NOVELTY_EXPERIMENT,
+        "--novelty-streams (their labelled sets, streams and evaluation are the novelty streams')",
+    )
     methods = args.methods or list(NOVELTY_METHODS)
     seeds = args.seeds or [0]
     params = _parse_params(args.param, _OWN_OPTIONS) or None

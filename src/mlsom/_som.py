@@ -921,27 +921,11 @@ class SOMStreamClassifier(ParamsMixin):
         """predict_stream with novelty detection and labels that arrive: the pieces of X between
         the arrivals, each labelled row learnt by partial_fit once its rows are classified (Y's
         columns the caller's, as partial_fit takes them). Everything is checked first."""
-        try:
-            X_l, Y_l, after = arrivals
-        except (TypeError, ValueError):
-            raise TypeError(
-                "arrivals must be a tuple (X_labelled, Y_labelled, after), got "
-                f"{type(arrivals).__name__}"
-            ) from None
+        X_l, Y_l, after = _split_arrivals(arrivals)
         n = X.shape[0]
         X_l = _check_stream_X(st, X_l, name="X_labelled")
         Y_l = self._caller_labels(st, X_l, Y_l, "Y_labelled")
-        after = np.asarray(after)
-        if after.shape != (X_l.shape[0],) or (after.size and after.dtype.kind not in "iu"):
-            raise ValueError(
-                f"after must be {X_l.shape[0]} integers (one per labelled row), got "
-                f"{after.dtype} of shape {after.shape}"
-            )
-        if after.size and (after.min() < 0 or after.max() > n or np.any(np.diff(after) < 0)):
-            raise ValueError(
-                f"after must be non-decreasing and within 0..{n} (the rows of X), got "
-                f"{after[:10].tolist()}"
-            )
+        after = _after_of(after, X_l.shape[0], n)
         rate = self._correction_rate()
         self._corrections()
         self._label_persistence()
@@ -1067,13 +1051,7 @@ class SOMStreamClassifier(ParamsMixin):
 
     def _arrivals(self, st, arrivals, n, dtype):
         """The checked ``arrivals`` of predict_stream as the core's keyword arguments."""
-        try:
-            X_l, Y_l, after = arrivals
-        except (TypeError, ValueError):
-            raise TypeError(
-                "arrivals must be a tuple (X_labelled, Y_labelled, after), got "
-                f"{type(arrivals).__name__}"
-            ) from None
+        X_l, Y_l, after = _split_arrivals(arrivals)
         fast = _arrivals_as_given(st, X_l, Y_l, after, n, dtype)
         if fast is not None:
             rate = self._correction_rate()
@@ -1081,26 +1059,7 @@ class SOMStreamClassifier(ParamsMixin):
             return dict(fast, rate=rate)
         X_l = _check_stream_X(st, X_l, name="X_labelled")
         Y_l = check_partial_labels("Y_labelled", Y_l, X_l.shape[0], st["n_labels"])
-        after_arr = np.asarray(after)
-        if after_arr.shape != (X_l.shape[0],) or (
-            after_arr.size and after_arr.dtype.kind not in "iu"
-        ):
-            raise ValueError(
-                f"after must be {X_l.shape[0]} integers (one per labelled row), got "
-                f"{after_arr.dtype} of shape {after_arr.shape}"
-            )
-        given = after_arr
-        if after_arr.size and after_arr.dtype.kind == "u" and after_arr.max() > n:
-            after_arr = np.full(after_arr.shape, -1)  # (beyond int64 perhaps: refused below)
-        # (an empty one of any dtype: none is read)
-        after_arr = after_arr.astype(np.int64) if after_arr.size else np.zeros(0, np.int64)
-        if after_arr.size and (
-            after_arr.min() < 0 or after_arr.max() > n or np.any(np.diff(after_arr) < 0)
-        ):
-            raise ValueError(
-                f"after must be non-decreasing and within 0..{n} (the rows of X), got "
-                f"{given[:10].tolist()}"
-            )
+        after_arr = _after_of(after, X_l.shape[0], n)
         rate = self._correction_rate()
         self._corrections()
         if X_l.shape[0] == 0:
@@ -1620,6 +1579,40 @@ def _pickled():
     """What a pickle keeps of the state: the table's members and the fields (the copies of the
     neurons, _COPIES, are made again when needed)."""
     return frozenset((*_schema.BY_NAME, *_schema.FIELDS))
+
+
+def _split_arrivals(arrivals):
+    """predict_stream's ``arrivals`` as (X_labelled, Y_labelled, after), or TypeError."""
+    try:
+        X_l, Y_l, after = arrivals
+    except (TypeError, ValueError):
+        raise TypeError(
+            "arrivals must be a tuple (X_labelled, Y_labelled, after), got "
+            f"{type(arrivals).__name__}"
+        ) from None
+    return X_l, Y_l, after
+
+
+def _after_of(after, n_labelled, n):
+    """``after`` of predict_stream's arrivals as int64: n_labelled integers, non-decreasing,
+    within 0..n (the rows of X); ValueError otherwise."""
+    given = np.asarray(after)
+    if given.shape != (n_labelled,) or (given.size and given.dtype.kind not in "iu"):
+        raise ValueError(
+            f"after must be {n_labelled} integers (one per labelled row), got "
+            f"{given.dtype} of shape {given.shape}"
+        )
+    arr = given
+    if arr.size and arr.dtype.kind == "u" and arr.max() > n:
+        arr = np.full(arr.shape, -1)  # (beyond int64 perhaps: refused below)
+    # (an empty one of any dtype: none is read)
+    arr = arr.astype(np.int64) if arr.size else np.zeros(0, np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() > n or np.any(np.diff(arr) < 0)):
+        raise ValueError(
+            f"after must be non-decreasing and within 0..{n} (the rows of X), got "
+            f"{given[:10].tolist()}"
+        )
+    return arr
 
 
 def _new_columns(st, n_labels):

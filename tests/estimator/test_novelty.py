@@ -317,6 +317,8 @@ def test_bad_novelty_switched_on_after_fit_and_bad_arrivals():
     before = copy.deepcopy(model._state)
     with pytest.raises(ValueError, match="after must be non-decreasing and within 0..10"):
         model.predict_stream(X[:10], arrivals=(X[:2], np.ones((2, 3)), [5, 11]))
+    with pytest.raises(ValueError, match="after must be non-decreasing"):  # (no wrap-around)
+        model.predict_stream(X[:10], arrivals=(X[:2], np.ones((2, 3)), np.uint64([5, 3])))
     with pytest.raises(ValueError, match="Y_labelled has 2 label columns"):
         model.predict_stream(X[:10], arrivals=(X[:2], np.ones((2, 2)), [5, 6]))
     with pytest.raises(TypeError, match="return_unknown must be True or False"):
