@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _schema
+from . import _core, _schema
+from ._grid import grid_distances, grid_positions
 from ._method import (
     NOVELTY_BLOCK,
     NOVELTY_BUFFER,
@@ -39,7 +40,7 @@ from ._method import (
 # rows of label_origin
 CREATED, MADE_FROM, LAST_USED, NUMBER, RETIRED, NAMED = range(6)
 # entries of novelty_counts
-IN_MEMORY, SEEN, SINCE_SEARCH, MADE = range(4)
+IN_MEMORY, SEEN, SINCE_SEARCH = range(3)
 
 # below this magnitude, values and squared distances are bounded in float32 (well within its
 # range); beyond it, in float64
@@ -397,8 +398,8 @@ def new_label(st, G, pos, make_map, rng, count=True):
     st["NS"][1] += g
     if count:
         st["NS"][0] += g
-        number = int(st["novelty_counts"][MADE]) + 1
-        st["novelty_counts"][MADE] = number
+        # the next number: a label's number stays with its column, retired or not
+        number = int(st["label_origin"][NUMBER].max(initial=0)) + 1
     else:
         number = 0
     st["label_origin"][:, L] = (pos, G.shape[0], pos, number, 0, -1)
@@ -432,7 +433,7 @@ def extend(st, G, centre, near, pos):
         st["Wt"][:, hi] = centre
         st["ncls"][hi] = c
         st["counts"][hi] = G.shape[0]
-        st["log_averout"][hi] = log_mean_exp(spread)
+        st["log_averout"][hi] = _log_averout(spread, st["squared"])
         st["positions"][hi] = place
         st["radius"][hi] = float(spread.max())
         st["offsets"][c + 1 :] += 1
@@ -452,32 +453,23 @@ def extend(st, G, centre, near, pos):
             merge(st, keep, j)
 
 
+def _log_averout(spread, squared):
+    """A neuron's log averOut over rows at distances ``spread`` (Euclidean), as fit computes it
+    (_core.log_mean_exp; squared distances with averout_distance="sqeuclidean")."""
+    out = np.zeros(1)
+    dist = np.ascontiguousarray(spread**2 if squared else spread, dtype=np.float64)
+    _core.log_mean_exp(dist, np.zeros(dist.size, np.int64), np.array([dist.size]), out)
+    return out[0]
+
+
 def _free_place(taken, at, d):
-    """The free cell of a d x d grid (cells ``taken``) nearest to cell ``at`` (hexagonal grid
-    coordinates; the first in row order on a tie), or None."""
-    used = {(int(r), int(q)) for r, q in taken}
-    best = None
-    for r in range(d):
-        for q in range(d):
-            if (r, q) in used:
-                continue
-            g = _hex_distance((r, q), (int(at[0]), int(at[1])))
-            if best is None or g < best[0]:
-                best = (g, (r, q))
-    return None if best is None else np.array(best[1], dtype=np.int64)
-
-
-def _hex_distance(a, b):
-    (r1, c1), (r2, c2) = a, b
-    x1, x2 = c1 + 0.5 * (r1 % 2), c2 + 0.5 * (r2 % 2)
-    return math.hypot(x1 - x2, (r1 - r2) * math.sqrt(3.0) / 2.0)
-
-
-def log_mean_exp(dist):
-    """log(mean(exp(-dist))) with the C library's exp and log, shifted by the smallest
-    distance so that it never underflows."""
-    lo = float(dist.min())
-    return -lo + math.log(math.fsum(math.exp(lo - float(v)) for v in dist) / dist.size)
+    """The free cell of a d x d grid (cells ``taken``) nearest to cell ``at`` by grid distance
+    (_grid.grid_distances, as training measures it; the first in row order on a tie), or
+    None."""
+    g = grid_distances(d)[int(at[0]) * d + int(at[1])]
+    g[np.asarray(taken, dtype=np.int64) @ np.array([d, 1])] = np.inf
+    u = int(np.argmin(g))
+    return None if g[u] == np.inf else grid_positions(d)[u]
 
 
 def merge(st, c, j):

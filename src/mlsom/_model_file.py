@@ -762,22 +762,23 @@ def _check_novelty(a, sizes, limit):
         raise _Bad(f"inconsistent model file: {what}")
 
     radius, frozen, buf, at = a["radius"], a["frozen"], a["novelty_buffer"], a["novelty_at"]
-    have, seen, since, made = (int(v) for v in a["novelty_counts"])
+    have, seen, since = (int(v) for v in a["novelty_counts"])
     created, made_from, last, number, retired, named = a["label_origin"]
     if not np.all(np.isfinite(radius)) or np.any(radius < 0) or np.any(radius > 4 * limit):
         bad("radius: negative, non-finite or beyond the instances' range")
     _check_bounded(frozen, "frozen", _moved_limit(limit, frozen.dtype))
     if not 0 <= have <= NOVELTY_BUFFER or not 0 <= seen <= MAX_COUNT:
         bad(f"novelty_counts {[have, seen]}: rows in the memory or instances out of range")
-    if not 0 <= since < NOVELTY_CHECK or not 0 <= made <= MAX_COUNT:
-        bad(f"novelty_counts {[since, made]}: out of range")
+    if not 0 <= since < NOVELTY_CHECK:
+        bad(f"novelty_counts {since}: unexplained instances since the last search out of range")
     _check_bounded(buf[:have], "novelty_buffer", limit)
     if np.any(buf[have:] != 0) or np.any(at[have:] != -1):
         bad("novelty_buffer, novelty_at: values past the rows in the memory")
     if np.any(at[:have] < 0) or np.any(at[:have] >= seen) or np.any(np.diff(at[:have]) <= 0):
         bad("novelty_at: instances not increasing, or not before the instances seen")
     new = number > 0
-    if np.any(number < 0) or np.unique(number[new]).size != new.sum() or np.any(number > made):
+    # (numbers go 1, 2, ... in the order the labels were made, and stay with their columns)
+    if np.any(number < 0) or not np.array_equal(np.sort(number[new]), np.arange(1, new.sum() + 1)):
         bad("label_origin: the new labels' numbers are not distinct numbers up to those made")
     if np.any(retired > 1) or np.any(retired[~new] != 0) or np.any((retired == 1) & (sizes > 0)):
         bad("label_origin: retired labels that are not new, or that keep a map")

@@ -130,7 +130,7 @@ MEMBERS = (
     # novelty detection (_detection.py): each neuron's radius; the neurons as they stood at the
     # start of the current block; the short-term memory of unexplained instances (rows 0..n-1
     # in arrival order) and each one's instance number; [rows in the memory, instances of the
-    # online phase, unexplained ones since the last search, new labels made]; per label [the
+    # online phase, unexplained ones since the last search]; per label [the
     # instance it was made at (-1: from fit), the rows it was made from, the last instance
     # classified with it (-1: none), its number k (named NPk; 0 for a label of fit), 1 once
     # retired, the caller's label column it stands for when labels named it (-1: none)]
@@ -138,7 +138,7 @@ MEMBERS = (
     Member("frozen", "novelty", MODEL, ("A", "M")),
     Member("novelty_buffer", "novelty", MODEL, ("B", "A")),
     Member("novelty_at", "novelty", "i8", ("B",), init=-1),
-    Member("novelty_counts", "novelty", "i8", (4,)),
+    Member("novelty_counts", "novelty", "i8", (3,)),
     Member("label_origin", "novelty", "i8", (6, "L"), init=(-1, 0, -1, 0, 0, -1)),
 )
 

@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pytest
 
-from mlsom import SOMStreamClassifier, _detection, _testing
+from mlsom import SOMStreamClassifier, _detection, _schema, _testing
 from mlsom._method import NOVELTY_BLOCK, NOVELTY_BUFFER, NOVELTY_CHECK, NOVELTY_MIN_GROUP
 from tests.helpers import reference as ref
 
@@ -425,3 +425,32 @@ def test_every_simd_path_gives_the_same_stream():
         np.testing.assert_array_equal(F, results[0][2])
         for key in ("Wt", "T", "radius", "novelty_buffer", "label_origin"):
             np.testing.assert_array_equal(st[key], results[0][3][key])
+
+
+def test_an_extension_grows_the_map_at_the_nearest_free_cell():
+    """A group that extends a label whose grid has free cells: a neuron at the group's centre
+    joins that label's map at the free cell nearest (grid distance, reference hex_grid) to the
+    neuron it met, with the rows' largest distance as its radius; the offsets after it move."""
+    model, X, _ = _fitted()
+    st = copy.deepcopy(model._state)
+    lo, hi = int(st["offsets"][0]), int(st["offsets"][1])
+    _schema.delete(st, "M", lo + 1, lo + 3)  # two cells of label 0's grid free
+    st["offsets"][1:] -= 2
+    near = lo
+    rng = np.random.default_rng(11)
+    centre = st["Wt"][:, near] + 0.1
+    G = centre + 0.01 * rng.normal(size=(40, 2))
+    d = st["grid_size"]
+    _, grid = ref.hex_grid(d)
+    taken = {tuple(p) for p in st["positions"][lo : hi - 2].tolist()}
+    free = [u for u in range(d * d) if (u // d, u % d) not in taken]
+    at = st["positions"][near]
+    want = free[int(np.argmin([grid[at[0] * d + at[1], u] for u in free]))]
+    M = st["Wt"].shape[1]
+    _detection.extend(st, G, G.mean(axis=0), near, pos=100)
+    assert st["Wt"].shape[1] == M + 1 and st["offsets"][1] == hi - 1
+    b = hi - 2  # the new neuron: after label 0's others
+    assert tuple(st["positions"][b]) == (want // d, want % d)
+    np.testing.assert_array_equal(st["Wt"][:, b], G.mean(axis=0))
+    assert st["radius"][b] == pytest.approx(np.sqrt(((G - G.mean(axis=0)) ** 2).sum(1)).max())
+    assert st["ncls"][b] == 0 and st["counts"][b] == 40
