@@ -135,37 +135,9 @@ def main(argv=None):
     table = []
     for s in list_novelty_streams():
         for m in args.methods:
-            rs = [r for r in rows if r["stream"] == s and r["method"] == m]
-            ttd = {}
-            for lab in rs[0]["time_to_detect"]:
-                # the median over the seeds, a seed that never detects it counting as never
-                v = [np.inf if r["time_to_detect"][lab] is None else r["time_to_detect"][lab]
-                     for r in rs]  # fmt: skip
-                med = float(np.median(v))
-                ttd[lab] = None if med == np.inf else med
-            row = dict(
-                stream=s,
-                method=m,
-                seeds=len(rs),
-                f1m_appeared=float(np.mean([r["f1m"]["appeared"] for r in rs])),
-                f1m_known=float(np.mean([r["f1m"]["known"] for r in rs])),
-                unknown_rate=float(np.mean([r["unknown_rate"] for r in rs])),
-                n_patterns=float(np.mean([r["n_patterns"] for r in rs])),
-                n_false_patterns=float(np.mean([r["n_false_patterns"] for r in rs])),
-                time_to_detect=ttd,
-                detected=[
-                    sum(r["time_to_detect"][lab] is not None for r in rs)
-                    for lab in rs[0]["time_to_detect"]
-                ],  # fmt: skip
-                n_test=int(rs[0]["n_test"]),
-            )
+            row = summarise(s, m, [r for r in rows if r["stream"] == s and r["method"] == m])
             table.append(row)
-            det = ", ".join(f"{k}: {'never' if v is None else v}" for k, v in ttd.items()) or "–"
-            print(
-                f"| {s} | {m} | {row['f1m_appeared']:.3f} | {row['f1m_known']:.3f} | "
-                f"{row['unknown_rate']:.1%} | {row['n_patterns']:.1f} "
-                f"({row['n_false_patterns']:.1f}) | {det} |"
-            )
+            print(table_line(row))
     targets = _targets(table) if "mlsom-novelty" in args.methods else []
     if targets:
         print("\nThe issue's targets for mlsom-novelty:")
@@ -177,6 +149,41 @@ def main(argv=None):
             out = {"command": vars(args), "table": table, "targets": targets, "runs": rows}
             json.dump(out, f, indent=1)
             f.write("\n")
+
+
+def summarise(stream, method, rs):
+    """The runs ``rs`` of a method on a stream (one per seed) in one row: the means, and each
+    new label's median time to detect over the seeds (a seed that never detects it counting as
+    never)."""
+    ttd = {}
+    for lab in rs[0]["time_to_detect"]:
+        v = [np.inf if r["time_to_detect"][lab] is None else r["time_to_detect"][lab] for r in rs]
+        med = float(np.median(v))
+        ttd[lab] = None if med == np.inf else med
+    return dict(
+        stream=stream,
+        method=method,
+        seeds=len(rs),
+        f1m_appeared=float(np.mean([r["f1m"]["appeared"] for r in rs])),
+        f1m_known=float(np.mean([r["f1m"]["known"] for r in rs])),
+        unknown_rate=float(np.mean([r["unknown_rate"] for r in rs])),
+        n_patterns=float(np.mean([r["n_patterns"] for r in rs])),
+        n_false_patterns=float(np.mean([r["n_false_patterns"] for r in rs])),
+        time_to_detect=ttd,
+        detected=[sum(r["time_to_detect"][lab] is not None for r in rs) for lab in ttd],
+        n_test=int(rs[0]["n_test"]),
+    )
+
+
+def table_line(row):
+    """A row of :func:`summarise` as a line of the printed table."""
+    ttd = row["time_to_detect"]
+    det = ", ".join(f"{k}: {'never' if v is None else v}" for k, v in ttd.items()) or "–"
+    return (
+        f"| {row['stream']} | {row['method']} | {row['f1m_appeared']:.3f} | "
+        f"{row['f1m_known']:.3f} | {row['unknown_rate']:.1%} | {row['n_patterns']:.1f} "
+        f"({row['n_false_patterns']:.1f}) | {det} |"
+    )
 
 
 def _targets(table):

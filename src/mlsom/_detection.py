@@ -2,7 +2,8 @@
 labels"), for ``SOMStreamClassifier(novelty=True)``.
 
 An instance is *explained* when it lies within the radius of some neuron (of any map), the
-neurons taken as they stood at the start of its block of ``NOVELTY_BLOCK`` instances. Explained
+neurons taken as they stood at the start of its block of ``NOVELTY_BLOCK`` instances and every
+radius taken ``novelty_radius`` times (the estimator's parameter, ``factor`` here). Explained
 instances go through the core's online phase as without novelty detection; the others are
 classified with no label ("unknown"), leave the model as it is and enter a short-term memory.
 After every ``NOVELTY_CHECK`` unexplained instances a search groups the memory (k-means) and
@@ -199,17 +200,18 @@ def explained(X, neurons, radius):
     return out
 
 
-def explained_now(st, X):
-    """Whether each row of X lies within the radius of a neuron of the model as it is (frozen
-    scoring)."""
-    return explained(X, st["Wt"], st["radius"])
+def explained_now(st, X, factor=1.0):
+    """Whether each row of X lies within ``factor`` times the radius of a neuron of the model as
+    it is (frozen scoring)."""
+    return explained(X, st["Wt"], factor * st["radius"])
 
 
 # ------------------------------------------------------------------------------ the stream
 
 
-def stream(st, X, core, make_map):
-    """The online phase over X (checked, in the model's type) with novelty detection.
+def stream(st, X, core, make_map, factor=1.0):
+    """The online phase over X (checked, in the model's type) with novelty detection, each
+    neuron's radius taken ``factor`` times (``novelty_radius``).
 
     ``core(rows)`` runs the core's online phase over some rows and returns their predictions
     (the model's labels at the time); ``make_map(rows, rng)`` fits a map on rows (a new label's)
@@ -227,7 +229,7 @@ def stream(st, X, core, make_map):
         if pos % NOVELTY_BLOCK == 0:
             st["frozen"][...] = st["Wt"]
         end = min(n, i + NOVELTY_BLOCK - pos % NOVELTY_BLOCK)
-        ok = explained(X[i:end], st["frozen"], st["radius"])
+        ok = explained(X[i:end], st["frozen"], factor * st["radius"])
         unk = np.flatnonzero(~ok)
         need = NOVELTY_CHECK - int(counts[SINCE_SEARCH])
         if unk.size >= need:  # the search runs right after this unexplained instance
@@ -245,7 +247,7 @@ def stream(st, X, core, make_map):
         counts[SINCE_SEARCH] += unk.size
         if counts[SINCE_SEARCH] >= NOVELTY_CHECK:
             counts[SINCE_SEARCH] = 0
-            search(st, int(counts[SEEN]), make_map)
+            search(st, int(counts[SEEN]), make_map, factor)
         i = end
     Y = np.zeros((n, st["n_labels"]), dtype=np.uint8)
     for rows, Y_rows in parts:
@@ -291,9 +293,10 @@ def _keep_rows(st, keep):
 # ------------------------------------------------------------------------------ the search
 
 
-def search(st, pos, make_map):
+def search(st, pos, make_map, factor=1.0):
     """A search at instance ``pos``: forget what is too old, group the memory, and turn each
-    valid group into an extension of a label or a new label (module docstring)."""
+    valid group into an extension of a label or a new label (module docstring); the radii taken
+    ``factor`` times."""
     counts = st["novelty_counts"]
     have = int(counts[IN_MEMORY])
     _keep_rows(st, np.flatnonzero(st["novelty_at"][:have] > pos - NOVELTY_MEMORY))
@@ -310,7 +313,7 @@ def search(st, pos, make_map):
         idx = np.flatnonzero(assign == c)
         if idx.size < NOVELTY_MIN_GROUP:
             continue
-        verdict = judge(B[idx], centres[c], st["Wt"], st["radius"])
+        verdict = judge(B[idx], centres[c], st["Wt"], factor * st["radius"])
         if verdict is None:
             continue
         if verdict < 0:
@@ -318,7 +321,7 @@ def search(st, pos, make_map):
                 continue
             new_label(st, B[idx], pos, make_map, rng)
         else:
-            extend(st, B[idx], centres[c], verdict, pos)
+            extend(st, B[idx], centres[c], verdict, pos, factor)
         taken[idx] = True
     if taken.any():
         _keep_rows(st, np.flatnonzero(~taken))
@@ -342,19 +345,20 @@ def kmeans(B, k, rng):
         if np.array_equal(new, assign):
             break
         assign = new
-        sums = np.zeros((k, A))
-        np.add.at(sums, assign, B)
+        # each group's sum, feature by feature, over its rows in row order
+        sums = np.stack([np.bincount(assign, weights=B[:, a], minlength=k) for a in range(A)], 1)
         size = np.bincount(assign, minlength=k)
         full = size > 0
         centres[full] = sums[full] / size[full, None]
     return assign, centres
 
 
-def met_labels(G, centre, st):
-    """The labels of the neurons whose sphere the group G around ``centre`` meets."""
+def met_labels(G, centre, st, factor=1.0):
+    """The labels of the neurons whose sphere (radius taken ``factor`` times) the group G
+    around ``centre`` meets."""
     spread = float(np.sqrt(squared_distances(centre, G)).max())
     dn = np.sqrt(squared_distances(centre, np.ascontiguousarray(st["Wt"].T, dtype=np.float64)))
-    return np.unique(st["ncls"][dn - st["radius"] - spread <= 0])
+    return np.unique(st["ncls"][dn - factor * st["radius"] - spread <= 0])
 
 
 def judge(G, centre, Wt, radius):
@@ -415,19 +419,20 @@ def new_label(st, G, pos, make_map, rng, count=True):
     return L
 
 
-def extend(st, G, centre, near, pos):
+def extend(st, G, centre, near, pos, factor=1.0):
     """The rows G extend the label of neuron ``near``: a neuron at their centre joins its map, at
     a free place of its grid nearest to that neuron's (as a growing map grows at its border),
     with their largest distance from the centre as its radius and their number as its wins;
     with no place free, neuron ``near``'s radius grows to reach the centre. The rows count for
-    the label in T, N and S."""
+    the label in T, N and S. The radii are taken ``factor`` times (a new neuron's stored radius
+    is the rows' spread; a grown one reaches the centre once taken ``factor`` times)."""
     c = int(st["ncls"][near])
     lo, hi = int(st["offsets"][c]), int(st["offsets"][c + 1])
     spread = np.sqrt(squared_distances(centre, G))
     place = _free_place(st["positions"][lo:hi], st["positions"][near], int(st["grid_size"]))
     if place is None:
         reach = math.sqrt(float(squared_distances(centre, st["Wt"][:, near][None, :])[0]))
-        st["radius"][near] = max(float(st["radius"][near]), reach)
+        st["radius"][near] = max(float(st["radius"][near]), reach / factor)
     else:
         _schema.insert(st, "M", hi, 1)
         st["Wt"][:, hi] = centre
@@ -445,7 +450,7 @@ def extend(st, G, centre, near, pos):
     # oldest new label, takes the others in
     o = st["label_origin"]
     loose = (o[NUMBER] > 0) & (o[RETIRED] == 0) & (o[NAMED] < 0)  # new, unnamed, in use
-    met = [int(j) for j in met_labels(G, centre, st) if loose[j]]
+    met = [int(j) for j in met_labels(G, centre, st, factor) if loose[j]]
     same = sorted({c, *met})
     keep = same[0] if loose[c] else c
     for j in same[::-1]:

@@ -273,6 +273,14 @@ class SOMStreamClassifier(ParamsMixin):
         the model is exactly the paper's method (its state holds no novelty group). It shapes
         the model at ``fit`` (the neurons' radii): switched on after ``fit``, it takes effect at
         the next ``fit``; switched off after, detection pauses until it is on again.
+    novelty_radius : float, default=1.0
+        With novelty detection, the factor on every neuron's radius (0.01 to 100): an instance
+        farther than ``novelty_radius`` times the radius from every neuron is unknown, and the
+        extension rule reads the radii so scaled. Larger tolerates more drift of the known
+        labels (on a drifting stream, fewer unknown instances and spurious new labels, a
+        faster stream) and finds a new label that appears close to known ones later or not at
+        all; docs/method.md, "New labels", has the measured trade-off. Takes effect at the next
+        call.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the choice of the initial neurons (an int: 0 to 2**128 - 1, a full NumPy seed).
     n_jobs : int or None, default=None
@@ -282,7 +290,8 @@ class SOMStreamClassifier(ParamsMixin):
         on it.
 
     Changing a parameter after ``fit`` (``set_params``): ``learning_rate``,
-    ``correction_rate``, ``zero_cooccurrence`` and ``n_jobs`` take effect at the next call; the
+    ``correction_rate``, ``zero_cooccurrence``, ``novelty_radius`` and ``n_jobs`` take effect at
+    the next call; the
     others shape the maps and take effect at the next ``fit``. Either way a model saved and
     loaded again behaves as the one in memory (the file records the grid size and averOut
     distance the maps were fitted with), and an invalid value is refused by the next call that
@@ -422,6 +431,7 @@ class SOMStreamClassifier(ParamsMixin):
         zero_cooccurrence="reject",
         variant="paper",
         novelty=False,
+        novelty_radius=1.0,
         random_state=None,
         n_jobs=None,
     ):
@@ -438,6 +448,7 @@ class SOMStreamClassifier(ParamsMixin):
         self.zero_cooccurrence = zero_cooccurrence
         self.variant = variant
         self.novelty = novelty
+        self.novelty_radius = novelty_radius
         self.random_state = random_state
         self.n_jobs = n_jobs
         self._lock = _ReadWriteLock()
@@ -567,6 +578,7 @@ class SOMStreamClassifier(ParamsMixin):
         check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
         check_option("variant", self.variant, set(VARIANTS))
         self._novelty()
+        self._novelty_radius()
         if self.n_jobs is not None:
             check_int("n_jobs", self.n_jobs, low=-_MAX_INT64, high=_MAX_INT64)
         effective_n_threads(self.n_jobs)
@@ -793,9 +805,11 @@ class SOMStreamClassifier(ParamsMixin):
 
     def _online_settings(self):
         """The parameters read at every call (they take effect at once, in memory and in a saved
-        file alike): the online learning rate and the zero co-occurrence rule."""
+        file alike): the online learning rate and the zero co-occurrence rule (novelty_radius,
+        read where it is used, is checked here too: before any change)."""
         eta = check_float("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
         rule = check_option("zero_cooccurrence", self.zero_cooccurrence, _ZERO_RULES)
+        self._novelty_radius()
         return eta, rule == "skip"
 
     def _correction_rate(self):
@@ -817,6 +831,10 @@ class SOMStreamClassifier(ParamsMixin):
         if not isinstance(self.novelty, (bool, np.bool_)):
             raise TypeError(f"novelty must be True or False, got {describe(self.novelty)}")
         return bool(self.novelty)
+
+    def _novelty_radius(self):
+        """novelty_radius, checked: a float, 0.01 to 100."""
+        return check_float("novelty_radius", self.novelty_radius, low=0.01, high=100.0)
 
     def _detects(self, st):
         """Whether the online phase detects new labels: novelty on, in a model fitted with it
@@ -993,7 +1011,8 @@ class SOMStreamClassifier(ParamsMixin):
             _core.stream(state, settings, rows, Y)
             return Y
 
-        return _detection.stream(st, X, core, self._map_maker(st, n_epochs, max_epochs))
+        maker = self._map_maker(st, n_epochs, max_epochs)
+        return _detection.stream(st, X, core, maker, self._novelty_radius())
 
     def _stream(self, st, X, online, extra):
         """The core's online phase over X (checked) with the online settings (eta, skip_zero),
@@ -1316,7 +1335,7 @@ class SOMStreamClassifier(ParamsMixin):
         settings = _core.Settings(skip_zero=skip_zero, n_threads=n_threads)
         _core.predict(_core.State(st, writable=False), settings, X, Y)
         if detects:
-            Y[~_detection.explained_now(st, X)] = 0
+            Y[~_detection.explained_now(st, X, self._novelty_radius())] = 0
         return Y
 
     # ------------------------------------------------------------------ fitted attributes

@@ -174,6 +174,8 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         As SOMStreamClassifier's: new labels found in the stream join the keys of
         ``predict_one`` as "NP1", "NP2", ... (``model_.new_labels_``); an instance left unknown
         is predicted with every label False.
+    novelty_radius : float, default=1.0
+        As SOMStreamClassifier's.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the maps' initial neurons; it plays the role of River's ``seed``: an integer makes
         the model reproducible.
@@ -226,6 +228,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         zero_cooccurrence="reject",
         variant="paper",
         novelty=False,
+        novelty_radius=1.0,
         random_state=None,
         n_jobs=None,
     ):
@@ -244,6 +247,7 @@ class SOMStreamML(_river_base.MultiLabelClassifier):
         self.zero_cooccurrence = zero_cooccurrence
         self.variant = variant
         self.novelty = novelty
+        self.novelty_radius = novelty_radius
         self.random_state = random_state
         self.n_jobs = n_jobs
         # refuse a bad parameter now, not n_warmup instances later

@@ -163,10 +163,11 @@ def model_maker(model, st):
 def _plain_loop(model, X):
     """The online phase with detection, one instance at a time, as docs/method.md states it:
     at the start of every block of NOVELTY_BLOCK instances the neurons are frozen; a row within
-    a frozen neuron's radius (reference test) goes through the core's online phase; any other is
-    unknown and remembered; after every NOVELTY_CHECK unknown ones, a search. Each label
-    predicted records the instance as its last use."""
+    novelty_radius times a frozen neuron's radius (reference test) goes through the core's
+    online phase; any other is unknown and remembered; after every NOVELTY_CHECK unknown ones, a
+    search. Each label predicted records the instance as its last use."""
     model = copy.deepcopy(model)
+    factor = float(model.novelty_radius)
     st = model._state
     counts = st["novelty_counts"]
     online = model._online_settings()
@@ -174,7 +175,7 @@ def _plain_loop(model, X):
     for x in X:
         if counts[1] % NOVELTY_BLOCK == 0:
             st["frozen"][...] = st["Wt"]
-        if ref.novelty_explained(x[None], st["frozen"], st["radius"])[0]:
+        if ref.novelty_explained(x[None], st["frozen"], factor * st["radius"])[0]:
             preds.append(model._stream(st, x[None], online, {})[0])
             unknown.append(False)
             st["label_origin"][2, : preds[-1].size][preds[-1] == 1] = counts[1]  # last use
@@ -186,14 +187,15 @@ def _plain_loop(model, X):
         counts[1] += 1
         if counts[2] >= NOVELTY_CHECK:
             counts[2] = 0
-            _detection.search(st, int(counts[1]), model_maker(model, st))
+            _detection.search(st, int(counts[1]), model_maker(model, st), factor)
     L = st["n_labels"]
     P = np.vstack([np.pad(p, (0, L - p.size)) for p in preds])
     return P, np.array(unknown), model
 
 
-def test_stream_matches_the_plain_loop():
-    model, X, _ = _fitted()
+@pytest.mark.parametrize("factor", [1.0, 0.7, 1.4])
+def test_stream_matches_the_plain_loop(factor):
+    model, X, _ = _fitted(novelty_radius=factor)
     P_ref, unk_ref, twin = _plain_loop(model, X[:4000])
     P, unknown = model.predict_stream(X[:4000], return_unknown=True)
     np.testing.assert_array_equal(unknown, unk_ref)
@@ -201,6 +203,44 @@ def test_stream_matches_the_plain_loop():
     assert model.n_labels_ > 3  # a new label was made on the way
     for key in ("Wt", "T", "NS", "radius", "novelty_buffer", "label_origin"):
         np.testing.assert_array_equal(model._state[key], twin._state[key])
+
+
+def test_novelty_radius_scales_the_test_at_the_next_call():
+    """novelty_radius multiplies every radius in the test (against the reference), takes effect
+    at the next call without a new fit, and a larger one leaves fewer rows unknown."""
+    model, X, _ = _fitted()
+    st = model._state
+    unknown = {}
+    for factor in (0.5, 1.0, 1.5):
+        model.set_params(novelty_radius=factor)
+        P = model.predict(X[:3000])
+        far = ~ref.novelty_explained(X[:3000], st["Wt"], factor * st["radius"])
+        assert not P[far].any() and P[~far].any(axis=1).all()
+        unknown[factor] = far
+    assert unknown[0.5].sum() > unknown[1.0].sum() > unknown[1.5].sum() > 0
+    assert not (unknown[1.5] & ~unknown[1.0]).any()
+
+
+def test_bad_novelty_radius_is_refused_and_changes_nothing():
+    model, X, _ = _fitted()
+    before = copy.deepcopy(model._state)
+    for bad, err, msg in [
+        (0.0, ValueError, r"novelty_radius must be >= 0.01, got 0.0"),
+        (101, ValueError, r"novelty_radius must be <= 100.0, got 101"),
+        (float("nan"), ValueError, r"novelty_radius must be finite, got nan"),
+        ("2", TypeError, r"novelty_radius must be a real number, got '2'"),
+    ]:
+        model.set_params(novelty_radius=bad)
+        for call in (
+            lambda: model.predict_stream(X[:100]),
+            lambda: model.predict(X[:100]),
+            lambda: model.partial_fit(X[:5], np.ones((5, 3))),
+        ):
+            with pytest.raises(err, match=msg):
+                call()
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(model._state[key], value, err_msg=key)
 
 
 @pytest.mark.parametrize("sizes", [[1, 999, 1000, 5500], [257, 3, 5000, 2240], [7500]])

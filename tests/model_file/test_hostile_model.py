@@ -141,6 +141,7 @@ CHANGED = {
     "zero_cooccurrence": "skip",
     "variant": "robust",
     "novelty": True,
+    "novelty_radius": 1.4,
     "random_state": 7,
     "n_jobs": 1,
 }

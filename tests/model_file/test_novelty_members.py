@@ -33,6 +33,29 @@ def test_round_trip_keeps_the_new_labels_and_the_memory(tmp_path, novel_model):
     assert again.novelty is True
 
 
+def test_novelty_radius_changed_mid_stream_survives_the_round_trip(tmp_path, novel_model):
+    """novelty_radius set after fit acts the same after save and load: the same unknown rows,
+    predictions and state on the rest of the stream."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(scale=2.5, size=(3000, 2)) + 2.0
+    model = SOMStreamClassifier.load(_saved(novel_model, tmp_path / "a.npz"))
+    model.set_params(novelty_radius=1.3)
+    back = SOMStreamClassifier.load(_saved(model, tmp_path / "b.npz"))
+    assert back.novelty_radius == 1.3
+    P, unknown = model.predict_stream(X, return_unknown=True)
+    P2, unknown2 = back.predict_stream(X, return_unknown=True)
+    assert unknown.any() and not unknown.all()
+    np.testing.assert_array_equal(unknown2, unknown)
+    np.testing.assert_array_equal(P2, P)
+    for key in KEYS + ("Wt", "T"):
+        np.testing.assert_array_equal(back._state[key], model._state[key], err_msg=key)
+
+
+def _saved(model, path):
+    model.save(path)
+    return path
+
+
 def _cases(st):
     changed = changer(st)
     have = int(st["novelty_counts"][0])

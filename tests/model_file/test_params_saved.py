@@ -31,7 +31,7 @@ INTEGERS = {
     "n_jobs": 1,
     "random_state": 3,
 }
-REALS = {"learning_rate": 0.05, "correction_rate": 0.3}
+REALS = {"learning_rate": 0.05, "correction_rate": 0.3, "novelty_radius": 1.5}
 OPTIONS = {
     "corrections": "tested",
     "label_persistence": "off",
