@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from mlsom import SOMStreamClassifier, _detection, _schema, _testing
-from mlsom._method import NOVELTY_BLOCK, NOVELTY_BUFFER, NOVELTY_CHECK, NOVELTY_MIN_GROUP
+from mlsom._method import (
+    NOVELTY_BLOCK,
+    NOVELTY_BUFFER,
+    NOVELTY_CHECK,
+    NOVELTY_MIN_GROUP,
+    NOVELTY_SPLIT,
+)
 from tests.helpers import reference as ref
 
 CENTRES = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0], [4.0, 4.0], [9.0, 9.0]])
@@ -27,7 +33,7 @@ def _stream(seed=0, n=12000, new_at=(3000, 8000)):
 
 def _fitted(novelty=True, **kw):
     X, Y = _stream()
-    params = dict(grid_size=3, random_state=0, novelty=novelty, **kw)
+    params = dict(grid_size=3, random_state=0, novelty=novelty) | kw
     return SOMStreamClassifier(**params).fit(X[:500], Y[:500, :3]), X[500:], Y[500:]
 
 
@@ -75,6 +81,23 @@ def test_explained_matches_reference(A, M, seed):
     want = ref.novelty_explained(X, W, radius)
     np.testing.assert_array_equal(_detection.explained(X, W, radius), want)
     assert want.any() and not want.all()
+
+
+@pytest.mark.parametrize("M, seed", [(64, 0), (200, 1), (63, 2)])
+def test_explained_first_by_wins_matches_reference(M, seed):
+    """The busiest quarter of the neurons first, the rest on the rows left: the reference's
+    answers, with rows settled in either stage."""
+    rng = np.random.default_rng(seed)
+    W = rng.normal(size=(3, M))
+    radius = rng.uniform(0.05, 0.6, size=M)
+    wins = rng.integers(0, 1000, size=M)
+    X = rng.normal(size=(3000, 3))
+    got = _detection.explained_first_by_wins(X, W, radius, wins)
+    want = ref.novelty_explained(X, W, radius)
+    np.testing.assert_array_equal(got, want)
+    busy = np.argsort(-wins, kind="stable")[: M // 4]
+    by_busy = ref.novelty_explained(X, W[:, busy], radius[busy])
+    assert want.any() and by_busy.any() and (want & ~by_busy).any() and not want.all()
 
 
 def test_explained_far_from_the_origin():
@@ -193,9 +216,11 @@ def _plain_loop(model, X):
     return P, np.array(unknown), model
 
 
-@pytest.mark.parametrize("factor", [1.0, 0.7, 1.4])
-def test_stream_matches_the_plain_loop(factor):
-    model, X, _ = _fitted(novelty_radius=factor)
+@pytest.mark.parametrize("factor, d", [(1.0, 3), (0.7, 3), (1.4, 3), (1.0, 5)])
+def test_stream_matches_the_plain_loop(factor, d):
+    """(d = 5: 75 neurons, the test in two stages.)"""
+    model, X, _ = _fitted(novelty_radius=factor, grid_size=d)
+    assert (model._state["Wt"].shape[1] >= NOVELTY_SPLIT) == (d == 5)
     P_ref, unk_ref, twin = _plain_loop(model, X[:4000])
     P, unknown = model.predict_stream(X[:4000], return_unknown=True)
     np.testing.assert_array_equal(unknown, unk_ref)
