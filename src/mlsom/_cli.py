@@ -755,7 +755,10 @@ def _cmd_novelty_experiment(args):
 
 
 def _report_novelty_experiment(rows, out):
-    print(f"{len(rows)} stream x method results in {out} (novelty-summary.json, novelty-runs.json)")
+    print(
+        f"{len(rows)} stream x method results in {out} (novelty-summary.json, novelty-runs.json; "
+        "the runs kept in novelty-runs/)"
+    )
     print(f"{'stream':<20} {'method':<14} {'F1M every':>9} {'F1M known':>9} {'unknown':>8} "
           f"{'patterns (false)':>17}  time to detect (median)")  # fmt: skip
     for r in rows:
@@ -1367,7 +1370,8 @@ def _add_experiment_data(exp):
         metavar="NAME",
         help="novelty streams instead (as 'mlsom run --novelty-stream'): every method on each, "
         "once per seed (a generated one made with that seed), evaluated as MINAS-BR's evaluator "
-        "does; writes novelty-runs.json, novelty-summary.json and a plot per stream to --out "
+        "does; writes novelty-runs.json, novelty-summary.json and a plot per stream to --out, "
+        "and keeps each finished run in --out's novelty-runs/: the same command again resumes "
         "(default: none)",
     )
     exp.add_argument(

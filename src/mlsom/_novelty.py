@@ -5,6 +5,7 @@ Public through :mod:`mlsom.evaluation`, whose documentation describes the measur
 """
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ from ._measures import (
     example_counts,
 )
 from ._memory import check_allocation, nbytes_of
-from ._results import StreamEvaluation
+from ._results import StreamEvaluation, check_window_tables, stored_counts
 from ._validation import as_numeric, check_count, check_option, describe
 from ._windows import check_window_memory, fixed_edges, window_edges
 
@@ -26,6 +27,9 @@ NOVELTY_ASSOCIATIONS = ("jaccard", "f1", "chi2")
 
 #: Which labels the novelty measures average over (:meth:`NoveltyEvaluation.curve`).
 NOVELTY_CONVENTIONS = ("appeared", "known")
+
+#: The format :meth:`NoveltyEvaluation.to_dict` writes.
+NOVELTY_FORMAT = "mlsom-novelty-evaluation/1"
 
 #: Measures of :meth:`NoveltyEvaluation.curve`.
 NOVELTY_MEASURES = ("f1m", "macro_precision", "macro_recall", "unknown_rate")
@@ -85,15 +89,30 @@ def _check_unknown(unknown, n_rows):
     return arr.astype(bool)
 
 
-def _check_names(name, names, count, default):
+def _check_names(name, names, count, default, any_count=False):
     if names is None:
         return tuple(default(k) for k in range(count))
-    if isinstance(names, str) or not all(isinstance(v, str) for v in names):
+    if isinstance(names, (str, bytes)) or not all(isinstance(v, str) for v in names):
         raise TypeError(f"{name} must be a sequence of strings, got {describe(names)}")
     names = tuple(names)
-    if len(names) != count:
+    if len(names) != count and not any_count:
         raise ValueError(f"{name} holds {len(names)} names for {count} columns")
     return names
+
+
+def _stored_indices(name, value, low, high, count=None):
+    """A list of whole numbers in [low, high) of a stored evaluation (``count`` of them, if
+    given) as an int64 array."""
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise TypeError(f"{name} must be a list of integers, got {describe(value)}")
+    if count is not None and len(value) != count:
+        raise ValueError(f"{name} must hold {count} entries, got {len(value)}")
+    bad = [v for v in value if not low <= v < high]
+    if bad:
+        raise ValueError(f"{name} must lie in [{low}, {high}), found {bad[0]}")
+    return np.array(value, dtype=np.int64)
 
 
 def _pattern_starts(P, evaluated, pattern_created):
@@ -616,6 +635,122 @@ class NoveltyEvaluation:
             zero_division=zero_division,
             info=info,
             **metadata,
+        )
+
+    # ---------------------------------------------------------------------------- persistence
+
+    def to_dict(self):
+        """A JSON-serialisable dict of the evaluation (see :meth:`from_dict`): everything but
+        the per-row arrays ``mapped_predictions`` and ``unknown``, which are not kept."""
+        return {
+            "format": NOVELTY_FORMAT,
+            "window_edges": self.window_edges.tolist(),
+            "label_counts": self.label_counts.tolist(),
+            "example_counts": [e.tolist() for e in self.example_counts],
+            "unknown_counts": self.unknown_counts.tolist(),
+            "known_labels": self.known_labels.tolist(),
+            "label_first_row": self.label_first_row.tolist(),
+            "pattern_start_row": self.pattern_start_row.tolist(),
+            "pattern_label": self.pattern_label.tolist(),
+            "pattern_window": self.pattern_window.tolist(),
+            "association": self.association,
+            "associate_with": self.associate_with,
+            "zero_division": self.zero_division,
+            "label_names": list(self.label_names),
+            "pattern_names": list(self.pattern_names),
+        }
+
+    @classmethod
+    def from_dict(cls, data):
+        """Rebuild an evaluation from :meth:`to_dict`'s output (without the per-row arrays).
+
+        Every field is checked before use: the counts are whole numbers in [0, 2**53] with the
+        shapes the windows, ``label_names`` and ``pattern_names`` give, and agree with each other
+        (every label's TP + FP + FN + TN and the example counts add up to the rows of the window
+        not left unknown); the rows, labels, patterns and windows named lie within the stream;
+        the options are the ones :func:`evaluate_novelty` takes.
+
+        Raises
+        ------
+        TypeError, ValueError
+            When ``data`` is no valid stored evaluation; the message names the field.
+        """
+        if not isinstance(data, Mapping):
+            raise TypeError(f"data must be a dict (the output of to_dict), got {describe(data)}")
+        if data.get("format") != NOVELTY_FORMAT:
+            raise ValueError(
+                f"unsupported novelty evaluation format {describe(data.get('format'))} "
+                f"(expected {NOVELTY_FORMAT!r})"
+            )
+        missing = [k for k in cls._STORED if k not in data]
+        if missing:
+            raise ValueError(f"data is not a stored NoveltyEvaluation: it has no {missing}")
+        try:
+            return cls._from_fields(data)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"data is not a valid stored NoveltyEvaluation: {exc}") from None
+
+    _STORED = (
+        "window_edges", "label_counts", "example_counts", "unknown_counts", "known_labels",
+        "label_first_row", "pattern_start_row", "pattern_label", "pattern_window",
+        "association", "associate_with", "zero_division", "label_names", "pattern_names",
+    )  # fmt: skip
+
+    @classmethod
+    def _from_fields(cls, data):
+        for name in ("label_names", "pattern_names"):
+            if not isinstance(data[name], list):
+                raise TypeError(f"{name} must be a list of strings, got {describe(data[name])}")
+        labels = _check_names("label_names", data["label_names"], -1, str, any_count=True)
+        patterns = _check_names("pattern_names", data["pattern_names"], -1, str, any_count=True)
+        L, P = len(labels), len(patterns)
+        edges = stored_counts("window_edges", data["window_edges"])
+        if edges.ndim != 1 or edges.size < 2 or edges[0] != 0 or (np.diff(edges) <= 0).any():
+            raise ValueError("window_edges must be increasing row offsets from 0")
+        W, n_test = edges.size - 1, int(edges[-1])
+        counts = stored_counts("label_counts", data["label_counts"])
+        if counts.size == 0:
+            counts = counts.reshape(W, L, 4) if W * L == 0 else counts
+        if counts.shape != (W, L, 4):
+            raise ValueError(f"label_counts must have shape ({W}, {L}, 4), got {counts.shape}")
+        unknown = stored_counts("unknown_counts", data["unknown_counts"])
+        if unknown.shape != (W,) or (unknown > np.diff(edges)).any():
+            raise ValueError(f"unknown_counts must be {W} counts, each within its window")
+        ex = data["example_counts"]
+        if not isinstance(ex, list) or len(ex) != W:
+            raise ValueError(f"example_counts must be a list of {W} tables")
+        ex = [stored_counts(f"example_counts[{w}]", e) for w, e in enumerate(ex)]
+        ex = [e.reshape(0, 4) if e.size == 0 else e for e in ex]
+        if any(e.ndim != 2 or e.shape[1] != 4 for e in ex):
+            raise ValueError("each table of example_counts must have shape (n_rows, 4)")
+        evaluated = np.concatenate([[0], np.cumsum(np.diff(edges) - unknown)])
+        check_window_tables(evaluated, counts, ex)
+        known = _stored_indices("known_labels", data["known_labels"], 0, L)
+        if (np.diff(known) <= 0).any():
+            raise ValueError("known_labels must be increasing")
+        label = _stored_indices("pattern_label", data["pattern_label"], -1, L, P)
+        window = _stored_indices("pattern_window", data["pattern_window"], -1, W, P)
+        if ((label < 0) != (window < 0)).any():
+            raise ValueError("a pattern has a label without a window, or a window without one")
+        return cls(
+            window_edges=edges,
+            label_counts=counts,
+            example_counts=ex,
+            unknown_counts=unknown,
+            known_labels=known,
+            label_first_row=_stored_indices(
+                "label_first_row", data["label_first_row"], -1, n_test, L
+            ),
+            pattern_start_row=_stored_indices(
+                "pattern_start_row", data["pattern_start_row"], -1, n_test, P
+            ),
+            pattern_label=label,
+            pattern_window=window,
+            association=check_option("association", data["association"], NOVELTY_ASSOCIATIONS),
+            associate_with=check_option("associate_with", data["associate_with"], ("new", "all")),
+            zero_division=check_zero_division(data["zero_division"]),
+            label_names=labels,
+            pattern_names=patterns,
         )
 
     def summary(self, zero_division=None):

@@ -1,14 +1,24 @@
 """``mlsom experiment --novelty-streams``: methods x seeds on the novelty streams, evaluated as
-MINAS-BR's evaluator does (:func:`mlsom.protocol.evaluate_novelty_stream`)."""
+MINAS-BR's evaluator does (:func:`mlsom.protocol.evaluate_novelty_stream`).
 
+Each finished run is kept in ``<out>/novelty-runs/`` (its evaluation and its record), named by
+a key that hashes everything that can change its result: the stream's data, the method, its
+parameters, the seed, the windows and mlsom's version. Run again, the experiment reads the runs
+it finds instead of running them, so an interrupted experiment resumes."""
+
+import hashlib
 import json
+import math
 import time
 import warnings
 
 import numpy as np
 
+from . import _run_files
+from ._version import __version__
 from .datasets import load_novelty
 from .datasets._novelty_streams import novelty_entry
+from .evaluation import NoveltyEvaluation
 from .experiment import (
     check_data_home,
     check_method_name,
@@ -58,6 +68,7 @@ def run_novelty_experiment(
     for e in real:  # the files exist: read them now, not after the first runs
         load_novelty(e.name, data_home=data_home)
     out = check_out_dir(out)
+    (out / "novelty-runs").mkdir(exist_ok=True)
     t0 = time.perf_counter()
     rows, kept = [], {}
     for e in entries:
@@ -66,12 +77,11 @@ def run_novelty_experiment(
             if e.kind != "real" and n_instances is not None:
                 opts["n_instances"] = n_instances
             ds = load_novelty(e.name, **opts)
+            data = _digest(ds)
             for method, p in zip(methods, kw, strict=True):
-                est = make_method(method, seed=seed, params=p)
-                extra = {"fit_labels": "all"} if method == "every-label" else {}
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    res = evaluate_novelty_stream(est, ds, n_windows=n_windows, **extra)
+                run = {"stream": e.name, "method": method, "seed": seed, "params": p,
+                       "n_windows": n_windows, "data": data, "version": __version__}  # fmt: skip
+                res = _run_or_read(run, ds, out / "novelty-runs")
                 rows.append({"stream": e.name, "method": method, "seed": seed, **res.summary()})
                 if seed == seeds[0]:
                     kept.setdefault(e.name, {})[method] = res
@@ -85,6 +95,60 @@ def run_novelty_experiment(
             title = f"{stream}: F1M, every label from its first appearance"
             save_png(plot_novelty(evaluations, title=title), out / f"novelty-{stream}.png")
     return summary
+
+
+def _digest(ds):
+    """SHA-256 of a novelty stream's data (labelled set and stream, features and labels)."""
+    h = hashlib.sha256()
+    for a in (ds.X_train, ds.Y_train, ds.X_stream, ds.Y_stream):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _run_or_read(run, ds, folder):
+    """The evaluation of ``run`` (its fields: stream, method, seed, params, n_windows, data,
+    version) on ``ds``: read from its run file in ``folder`` when there is one, else computed
+    and kept there."""
+    text = json.dumps(run, sort_keys=True, default=repr)
+    key = hashlib.sha256(text.encode()).hexdigest()[:24]
+    record = {**json.loads(text), "key": key}
+    path = folder / f"{run['stream']}-{run['method']}-{run['seed']}-{key}.json"
+    if _run_files.finished(path):
+        return _read_run(path, record)
+    est = make_method(run["method"], seed=run["seed"], params=run["params"])
+    extra = {"fit_labels": "all"} if run["method"] == "every-label" else {}
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = evaluate_novelty_stream(est, ds, n_windows=run["n_windows"], **extra)
+    record["wall_seconds"] = time.perf_counter() - t0
+    _run_files.store({"run": record, "evaluation": res.to_dict()}, path)
+    return res
+
+
+def _read_run(path, record):
+    """The evaluation kept in ``path`` for the run ``record``, checked; a ValueError naming the
+    file when it cannot be that run's."""
+    try:
+        stored = _run_files.read_record(path)
+        have = stored.get("run")
+        if not isinstance(have, dict):
+            raise ValueError("not a run record")
+        wall = have.pop("wall_seconds", None)
+        if isinstance(wall, bool) or not isinstance(wall, (int, float)) or not 0 <= wall < math.inf:
+            raise ValueError(f"wall_seconds={wall!r} is not a duration")
+        if json.dumps(have, sort_keys=True) != json.dumps(record, sort_keys=True):
+            raise ValueError("it records another run")
+        res = NoveltyEvaluation.from_dict(stored.get("evaluation"))
+        if res.n_windows != record["n_windows"]:
+            raise ValueError(f"its evaluation has {res.n_windows} windows")
+        return res
+    except (OSError, ValueError, TypeError, RecursionError) as exc:
+        raise ValueError(
+            f"run file {str(path)!r} is damaged ({exc}); delete it and rerun to recompute it"
+        ) from None
 
 
 def summarise(rows):

@@ -37,7 +37,7 @@ _FORMAT = "mlsom.StreamEvaluation/1"
 # --------------------------------------------------------------------------------- result object
 
 
-def _check_window_tables(edges, label_counts, ex_counts):
+def check_window_tables(edges, label_counts, ex_counts):
     """Refuse per-window counts that no test stream can give.
 
     ``edges`` (W + 1,), ``label_counts`` (W, L, 4) and the W example-count tables (k_w, 4) are
@@ -120,7 +120,7 @@ def _jsonable(obj):
     return repr(obj)
 
 
-def _stored_int(name, value):
+def stored_int(name, value):
     """A whole-number field of a stored result: an int, or a float of integral value, in
     [0, 2**53]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -191,7 +191,7 @@ def _first_bad_count(value):
     return None
 
 
-def _stored_counts(name, value):
+def stored_counts(name, value):
     """A table of counts of a stored result (nested lists of whole numbers in [0, 2**53]) as an
     int64 array; numbers are checked before any conversion to integers."""
     arr = None
@@ -327,7 +327,7 @@ class StreamEvaluation:
             raise ValueError(
                 f"example_counts must hold {W} windows, got {len(self.example_counts)}"
             )
-        _check_window_tables(self.window_edges, self.label_counts, self.example_counts)
+        check_window_tables(self.window_edges, self.label_counts, self.example_counts)
         # the record's other fields, as from_dict checks them (so that what is made here can
         # be stored and read back)
         for name in ("method", "kind", "stream"):
@@ -345,7 +345,7 @@ class StreamEvaluation:
         for name in ("n_train", "chunk_size"):
             value = getattr(self, name)
             if value is not None:
-                setattr(self, name, _stored_int(name, value))
+                setattr(self, name, stored_int(name, value))
         for name in ("fit_seconds", "stream_seconds"):
             value = getattr(self, name)
             if value is not None:
@@ -617,14 +617,14 @@ class StreamEvaluation:
 
     @classmethod
     def _from_fields(cls, data):
-        n_labels = _stored_int("n_labels", data["n_labels"])
-        edges = _stored_counts("window_edges", data["window_edges"])
+        n_labels = stored_int("n_labels", data["n_labels"])
+        edges = stored_counts("window_edges", data["window_edges"])
         if edges.ndim != 1 or edges.size < 2:
             raise ValueError(
                 f"window_edges must be a list of at least 2 row offsets, got shape {edges.shape}"
             )
         W = len(edges) - 1
-        counts = _stored_counts("label_counts", data["label_counts"])
+        counts = stored_counts("label_counts", data["label_counts"])
         if counts.shape != (W, n_labels, 4):
             # with no label, JSON keeps no trace of the last axis: [[], ...] reads as (W, 0)
             if not (n_labels == 0 and counts.size == 0 and counts.shape[:1] == (W,)):
@@ -638,7 +638,7 @@ class StreamEvaluation:
             raise TypeError(f"example_counts must be a list, got {type(ex_list).__name__}")
         ex = []
         for w, e in enumerate(ex_list):
-            arr = _stored_counts(f"example_counts[{w}]", e)
+            arr = stored_counts(f"example_counts[{w}]", e)
             if arr.size == 0:
                 arr = arr.reshape(0, 4)
             elif arr.ndim != 2 or arr.shape[1] != 4:
@@ -647,7 +647,7 @@ class StreamEvaluation:
                 )
             ex.append(arr)
         if "n_test" in data:
-            n_test = _stored_int("n_test", data["n_test"])
+            n_test = stored_int("n_test", data["n_test"])
             if n_test != edges[-1]:
                 raise ValueError(f"n_test={n_test}, but window_edges end at row {int(edges[-1])}")
         predictions = None
@@ -678,10 +678,10 @@ class StreamEvaluation:
             seed=data.get("seed"),
             zero_division=data.get("zero_division", 1),
             label_names=_stored_names(data.get("label_names")),
-            n_train=_stored_optional(data, "n_train", _stored_int),
+            n_train=_stored_optional(data, "n_train", stored_int),
             fit_seconds=_stored_optional(data, "fit_seconds", _stored_seconds),
             stream_seconds=_stored_optional(data, "stream_seconds", _stored_seconds),
-            chunk_size=_stored_optional(data, "chunk_size", _stored_int),
+            chunk_size=_stored_optional(data, "chunk_size", stored_int),
             version=_stored_text(data, "version"),
             info=_stored_dict(data, "info"),
             predictions=predictions,

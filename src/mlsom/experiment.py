@@ -78,7 +78,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import baselines
+from . import _run_files, baselines
 from ._measures import DESCRIPTIVE, LOWER_IS_BETTER, check_zero_division
 from ._memory import check_allocation
 from ._som import AUTO_GRID_SIZES, SOMStreamClassifier, fit_nbytes
@@ -1064,20 +1064,6 @@ def _file_digest(path, size, mtime_ns):
             raise OSError(exc.errno, f"{exc.strerror or exc} (reading a data file)", path) from None
 
 
-# A run file holds one run's counts and curves: a few hundred kB at most. Anything else in its
-# place (a FIFO, a directory, a huge or damaged file) is not a finished run.
-_RUN_FILE_MAX_BYTES = 64 * 2**20
-
-
-def _finished(path):
-    """Whether ``path`` holds a finished run: a regular file of a plausible size."""
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return stat.S_ISREG(st.st_mode) and 0 < st.st_size <= _RUN_FILE_MAX_BYTES
-
-
 def _load_run(path, run):
     """The record of ``run`` kept in ``path``, checked; a ValueError naming the file when it
     cannot be that run's record.
@@ -1089,12 +1075,8 @@ def _load_run(path, run):
     :meth:`~mlsom.evaluation.StreamEvaluation.to_dict` writes them, beside its run fields.
     """
     try:
-        with open(path, "rb") as f:
-            raw = f.read(_RUN_FILE_MAX_BYTES + 1)
-        if len(raw) > _RUN_FILE_MAX_BYTES:
-            raise ValueError(f"larger than {_RUN_FILE_MAX_BYTES} bytes")
-        record = json.loads(raw)
-        if not isinstance(record, dict) or not isinstance(record.get("run"), dict):
+        record = _run_files.read_record(path)
+        if not isinstance(record.get("run"), dict):
             raise ValueError("not a run record")
         return _checked_record(record, run)
     except (OSError, ValueError, TypeError, RecursionError) as exc:
@@ -1315,20 +1297,6 @@ def run_one(run, *, data_home=None):
     return out
 
 
-def _store(result, path):
-    # a new temporary file of this process's own (never an existing file, FIFO or link), then an
-    # atomic rename: a run file is either complete or absent
-    tmp = Path(f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(json.dumps(result))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def _run_indexed(i, run, data_home):
     return i, run_one(run, data_home=data_home)
 
@@ -1361,7 +1329,7 @@ class _Experiment:
         return self.out / "runs" / f"{run.key}.json"
 
     def run(self):
-        todo = [r for r in self.runs if not _finished(self.path(r))]
+        todo = [r for r in self.runs if not _run_files.finished(self.path(r))]
         t0 = time.perf_counter()
         try:
             _execute(
@@ -1374,7 +1342,7 @@ class _Experiment:
                 progress=self.progress,
             )
         except KeyboardInterrupt:
-            n_done = sum(_finished(self.path(r)) for r in self.runs)
+            n_done = sum(_run_files.finished(self.path(r)) for r in self.runs)
             raise ExperimentInterrupted(n_done, len(self.runs), self.out) from None
         wall = time.perf_counter() - t0
         results = [_load_run(self.path(r), r) for r in self.runs]
@@ -1773,7 +1741,7 @@ def _collect(results, paths, total, progress):
     bar = _progress(total, progress)
     try:
         for i, result in results:
-            _store(result, paths[i])
+            _run_files.store(result, paths[i])
             bar.update(1)
     finally:
         bar.close()

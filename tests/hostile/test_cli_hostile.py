@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import mlsom._cli as cli
-import mlsom.experiment as experiment
+import mlsom._run_files as _run_files
 from mlsom._cli import main
 from tests.helpers.paths import DATA
 
@@ -510,7 +510,7 @@ def test_a_full_disk_while_storing_a_run_is_one_line(tmp_path, monkeypatch, caps
     def full(result, path):
         raise OSError(28, "No space left on device", str(path))
 
-    monkeypatch.setattr(experiment, "_store", full)
+    monkeypatch.setattr(_run_files, "store", full)
     argv = [a.format(out=tmp_path / "out") for a in EXP] + ["--no-progress"]
     assert main(argv) == 1
     assert "No space left on device" in _one_error_line(capsys.readouterr().err)
