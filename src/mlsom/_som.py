@@ -784,11 +784,14 @@ class SOMStreamClassifier(ParamsMixin):
         _core.log_mean_exp(dist, bmu, cnt, la)
         # each neuron's radius (novelty detection): the largest distance of a row it won, and at
         # least NOVELTY_RMS_FACTOR times their root mean square distance (in many dimensions a
-        # neuron fitted on a few rows is nearer them than to the next rows of its label)
+        # neuron fitted on a few rows is nearer them than to the next rows of its label); 0 for
+        # a unit the end of the rows no longer reaches (the robust variant drops it; the paper's
+        # keeps it in the map, explaining nothing: its label has left that place)
         far = np.zeros(M0)
         np.maximum.at(far, bmu, np.sqrt(bmu_d2))
         rms = np.sqrt(np.bincount(bmu, weights=bmu_d2, minlength=M0) / np.maximum(cnt, 1))
         far = np.maximum(far, NOVELTY_RMS_FACTOR * rms)
+        far[~(keep if robust else _fresh_units(bmu, cnt, keep))] = 0.0
         kept = np.flatnonzero(keep)
         return {
             "Wt": Wt[:, kept],

@@ -100,6 +100,35 @@ def test_explained_first_by_wins_matches_reference(M, seed):
     assert want.any() and by_busy.any() and (want & ~by_busy).any() and not want.all()
 
 
+def test_units_the_end_of_the_labelled_set_left_explain_nothing():
+    """A label whose rows move from one place to another over the (time-ordered) labelled set:
+    the paper variant keeps the units of the place it left in its map, with radius 0 (exactly
+    the units the robust variant drops), so an instance there is left unknown."""
+    rng = np.random.default_rng(4)
+    n = 2000
+    X = np.vstack([rng.normal(size=(n // 2, 2)), rng.normal(size=(n // 2, 2)) + [8.0, 0.0]])
+    X = np.vstack([X, rng.normal(size=(n, 2)) + [0.0, 8.0]])
+    Y = np.zeros((2 * n, 2), dtype=np.uint8)
+    Y[:n, 0] = 1
+    Y[n:, 1] = 1
+    order = np.argsort(np.r_[np.arange(n), np.arange(n)], kind="stable")  # interleaved in time
+    X, Y = X[order], Y[order]
+    kw = dict(grid_size=3, random_state=0, novelty=True)
+    paper = SOMStreamClassifier(**kw).fit(X, Y)
+    robust = SOMStreamClassifier(variant="robust", **kw).fit(X, Y)
+    st, rb = paper._state, robust._state
+    for j in range(2):
+        lo, hi = st["offsets"][j], st["offsets"][j + 1]
+        rlo, rhi = rb["offsets"][j], rb["offsets"][j + 1]
+        fresh = {tuple(p) for p in rb["positions"][rlo:rhi]}
+        stale = np.array([tuple(p) not in fresh for p in st["positions"][lo:hi]])
+        np.testing.assert_array_equal(st["radius"][lo:hi] == 0, stale)
+        assert stale.any() == (j == 0)
+    left = np.array([[0.0, 0.0], [0.3, -0.2]])  # where label 0 was in the first half
+    _, unknown = paper.predict_stream(left, return_unknown=True)
+    assert unknown.all()
+
+
 def test_explained_far_from_the_origin():
     """Large coordinates: the expansion's rounding is settled by the exact sums."""
     rng = np.random.default_rng(4)
