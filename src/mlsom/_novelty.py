@@ -18,7 +18,7 @@ from ._measures import (
     example_counts,
 )
 from ._memory import check_allocation, nbytes_of
-from ._results import StreamEvaluation, check_window_tables, stored_counts
+from ._results import StreamEvaluation, check_window_tables, from_stored, stored_counts
 from ._validation import as_numeric, check_count, check_option, describe
 from ._windows import check_window_memory, fixed_edges, window_edges
 
@@ -682,13 +682,7 @@ class NoveltyEvaluation:
                 f"unsupported novelty evaluation format {describe(data.get('format'))} "
                 f"(expected {NOVELTY_FORMAT!r})"
             )
-        missing = [k for k in cls._STORED if k not in data]
-        if missing:
-            raise ValueError(f"data is not a stored NoveltyEvaluation: it has no {missing}")
-        try:
-            return cls._from_fields(data)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ValueError(f"data is not a valid stored NoveltyEvaluation: {exc}") from None
+        return from_stored("NoveltyEvaluation", data, cls._STORED, cls._from_fields)
 
     _STORED = (
         "window_edges", "label_counts", "example_counts", "unknown_counts", "known_labels",

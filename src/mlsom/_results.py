@@ -120,6 +120,18 @@ def _jsonable(obj):
     return repr(obj)
 
 
+def from_stored(kind, data, needed, build):
+    """``build(data)`` for a stored result of class ``kind`` that holds the fields ``needed``;
+    a ValueError naming the class when a field is missing or ``build`` refuses one."""
+    missing = [key for key in needed if key not in data]
+    if missing:
+        raise ValueError(f"data is not a stored {kind}: it has no {missing}")
+    try:
+        return build(data)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"data is not a valid stored {kind}: {exc}") from None
+
+
 def stored_int(name, value):
     """A whole-number field of a stored result: an int, or a float of integral value, in
     [0, 2**53]."""
@@ -607,13 +619,7 @@ class StreamEvaluation:
         needed = ["n_labels", "window_edges", "label_counts", "example_counts"]
         if data.get("predictions") is not None:
             needed.append("n_test")
-        missing = [key for key in needed if key not in data]
-        if missing:
-            raise ValueError(f"data is not a stored StreamEvaluation: it has no {missing}")
-        try:
-            return cls._from_fields(data)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ValueError(f"data is not a valid stored StreamEvaluation: {exc}") from None
+        return from_stored("StreamEvaluation", data, needed, cls._from_fields)
 
     @classmethod
     def _from_fields(cls, data):
