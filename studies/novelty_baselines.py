@@ -10,7 +10,8 @@ Usage::
 Every stream of ``mlsom.datasets.list_novelty_streams()`` (the generated ones at their default
 100,000 instances, one run per seed; the real ones once, their methods seeded 0), through
 ``mlsom.protocol.evaluate_novelty_stream`` with its defaults (50 windows, Jaccard associations,
-0/0 = 0). Methods: mlsom with novelty detection (paper variant, d = 5); mlsom without it, paper
+0/0 = 0). Methods: mlsom with novelty detection (d = 5; the paper variant, ``mlsom-novelty``,
+and the robust one, ``mlsom-novelty-robust``); mlsom without it, paper
 and robust variants, ``grid_size="auto"``; MINAS-BR with its
 defaults (theta = 1,000, omega = 2,000) and with the authors' 4CRE-V2 setting (theta = omega =
 100); the every-label predictor told every label of the stream (``fit_labels="all"``); the
@@ -18,8 +19,8 @@ label-rate predictor and mlsom frozen after ``fit`` on the known labels; BR-HT (
 every true label, the upper bound. For each: F1M in both conventions (every label from its first
 appearance; the labels the method knows), the unknown rate, the patterns and the false ones,
 and each new label's time to detect. ``--png-dir``: per stream, the F1M curves of the first seed
-(``mlsom.plotting.plot_novelty``: each new label's first row and each detection marked) of mlsom,
-MINAS-BR, the every-label predictor and BR-HT.
+(``mlsom.plotting.plot_novelty``: each new label's first row and each detection marked) of mlsom
+with detection (both variants) and without, MINAS-BR, the every-label predictor and BR-HT.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import numpy as np
 
 METHODS = [
     "mlsom-novelty",
+    "mlsom-novelty-robust",
     "mlsom",
     "mlsom-robust",
     "MINAS-BR",
@@ -43,7 +45,7 @@ METHODS = [
     "BR-HT",
 ]
 REAL = {"4CRE-V2", "Scene-modified", "Yeast-modified"}
-PLOTTED = ["mlsom-novelty", "mlsom", "MINAS-BR", "every-label", "BR-HT"]
+PLOTTED = ["mlsom-novelty", "mlsom-novelty-robust", "mlsom", "MINAS-BR", "every-label", "BR-HT"]
 
 
 def _method(name, seed):
@@ -53,6 +55,8 @@ def _method(name, seed):
 
     if name == "mlsom-novelty":
         return SOMStreamClassifier(novelty=True, random_state=seed), {}
+    if name == "mlsom-novelty-robust":
+        return SOMStreamClassifier(novelty=True, variant="robust", random_state=seed), {}
     if name == "mlsom":
         return SOMStreamClassifier(grid_size="auto", random_state=seed), {}
     if name == "mlsom-robust":
@@ -129,19 +133,11 @@ def main(argv=None):
     if args.png_dir:
         plots(args.png_dir, [(r, res) for r, res in out if res is not None])
     print(f"{len(rows)} runs in {time.perf_counter() - t0:.0f} s\n")
-    print("| stream | method | F1M (every label) | F1M (known) | unknown | patterns (false) | "
-          "time to detect, median over seeds |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
-    table = []
-    for s in list_novelty_streams():
-        for m in args.methods:
-            row = summarise(s, m, [r for r in rows if r["stream"] == s and r["method"] == m])
-            table.append(row)
-            print(table_line(row))
-    targets = _targets(table) if "mlsom-novelty" in args.methods else []
-    if targets:
-        print("\nThe issue's targets for mlsom-novelty:")
-        for t in targets:
+    table = print_table(rows, list_novelty_streams(), args.methods)
+    targets = _targets(table)
+    for m in dict.fromkeys(t["method"] for t in targets):
+        print(f"\nThe issue's targets for {m}:")
+        for t in (t for t in targets if t["method"] == m):
             verdict = "holds" if t["holds"] else "NOT met"
             print(f"- {t['stream']}: {t['target']}: {t['value']} -> {verdict}")
     if args.json:
@@ -175,6 +171,20 @@ def summarise(stream, method, rs):
     )
 
 
+def print_table(rows, streams, methods, column="method"):
+    """Print, and return, the summary (:func:`summarise`) of the runs ``rows`` of every stream
+    and method, a line each (``column``: the title of the methods' column)."""
+    print(f"| stream | {column} | F1M (every label) | F1M (known) | unknown | patterns (false) "
+          "| time to detect, median over seeds |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    table = []
+    for s in streams:
+        for m in methods:
+            table.append(summarise(s, m, [r for r in rows if (r["stream"], r["method"]) == (s, m)]))
+            print(table_line(table[-1]))
+    return table
+
+
 def table_line(row):
     """A row of :func:`summarise` as a line of the printed table."""
     ttd = row["time_to_detect"]
@@ -187,17 +197,19 @@ def table_line(row):
 
 
 def _targets(table):
-    """Each target of the novelty issue for mlsom-novelty, per stream: what it asks, the
-    measured value and whether it holds."""
+    """Each target of the novelty issue for mlsom with novelty detection (either variant), per
+    stream: what it asks, the measured value and whether it holds."""
     by = {(r["stream"], r["method"]): r for r in table}
     out = []
     for (stream, method), r in by.items():
-        if method != "mlsom-novelty":
+        if not method.startswith("mlsom-novelty"):
             continue
         f = r["f1m_appeared"]
 
-        def add(target, value, holds, stream=stream):
-            out.append(dict(stream=stream, target=target, value=value, holds=bool(holds)))
+        def add(target, value, holds, stream=stream, method=method):
+            out.append(
+                dict(stream=stream, method=method, target=target, value=value, holds=bool(holds))
+            )
 
         minas = by.get((stream, "MINAS-BR"), {}).get("f1m_appeared")
         every = by.get((stream, "every-label"), {}).get("f1m_appeared")

@@ -30,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from studies.novelty_baselines import REAL, summarise, table_line
+from studies.novelty_baselines import REAL, print_table
 
 
 def _model(radius, variant, seed):
@@ -131,16 +131,8 @@ def main(argv=None):
         drift = list(pool.map(drift_run, drift_jobs, chunksize=1))
     print(f"{len(runs) + len(drift)} runs in {time.perf_counter() - t0:.0f} s\n")
     print("Novelty streams (variant " + args.variant + ")\n")
-    print("| stream | novelty_radius | F1M (every label) | F1M (known) | unknown | "
-          "patterns (false) | time to detect, median over seeds |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
-    table = []
-    for s in list_novelty_streams():
-        for r in args.radii:
-            m = f"r={r}"
-            row = summarise(s, m, [x for x in runs if x["stream"] == s and x["method"] == m])
-            table.append(row)
-            print(table_line(row))
+    methods = [f"r={r}" for r in args.radii]
+    table = print_table(runs, list_novelty_streams(), methods, column="novelty_radius")
     print("\nStreams without new labels (seed 0; radius – : novelty detection off)\n")
     print("| stream | novelty_radius | unknown | unknown, last tenth | new labels / 10k | "
           "macro F |")  # fmt: skip
