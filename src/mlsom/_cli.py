@@ -608,6 +608,17 @@ def _cmd_run(args):
     return lambda: _do_run(run, data_home, out)
 
 
+# the options of one's own data (``run`` and ``experiment``), with their defaults: a novelty
+# stream takes none of them
+_OWN_DATA_DEFAULTS = {
+    "scale": None,
+    "xml": None,
+    "labels": None,
+    "train_fraction": None,
+    "train_rows": None,
+    "split": None,
+}
+
 # the options of ``run`` that a novelty stream does not take, with their defaults
 _NOT_FOR_NOVELTY = {
     "stream_source": None,
@@ -615,12 +626,7 @@ _NOT_FOR_NOVELTY = {
     "label_delay": 0,
     "label_seed": 0,
     "zero_division": 1,
-    "scale": None,
-    "xml": None,
-    "labels": None,
-    "train_fraction": None,
-    "train_rows": None,
-    "split": None,
+    **_OWN_DATA_DEFAULTS,
 }
 
 
@@ -717,12 +723,7 @@ _NOT_FOR_NOVELTY_EXPERIMENT = {
     "label_delays": None,
     "label_seed": 0,
     "data": None,
-    "scale": None,
-    "xml": None,
-    "labels": None,
-    "train_fraction": None,
-    "train_rows": None,
-    "split": None,
+    **_OWN_DATA_DEFAULTS,
 }
 
 
